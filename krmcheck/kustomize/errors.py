@@ -1,0 +1,26 @@
+"""Build errors: every one names the file and line that caused it."""
+
+from __future__ import annotations
+
+from krmcheck.tree.origin import Location, Origin
+
+
+class BuildError(Exception):
+    """A kustomization that cannot be built. ``location`` is where to look;
+    ``context`` grows as the error passes up through the build steps."""
+
+    def __init__(self, message: str, location: Location | Origin | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.location = (Location(location.path, location.line, location.col)
+                         if location is not None else None)
+        self.context: list[str] = []
+
+    def add_context(self, context: str) -> "BuildError":
+        self.context.append(context)
+        return self
+
+    def __str__(self) -> str:
+        where = f"{self.location}: " if self.location and self.location.path else ""
+        chain = "".join(f"{c}: " for c in reversed(self.context))
+        return f"{where}{chain}{self.message}"

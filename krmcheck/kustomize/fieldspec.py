@@ -1,0 +1,100 @@
+"""Field specs: which fields of which kinds a transformer touches.
+
+The default tables live in ``fieldspecs/*.yaml`` (data, not code). A path
+is a ``/``-separated list of keys; a sequence met on the way is entered
+element by element, as kustomize does.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from importlib import resources
+from typing import Callable
+
+import yaml
+
+from krmcheck.kustomize.resource import Gvk, Resource
+from krmcheck.tree.node import Mapping, Node, Sequence
+from krmcheck.tree.origin import Origin
+
+
+@dataclass(frozen=True)
+class FieldSpec:
+    path: tuple[str, ...]
+    group: str = ""
+    version: str = ""
+    kind: str = ""
+    create: bool = False
+
+    def matches(self, gvk: Gvk) -> bool:
+        return ((not self.group or self.group == gvk.group)
+                and (not self.version or self.version == gvk.version)
+                and (not self.kind or self.kind == gvk.kind))
+
+    @staticmethod
+    def from_dict(d: dict) -> "FieldSpec":
+        return FieldSpec(split_path(str(d.get("path", ""))), str(d.get("group") or ""),
+                         str(d.get("version") or ""), str(d.get("kind") or ""),
+                         bool(d.get("create", False)))
+
+
+def split_path(path: str) -> tuple[str, ...]:
+    """Split on ``/`` except where escaped as ``\\/``."""
+    parts, cur, i = [], "", 0
+    while i < len(path):
+        c = path[i]
+        if c == "\\" and i + 1 < len(path) and path[i + 1] == "/":
+            cur += "/"
+            i += 2
+            continue
+        if c == "/":
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += c
+        i += 1
+    parts.append(cur)
+    return tuple(p for p in parts if p)
+
+
+@functools.lru_cache(maxsize=None)
+def defaults(table: str) -> tuple[FieldSpec, ...]:
+    """The default field specs of one table (``commonLabels``, ``images``...)."""
+    text = resources.files("krmcheck.kustomize").joinpath("fieldspecs", f"{table}.yaml").read_text()
+    return tuple(FieldSpec.from_dict(d) for d in yaml.safe_load(text) or [])
+
+
+Visit = Callable[[Mapping, str], None]
+
+
+def visit(resource: Resource, spec: FieldSpec, fn: Visit, origin: Origin | None = None) -> None:
+    """Call ``fn(parent, key)`` for each place the spec's path reaches in the
+    resource. With ``spec.create``, missing mappings on the way are made
+    (written by ``origin``) and ``fn`` is called even if the last key is absent.
+    """
+    if not spec.matches(resource.gvk):
+        return
+    _visit(resource.node, spec.path, spec.create, fn, origin)
+
+
+def _visit(node: Node, path: tuple[str, ...], create: bool, fn: Visit, origin: Origin | None) -> None:
+    if isinstance(node, Sequence):
+        for item in node.items:
+            _visit(item, path, create, fn, origin)
+        return
+    if not isinstance(node, Mapping) or not path:
+        return
+    key = path[0].removesuffix("[]")
+    if len(path) == 1:
+        if key in node.items or create:
+            fn(node, key)
+        return
+    child = node.items.get(key)
+    if child is None or (isinstance(child, Mapping) is False and isinstance(child, Sequence) is False
+                         and getattr(child, "value", 0) is None):
+        if not create or origin is None:
+            return
+        child = Mapping({}, origin)
+        node.items[key] = child
+    _visit(child, path[1:], create, fn, origin)

@@ -1,0 +1,115 @@
+"""Loading YAML text into provenance trees.
+
+libyaml composes the node graph (fast, with marks); scalars are then
+resolved with kustomize's rules (:mod:`krmcheck.tree.scalars`), not PyYAML's.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+import yaml
+
+from krmcheck.tree.node import Mapping, Node, Scalar, Sequence
+from krmcheck.tree.origin import Origin, from_mark
+from krmcheck.tree.scalars import UnrepresentableScalar, resolve_plain
+
+_PLAIN = "!krmcheck/plain"
+
+try:
+    _BaseLoader = yaml.CSafeLoader  # type: ignore[attr-defined]
+except AttributeError:  # pragma: no cover - PyYAML built without libyaml
+    _BaseLoader = yaml.SafeLoader  # type: ignore[misc]
+
+
+class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
+    """Composes only; marks plain scalars so they are resolved our way."""
+
+    def resolve(self, kind, value, implicit):  # type: ignore[no-untyped-def]
+        if kind is yaml.ScalarNode and implicit[0]:
+            return _PLAIN
+        return super().resolve(kind, value, implicit)
+
+
+class LoadError(Exception):
+    """Text that is not valid YAML, with the position of the problem."""
+
+    def __init__(self, path: str, line: int, col: int, message: str) -> None:
+        super().__init__(f"{path}:{line}:{col}: {message}")
+        self.path, self.line, self.col, self.message = path, line, col, message
+
+
+def load_documents(text: str, path: str, by: str = "resource") -> list[Node]:
+    """Every non-empty document of ``text`` as a tree; ``path`` is repo-relative."""
+    return list(iter_documents(text, path, by))
+
+
+def iter_documents(text: str, path: str, by: str = "resource") -> Iterator[Node]:
+    try:
+        for doc in yaml.compose_all(text, Loader=_Loader):
+            if doc is None:
+                continue
+            yield _convert(doc, path, by, None)
+    except yaml.MarkedYAMLError as e:
+        mark = e.problem_mark or e.context_mark
+        line = mark.line + 1 if mark else 1
+        col = mark.column + 1 if mark else 1
+        raise LoadError(path, line, col, f"invalid YAML: {e.problem or e.context}") from None
+    except yaml.YAMLError as e:
+        raise LoadError(path, 1, 1, f"invalid YAML: {e}") from None
+
+
+def _convert(node: yaml.Node, path: str, by: str, origin: Origin | None) -> Node:
+    if origin is None:
+        origin = from_mark(path, node.start_mark, by)
+    if isinstance(node, yaml.ScalarNode):
+        return _scalar(node, path, by, origin)
+    if isinstance(node, yaml.SequenceNode):
+        return Sequence([_convert(item, path, by, None) for item in node.value], origin)
+    items: dict[str, Node] = {}
+    for knode, vnode in _merged_pairs(node):
+        key = _key_text(knode)
+        items[key] = _convert(vnode, path, by, from_mark(path, knode.start_mark, by))
+    return Mapping(items, origin)
+
+
+def _merged_pairs(node: yaml.MappingNode) -> list[tuple[yaml.Node, yaml.Node]]:
+    pairs: list[tuple[yaml.Node, yaml.Node]] = []
+    merged: list[tuple[yaml.Node, yaml.Node]] = []
+    for k, v in node.value:
+        if isinstance(k, yaml.ScalarNode) and k.value == "<<" and k.tag in (_PLAIN, "tag:yaml.org,2002:merge"):
+            sources = v.value if isinstance(v, yaml.SequenceNode) else [v]
+            for src in sources:
+                if isinstance(src, yaml.MappingNode):
+                    merged.extend(_merged_pairs(src))
+            continue
+        pairs.append((k, v))
+    if merged:
+        own = {_key_text(k) for k, _ in pairs}
+        pairs = [(k, v) for k, v in merged if _key_text(k) not in own] + pairs
+    return pairs
+
+
+def _key_text(knode: yaml.Node) -> str:
+    if isinstance(knode, yaml.ScalarNode):
+        return str(knode.value)
+    raise LoadError("", knode.start_mark.line + 1, knode.start_mark.column + 1,
+                    "mapping keys must be scalars")
+
+
+def _scalar(node: yaml.ScalarNode, path: str, by: str, origin: Origin) -> Scalar:
+    text = node.value
+    tag = node.tag
+    if tag == _PLAIN:
+        try:
+            return Scalar(resolve_plain(text), origin, (), text)
+        except UnrepresentableScalar:
+            raise LoadError(path, origin.line, origin.col,
+                            f"{text} cannot be represented in JSON") from None
+    if tag.endswith(":int") or tag.endswith(":float") or tag.endswith(":bool") or tag.endswith(":null"):
+        try:
+            return Scalar(resolve_plain(text), origin, (), text)
+        except UnrepresentableScalar:
+            raise LoadError(path, origin.line, origin.col,
+                            f"{text} cannot be represented in JSON") from None
+    return Scalar(text, origin)
