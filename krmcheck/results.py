@@ -78,3 +78,32 @@ class Finding:
     @property
     def rule(self) -> str:
         return self.result.validator or "krmcheck"
+
+
+@dataclass(frozen=True)
+class RootReport:
+    """What checking one kustomization root produced."""
+
+    root: str  # repo-relative directory of the kustomization
+    resources: tuple[ResourceRef, ...] = ()  # every rendered resource, in output order
+    findings: tuple[Finding, ...] = ()
+    build_failed: bool = False  # the root could not be built (its findings say why)
+
+
+@dataclass(frozen=True)
+class RunReport:
+    """Everything one run checked, handed to every reporter."""
+
+    roots: tuple[RootReport, ...]
+    fail_on: str = "error"
+
+    @property
+    def findings(self) -> list[Finding]:
+        return [f for r in self.roots for f in r.findings]
+
+    def count(self, severity: str) -> int:
+        return sum(1 for f in self.findings if f.severity == severity)
+
+    @property
+    def build_failed(self) -> bool:
+        return any(r.build_failed for r in self.roots)
