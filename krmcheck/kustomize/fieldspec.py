@@ -85,6 +85,7 @@ def _visit(node: Node, path: tuple[str, ...], create: bool, fn: Visit, origin: O
         return
     if not isinstance(node, Mapping) or not path:
         return
+    is_seq = path[0].endswith("[]")
     key = path[0].removesuffix("[]")
     if len(path) == 1:
         if key in node.items or create:
@@ -93,7 +94,7 @@ def _visit(node: Node, path: tuple[str, ...], create: bool, fn: Visit, origin: O
     child = node.items.get(key)
     if child is None or (isinstance(child, Mapping) is False and isinstance(child, Sequence) is False
                          and getattr(child, "value", 0) is None):
-        if not create or origin is None:
+        if not create or origin is None or is_seq:
             return
         child = Mapping({}, origin)
         node.items[key] = child

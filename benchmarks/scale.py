@@ -1,0 +1,133 @@
+"""How krmcheck's build scales with resource count, beside kubectl kustomize.
+
+Builds an overlay over N Deployments (namePrefix, namespace, labels, images,
+a JSON 6902 patch, a generated ConfigMap that every Deployment references),
+then times ``krmcheck build`` and ``kubectl kustomize`` on it in the same
+run, for N = 250, 500, 1000, 2000, and prints the ratios and krmcheck's
+time(2000) / time(1000). Run from the project root:
+
+    python benchmarks/scale.py [--runs 3] [--sizes 250,500,1000,2000]
+
+Whole-process wall times (median of the runs); kubectl is skipped when it is
+not installed. Not a test: timings on a shared machine are noisy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+DEPLOYMENT = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: app-{i}
+  labels:
+    app: app-{i}
+spec:
+  replicas: 1
+  selector:
+    matchLabels:
+      app: app-{i}
+  template:
+    metadata:
+      labels:
+        app: app-{i}
+    spec:
+      containers:
+      - name: main
+        image: registry.example.com/team/app:1.0.{i}
+        ports:
+        - containerPort: 8080
+        envFrom:
+        - configMapRef:
+            name: shared-config
+        resources:
+          requests:
+            cpu: 100m
+            memory: 128Mi
+"""
+
+BASE_KUSTOMIZATION = """\
+resources:
+- deployments.yaml
+configMapGenerator:
+- name: shared-config
+  literals:
+  - LOG_LEVEL=info
+  - REGION=eu-west-1
+"""
+
+OVERLAY_KUSTOMIZATION = """\
+resources:
+- ../base
+namePrefix: prod-
+namespace: production
+labels:
+- pairs:
+    env: production
+    team: platform
+  includeSelectors: false
+commonAnnotations:
+  owner: platform-team
+images:
+- name: registry.example.com/team/app
+  newName: registry.example.com/team/app-hardened
+patches:
+- target:
+    kind: Deployment
+  patch: |-
+    - op: replace
+      path: /spec/replicas
+      value: 3
+"""
+
+
+def make_tree(root: Path, n: int) -> Path:
+    base, overlay = root / "base", root / "overlay"
+    base.mkdir(parents=True)
+    overlay.mkdir()
+    (base / "deployments.yaml").write_text("---\n".join(DEPLOYMENT.format(i=i) for i in range(n)))
+    (base / "kustomization.yaml").write_text(BASE_KUSTOMIZATION)
+    (overlay / "kustomization.yaml").write_text(OVERLAY_KUSTOMIZATION)
+    return overlay
+
+
+def time_command(cmd: list[str], runs: int) -> float:
+    times = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--sizes", default="250,500,1000,2000")
+    args = ap.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    kubectl = shutil.which("kubectl")
+    krmcheck = [sys.executable, "-m", "krmcheck", "build"]
+    own: dict[int, float] = {}
+    print(f"{'N':>6} {'krmcheck s':>11} {'kubectl s':>10} {'ratio':>7}")
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in sizes:
+            overlay = make_tree(Path(tmp) / str(n), n)
+            a = own[n] = time_command(krmcheck + [str(overlay)], args.runs)
+            b = time_command([kubectl, "kustomize", str(overlay)], args.runs) if kubectl else float("nan")
+            print(f"{n:>6} {a:>11.2f} {b:>10.2f} {a / b:>7.2f}")
+    if 1000 in own and 2000 in own:
+        print(f"krmcheck time(2000)/time(1000) = {own[2000] / own[1000]:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,5 @@
+"""``python -m krmcheck`` runs the command line."""
+
+from krmcheck.cli import run
+
+run()

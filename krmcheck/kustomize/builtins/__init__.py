@@ -1,0 +1,1 @@
+"""kustomize's builtin transformers, one module each (small functions over trees)."""

@@ -1,0 +1,98 @@
+"""images: change the name, tag or digest of container images.
+
+Like kustomize, an entry rewrites the ``image`` of every item of any
+``containers`` or ``initContainers`` list, wherever it sits in the object,
+and also every field of the images field-spec table.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from krmcheck.kustomize import fieldspec
+from krmcheck.kustomize.resource import Resource
+from krmcheck.tree.node import Mapping, Node, Scalar, Sequence
+from krmcheck.tree.origin import Origin
+
+_TAG_CHARS = r"[a-zA-Z0-9_.{}-]*"
+CONTAINER_LISTS = ("containers", "initContainers")
+
+
+def split(ref: str) -> tuple[str, str, str]:
+    """An image reference as (name, tag, digest); tag and digest may be ""."""
+    name, digest = ref, ""
+    if "@" in ref:
+        name, _, digest = ref.partition("@")
+    tag = ""
+    colon = name.rfind(":")
+    if colon > name.rfind("/"):
+        name, tag = name[:colon], name[colon + 1:]
+    return name, tag, digest
+
+
+class ImageEntry(NamedTuple):
+    name: str
+    new_name: str
+    new_tag: str
+    digest: str
+    origin: Origin  # the line that decides the new value
+
+    @staticmethod
+    def from_node(entry: Mapping) -> "ImageEntry":
+        def text(key: str) -> str:
+            n = entry.items.get(key)
+            return n.as_string() if isinstance(n, Scalar) and n.value is not None else ""
+
+        origin = entry.origin
+        for key in ("newName", "newTag", "digest"):
+            n = entry.items.get(key)
+            if n is not None:
+                origin = n.origin
+        return ImageEntry(text("name"), text("newName"), text("newTag"), text("digest"), origin)
+
+    def matches(self, ref: str) -> bool:
+        pattern = f"^{re.escape(self.name)}(:{_TAG_CHARS})?(@sha256:{_TAG_CHARS})?$"
+        return re.match(pattern, ref) is not None
+
+    def rewrite(self, ref: str) -> str:
+        name, tag, digest = split(ref)
+        if self.new_name:
+            name = self.new_name
+        if self.new_tag and self.digest:
+            tag, digest = self.new_tag, self.digest
+        elif self.new_tag:
+            tag, digest = self.new_tag, ""
+        elif self.digest:
+            tag, digest = "", self.digest
+        return name + (f":{tag}" if tag else "") + (f"@{digest}" if digest else "")
+
+
+def _fix(entry: ImageEntry, node: Node | None) -> None:
+    if isinstance(node, Scalar) and isinstance(node.value, str) and entry.matches(node.value):
+        new = entry.rewrite(node.value)
+        if new != node.value:
+            node.set(new, entry.origin)
+        else:
+            node.rewrite(entry.origin)
+
+
+def _walk_containers(entry: ImageEntry, node: Node) -> None:
+    if isinstance(node, Mapping):
+        for key, child in node.items.items():
+            if key in CONTAINER_LISTS and isinstance(child, Sequence):
+                for item in child.items:
+                    if isinstance(item, Mapping):
+                        _fix(entry, item.items.get("image"))
+            _walk_containers(entry, child)
+    elif isinstance(node, Sequence):
+        for child in node.items:
+            _walk_containers(entry, child)
+
+
+def apply(resources: list[Resource], entry_node: Mapping) -> None:
+    entry = ImageEntry.from_node(entry_node)
+    for res in resources:
+        _walk_containers(entry, res.node)
+        for spec in fieldspec.defaults("images"):
+            fieldspec.visit(res, spec, lambda parent, key: _fix(entry, parent.items.get(key)))

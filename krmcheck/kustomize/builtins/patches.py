@@ -1,0 +1,255 @@
+"""patches, patchesStrategicMerge and patchesJson6902: find targets, apply."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from krmcheck.kustomize.errors import BuildError
+from krmcheck.kustomize.files import Files, check_restriction
+from krmcheck.kustomize.jsonpatch import apply_json_patch
+from krmcheck.kustomize.resource import Gvk, Resource
+from krmcheck.kustomize.strategic import strategic_merge
+from krmcheck.tree.load import LoadError, load_documents
+from krmcheck.tree.node import Mapping, Node, Scalar, Sequence
+from krmcheck.tree.origin import Origin
+
+
+@dataclass(frozen=True)
+class PatchSource:
+    """Where a patch's text lives, to load it with the right origins."""
+
+    kdir: Path
+    files: Files
+    restrictor: str
+
+
+@dataclass(frozen=True)
+class Selector:
+    group: str | None = None
+    version: str | None = None
+    kind: str | None = None
+    name: str | None = None
+    namespace: str | None = None
+    label_selector: str | None = None
+    annotation_selector: str | None = None
+
+    @staticmethod
+    def from_node(node: Mapping) -> "Selector":
+        def text(key: str) -> str | None:
+            n = node.items.get(key)
+            return n.as_string() if isinstance(n, Scalar) and n.value is not None else None
+
+        return Selector(text("group"), text("version"), text("kind"), text("name"),
+                        text("namespace"), text("labelSelector"), text("annotationSelector"))
+
+    def matches(self, res: Resource) -> bool:
+        gvk = res.gvk
+        if self.group is not None and self.group != gvk.group:
+            return False
+        if self.version is not None and self.version != gvk.version:
+            return False
+        if self.kind is not None and not _full(self.kind, gvk.kind):
+            return False
+        if self.name is not None and not any(_full(self.name, i.name) for i in (res.id(), res.orig_id())):
+            return False
+        if self.namespace is not None and not _full(self.namespace, res.namespace):
+            return False
+        if self.label_selector and not _selects(self.label_selector, res.labels()):
+            return False
+        if self.annotation_selector and not _selects(self.annotation_selector, res.annotations()):
+            return False
+        return True
+
+
+def _full(pattern: str, value: str) -> bool:
+    try:
+        return re.fullmatch(pattern, value) is not None
+    except re.error:
+        return pattern == value
+
+
+def _selects(selector: str, labels: Mapping | None) -> bool:
+    """Kubernetes label-selector syntax: a=b, a!=b, a, !a, a in (x,y), a notin (x)."""
+    have = {k: v.as_string() for k, v in (labels.items.items() if labels else []) if isinstance(v, Scalar)}
+    for term in _split_terms(selector):
+        term = term.strip()
+        m = re.fullmatch(r"([^\s!=]+)\s+(in|notin)\s+\((.*)\)", term)
+        if m:
+            values = {v.strip() for v in m.group(3).split(",")}
+            inside = m.group(1) in have and have[m.group(1)] in values
+            if inside != (m.group(2) == "in"):
+                return False
+        elif "!=" in term:
+            k, v = (s.strip() for s in term.split("!=", 1))
+            if have.get(k) == v:
+                return False
+        elif "=" in term:
+            k, v = (s.strip() for s in term.replace("==", "=").split("=", 1))
+            if have.get(k) != v:
+                return False
+        elif term.startswith("!"):
+            if term[1:] in have:
+                return False
+        elif term and term not in have:
+            return False
+    return True
+
+
+def _split_terms(selector: str) -> list[str]:
+    terms, depth, cur = [], 0, ""
+    for c in selector:
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+        if c == "," and depth == 0:
+            terms.append(cur)
+            cur = ""
+        else:
+            cur += c
+    terms.append(cur)
+    return terms
+
+
+# --- loading patch text -------------------------------------------------------
+
+def _inline_docs(node: Scalar, by: str) -> list[Node]:
+    """Load a patch written inline; origins point into the kustomization file."""
+    text = node.value if isinstance(node.value, str) else ""
+    o = node.origin
+    try:
+        docs = load_documents(text, o.path, by)
+    except LoadError as e:
+        raise BuildError(f"patch: {e.message}", Origin(o.path, o.line + e.line, o.col + e.col + 1)) from None
+    for doc in docs:
+        _shift(doc, o)
+    return docs
+
+
+def _shift(doc: Node, base: Origin) -> None:
+    from krmcheck.tree.node import walk
+
+    for n in walk(doc):
+        n.origin = Origin(base.path, base.line + n.origin.line, base.col + 1 + n.origin.col, n.origin.by)
+
+
+def _file_docs(path_node: Scalar, src: PatchSource, by: str) -> list[Node]:
+    rel = path_node.as_string()
+    path = src.kdir / rel
+    check_restriction(src.restrictor, src.kdir, path, path_node.origin, src.files)
+    text = src.files.read_text(path, path_node.origin)
+    try:
+        return load_documents(text, src.files.display(path), by)
+    except LoadError as e:
+        raise BuildError(e.message, Origin(e.path, e.line, e.col)) from None
+
+
+def load_patch(entry: Node, src: PatchSource, by: str = "patch") -> list[Node]:
+    """The documents of a patch entry: an inline string, a ``patch:`` field or a ``path:``."""
+    if isinstance(entry, Scalar):
+        text = entry.as_string()
+        if "\n" in text or text.lstrip().startswith(("{", "[")) or ":" in text and not _looks_like_path(text):
+            return _inline_docs(entry, by)
+        return _file_docs(entry, src, by)
+    if isinstance(entry, Mapping):
+        inline = entry.items.get("patch")
+        path = entry.items.get("path")
+        if isinstance(inline, Scalar) and inline.value:
+            if isinstance(path, Scalar) and path.value:
+                raise BuildError("patch and path can't be set at the same time", entry.origin)
+            return _inline_docs(inline, by)
+        if isinstance(path, Scalar) and path.value:
+            return _file_docs(path, src, by)
+        raise BuildError("patch entry needs either a path or an inline patch", entry.origin)
+    raise BuildError("a patch must be a file name or a map", entry.origin)
+
+
+def _looks_like_path(text: str) -> bool:
+    return bool(re.fullmatch(r"[\w./-]+\.(ya?ml|json)", text.strip()))
+
+
+# --- applying -----------------------------------------------------------------
+
+def _patch_id(doc: Mapping) -> tuple[Gvk, str, str]:
+    md = doc.mapping("metadata")
+    name = md.value("name") if md else None
+    ns = md.value("namespace") if md else None
+    api = doc.value("apiVersion")
+    return (Gvk.from_api_version(api if isinstance(api, str) else "", str(doc.value("kind") or "")),
+            "" if name is None else str(name), "" if ns is None else str(ns))
+
+
+def _targets_by_id(resources: list[Resource], doc: Mapping) -> list[Resource]:
+    gvk, name, ns = _patch_id(doc)
+    out = []
+    for res in resources:
+        for rid in res.all_ids():
+            if (rid.gvk.kind == gvk.kind and rid.gvk.group == gvk.group and rid.name == name
+                    and (not ns or (rid.namespace or "default") == ns)):
+                out.append(res)
+                break
+    return out
+
+
+@dataclass(frozen=True)
+class PatchOptions:
+    allow_name_change: bool = False
+    allow_kind_change: bool = False
+
+    @staticmethod
+    def from_node(entry: Mapping | None) -> "PatchOptions":
+        opts = entry.mapping("options") if entry is not None else None
+        if opts is None:
+            return PatchOptions()
+        return PatchOptions(opts.value("allowNameChange") is True, opts.value("allowKindChange") is True)
+
+
+def _apply_smp(res: Resource, doc: Mapping, resources: list[Resource], options: PatchOptions) -> None:
+    """Merge one patch document into one resource. The patch's own name and
+    kind only select the target; they change it only when the options allow."""
+    patch = doc.copy()
+    md = patch.mapping("metadata")
+    if md is not None and not options.allow_name_change:
+        md.items.pop("name", None)
+        md.items.pop("namespace", None)
+    if not options.allow_kind_change:
+        patch.items.pop("apiVersion", None)
+        patch.items.pop("kind", None)
+    if options.allow_name_change or options.allow_kind_change:
+        res.remember_id()
+    result = strategic_merge(res.node, patch, res.gvk)
+    if result is None:
+        resources.remove(res)
+    else:
+        res.node = result
+
+
+def strategic(resources: list[Resource], docs: list[Node], selector: Selector | None,
+              where: Origin, options: PatchOptions = PatchOptions()) -> None:
+    for doc in docs:
+        if not isinstance(doc, Mapping):
+            raise BuildError("a strategic-merge patch must be a map", doc.origin)
+        if selector is None:
+            targets = _targets_by_id(resources, doc)
+            if not targets:
+                gvk, name, ns = _patch_id(doc)
+                raise BuildError(f"no resource matches strategic merge patch "
+                                 f"\"{gvk.kind} {name}\"" + (f" in namespace {ns}" if ns else ""),
+                                 doc.origin)
+            if len(targets) > 1:
+                raise BuildError("multiple resources match the strategic merge patch", doc.origin)
+            _apply_smp(targets[0], doc, resources, options)
+        else:
+            for res in [r for r in resources if selector.matches(r)]:
+                _apply_smp(res, doc, resources, options)
+
+
+def json6902(resources: list[Resource], ops: Node, selector: Selector, where: Origin) -> None:
+    for res in [r for r in resources if selector.matches(r)]:
+        res.node = apply_json_patch(res.node, ops, where)
+
+
+def is_json_patch(docs: list[Node]) -> bool:
+    return len(docs) == 1 and isinstance(docs[0], Sequence)

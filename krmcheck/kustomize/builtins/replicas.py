@@ -1,0 +1,32 @@
+"""replicas: set the replica count of workloads by name."""
+
+from __future__ import annotations
+
+from krmcheck.kustomize import fieldspec
+from krmcheck.kustomize.errors import BuildError
+from krmcheck.kustomize.resource import Resource
+from krmcheck.tree.node import Mapping, Scalar
+
+
+def apply(resources: list[Resource], entry: Mapping) -> None:
+    name = entry.value("name")
+    count_node = entry.items.get("count")
+    if not isinstance(count_node, Scalar) or not isinstance(count_node.value, int) \
+            or isinstance(count_node.value, bool):
+        raise BuildError("replicas entry needs an integer count",
+                         count_node.origin if count_node else entry.origin)
+    count = count_node.value
+    origin = count_node.origin
+
+    def setter(parent: Mapping, key: str) -> None:
+        node = parent.items.get(key)
+        if isinstance(node, Scalar):
+            node.set(count, origin)
+        else:
+            parent.items[key] = Scalar(count, origin)
+
+    for res in resources:
+        if name not in (res.name, res.orig_id().name):
+            continue
+        for spec in fieldspec.defaults("replicas"):
+            fieldspec.visit(res, spec, setter, origin)

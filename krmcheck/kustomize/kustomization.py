@@ -1,0 +1,139 @@
+"""Reading a kustomization file: which file, which fields, and checks on them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from krmcheck.kustomize.errors import BuildError
+from krmcheck.kustomize.files import Files
+from krmcheck.tree.load import LoadError, load_documents
+from krmcheck.tree.node import Mapping, Node, Scalar, Sequence
+from krmcheck.tree.origin import Origin
+
+FILENAMES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
+
+# Every field kustomize v5.5 knows, and whether this engine runs it.
+SUPPORTED = frozenset({
+    "apiVersion", "kind", "metadata", "resources", "bases", "components",
+    "namePrefix", "nameSuffix", "namespace", "commonLabels", "labels",
+    "commonAnnotations", "images", "imageTags", "replicas", "patches", "patchesStrategicMerge",
+    "patchesJson6902", "configMapGenerator", "secretGenerator", "generatorOptions",
+})
+KNOWN_UNSUPPORTED = frozenset({
+    "generators", "transformers", "validators", "vars", "replacements", "configurations",
+    "crds", "openapi", "sortOptions", "buildMetadata", "helmCharts", "helmGlobals",
+    "helmChartInflationGenerator", "inventory", "catalogs",
+})
+KINDS = ("Kustomization", "Component")
+
+
+def find_file(directory: Path) -> Path | None:
+    """The kustomization file of ``directory``; error if it has more than one."""
+    found = [directory / n for n in FILENAMES if (directory / n).is_file()]
+    if len(found) > 1:
+        raise BuildError(f"found multiple kustomization files under: {directory}: "
+                         f"{', '.join(p.name for p in found)}")
+    return found[0] if found else None
+
+
+@dataclass
+class Kustomization:
+    """A parsed kustomization: the file's tree plus where it lives."""
+
+    path: Path  # the file
+    display: str  # repo-relative name of the file
+    node: Mapping
+
+    @property
+    def directory(self) -> Path:
+        return self.path.parent
+
+    @property
+    def kind(self) -> str:
+        v = self.node.value("kind")
+        return v if isinstance(v, str) and v else "Kustomization"
+
+    @property
+    def is_component(self) -> bool:
+        return self.kind == "Component"
+
+    def field(self, name: str) -> Node | None:
+        n = self.node.items.get(name)
+        if isinstance(n, Scalar) and n.value is None:
+            return None
+        return n
+
+    def string(self, name: str) -> tuple[str, Origin] | None:
+        n = self.field(name)
+        if n is None:
+            return None
+        if not isinstance(n, Scalar):
+            raise BuildError(f"{name} must be a string", n.origin)
+        return ("" if n.value is None else str(n.value)), n.origin
+
+    def seq(self, name: str) -> list[Node]:
+        n = self.field(name)
+        if n is None:
+            return []
+        if not isinstance(n, Sequence):
+            raise BuildError(f"{name} must be a list", n.origin)
+        return n.items
+
+    def mapping(self, name: str) -> Mapping | None:
+        n = self.field(name)
+        if n is None:
+            return None
+        if not isinstance(n, Mapping):
+            raise BuildError(f"{name} must be a map", n.origin)
+        return n
+
+    def origin(self, name: str) -> Origin:
+        n = self.node.items.get(name)
+        return n.origin if n is not None else self.node.origin
+
+
+def load(directory: Path, files: Files, origin: Origin | None = None) -> Kustomization:
+    """Load and check the kustomization of ``directory``."""
+    path = find_file(directory)
+    if path is None:
+        raise BuildError(
+            f"unable to find one of {', '.join(repr(n) for n in FILENAMES)} in directory "
+            f"'{files.display(directory)}'", origin)
+    display = files.display(path)
+    text = files.read_text(path, origin)
+    try:
+        docs = load_documents(text, display, by="kustomization")
+    except LoadError as e:
+        raise BuildError(e.message, Origin(e.path, e.line, e.col)) from None
+    if not docs:
+        raise BuildError(f"kustomization file {display} is empty", Origin(display, 1, 1))
+    if len(docs) > 1 or not isinstance(docs[0], Mapping):
+        raise BuildError(f"{display} must hold a single kustomization map", docs[0].origin)
+    k = Kustomization(path, display, docs[0])
+    _check_fields(k)
+    return k
+
+
+_CANONICAL = {n.lower(): n for n in SUPPORTED | KNOWN_UNSUPPORTED}
+
+
+def _canonical_keys(node: Mapping) -> None:
+    """kustomize reads kustomizations with Go's JSON decoder, which matches
+    field names case-insensitively (``nameprefix`` is ``namePrefix``)."""
+    if all(k in SUPPORTED or k in KNOWN_UNSUPPORTED for k in node.items):
+        return
+    node.items = {_CANONICAL.get(k.lower(), k): v for k, v in node.items.items()}
+
+
+def _check_fields(k: Kustomization) -> None:
+    _canonical_keys(k.node)
+    kind = k.node.value("kind")
+    if kind not in (None, *KINDS):
+        raise BuildError(f"kind '{kind}' is not Kustomization or Component", k.origin("kind"))
+    for name, node in k.node.items.items():
+        if name in SUPPORTED:
+            continue
+        if name in KNOWN_UNSUPPORTED:
+            raise BuildError(f"'{name}' is not supported yet by krmcheck", node.origin)
+        raise BuildError(f"invalid Kustomization: unknown field \"{name}\"", node.origin)

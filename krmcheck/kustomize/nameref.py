@@ -1,0 +1,401 @@
+"""Name references: after renames, point every referring field at the new name.
+
+Mirrors kustomize's nameReference transformer (api/filters/nameref and
+api/internal/accumulator/namereferencetransformer.go in Kustomize v5.5.0).
+The table of which fields refer to which kinds is data
+(``fieldspecs/nameReference.yaml``). For each referrer field whose value is
+a *previous* name of some resource, the resource is picked by kustomize's
+sieve (kind, roleRef, namespace, then name prefixes/suffixes) and the field
+gets its current name, written by whoever wrote that name.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from importlib import resources as package_files
+from typing import Callable, Iterable
+
+import yaml
+
+from krmcheck.kustomize.errors import BuildError
+from krmcheck.kustomize.fieldspec import FieldSpec
+from krmcheck.kustomize.resource import Gvk, ResId, Resource
+from krmcheck.tree.node import Mapping, Node, Scalar, Sequence
+from krmcheck.tree.origin import Origin
+
+# kustomize's namespace stand-in for cluster-scoped ids (resid.TotallyNotANamespace).
+_NO_NAMESPACE = "_non_namespaceable_"
+_DEFAULT_NAMESPACE = "default"
+
+# Built-in kinds kustomize knows to be cluster-scoped (kyaml/openapi's
+# precomputed scope table, keyed by exact apiVersion and kind). Anything else,
+# custom kinds included, is treated as namespaced.
+_CLUSTER_SCOPED = frozenset({
+    ("admissionregistration.k8s.io/v1", "MutatingWebhookConfiguration"),
+    ("admissionregistration.k8s.io/v1", "ValidatingWebhookConfiguration"),
+    ("admissionregistration.k8s.io/v1beta1", "MutatingWebhookConfiguration"),
+    ("admissionregistration.k8s.io/v1beta1", "ValidatingWebhookConfiguration"),
+    ("apiextensions.k8s.io/v1", "CustomResourceDefinition"),
+    ("apiextensions.k8s.io/v1beta1", "CustomResourceDefinition"),
+    ("apiregistration.k8s.io/v1", "APIService"),
+    ("apiregistration.k8s.io/v1beta1", "APIService"),
+    ("certificates.k8s.io/v1", "CertificateSigningRequest"),
+    ("certificates.k8s.io/v1beta1", "CertificateSigningRequest"),
+    ("flowcontrol.apiserver.k8s.io/v1beta1", "FlowSchema"),
+    ("flowcontrol.apiserver.k8s.io/v1beta1", "PriorityLevelConfiguration"),
+    ("networking.k8s.io/v1", "IngressClass"),
+    ("networking.k8s.io/v1beta1", "IngressClass"),
+    ("node.k8s.io/v1", "RuntimeClass"),
+    ("node.k8s.io/v1beta1", "RuntimeClass"),
+    ("policy/v1beta1", "PodSecurityPolicy"),
+    ("rbac.authorization.k8s.io/v1", "ClusterRole"),
+    ("rbac.authorization.k8s.io/v1", "ClusterRoleBinding"),
+    ("rbac.authorization.k8s.io/v1beta1", "ClusterRole"),
+    ("rbac.authorization.k8s.io/v1beta1", "ClusterRoleBinding"),
+    ("scheduling.k8s.io/v1", "PriorityClass"),
+    ("scheduling.k8s.io/v1beta1", "PriorityClass"),
+    ("storage.k8s.io/v1", "CSIDriver"),
+    ("storage.k8s.io/v1", "CSINode"),
+    ("storage.k8s.io/v1", "StorageClass"),
+    ("storage.k8s.io/v1", "VolumeAttachment"),
+    ("storage.k8s.io/v1beta1", "CSIDriver"),
+    ("storage.k8s.io/v1beta1", "CSINode"),
+    ("storage.k8s.io/v1beta1", "StorageClass"),
+    ("storage.k8s.io/v1beta1", "VolumeAttachment"),
+    ("v1", "ComponentStatus"),
+    ("v1", "Namespace"),
+    ("v1", "Node"),
+    ("v1", "NodeProxyOptions"),
+    ("v1", "PersistentVolume"),
+})
+
+
+def is_cluster_scoped(gvk: Gvk) -> bool:
+    """Whether kustomize knows ``gvk`` to be cluster-scoped."""
+    return (gvk.api_version, gvk.kind) in _CLUSTER_SCOPED
+
+
+# --- the table ----------------------------------------------------------------
+
+@dataclass(frozen=True)
+class NameBackRef:
+    """A referral kind and the referrer fields that may hold its name."""
+
+    gvk: Gvk  # selector: empty parts match anything
+    referrers: tuple[FieldSpec, ...]
+
+    @staticmethod
+    def from_dict(d: dict) -> "NameBackRef":
+        gvk = Gvk(str(d.get("group") or ""), str(d.get("version") or ""), str(d.get("kind") or ""))
+        return NameBackRef(gvk, tuple(FieldSpec.from_dict(f) for f in d.get("fieldSpecs") or []))
+
+
+def parse_name_references(items: Iterable[dict]) -> tuple[NameBackRef, ...]:
+    """A name-reference table from its YAML form (also kustomize's
+    ``configurations:`` ``nameReference`` lists)."""
+    return tuple(NameBackRef.from_dict(d) for d in items)
+
+
+@functools.lru_cache(maxsize=None)
+def default_name_references() -> tuple[NameBackRef, ...]:
+    text = package_files.files("krmcheck.kustomize").joinpath(
+        "fieldspecs", "nameReference.yaml").read_text()
+    return parse_name_references(yaml.safe_load(text) or [])
+
+
+# --- ids as kustomize sees them ---------------------------------------------------
+
+def _selected(gvk: Gvk, selector: Gvk) -> bool:
+    return ((not selector.group or selector.group == gvk.group)
+            and (not selector.version or selector.version == gvk.version)
+            and (not selector.kind or selector.kind == gvk.kind))
+
+
+def _effective_namespace(rid: ResId) -> str:
+    if is_cluster_scoped(rid.gvk):
+        return _NO_NAMESPACE
+    return rid.namespace or _DEFAULT_NAMESPACE
+
+
+def _prev_ids(res: Resource) -> list[ResId]:
+    # kustomize records only the previous kind; group and version come from
+    # the resource's current apiVersion.
+    cur = res.gvk
+    return [ResId(Gvk(cur.group, cur.version, p.gvk.kind), p.name, p.namespace)
+            for p in res.prev_ids]
+
+
+def _org_id(res: Resource) -> ResId:
+    prev = _prev_ids(res)
+    return prev[0] if prev else res.id()
+
+
+def _kustomize_id(rid: ResId) -> str:
+    """kustomize's spelling of an id in messages: Kind.version.group/name.ns"""
+    g = rid.gvk
+    gvk = ".".join([g.kind or "[noKind]", g.version or "[noVer]", g.group or "[noGrp]"])
+    return f"{gvk}/{rid.name or '[noName]'}.{rid.namespace or '[noNs]'}"
+
+
+def _text(node: Scalar) -> str:
+    return node.as_string()
+
+
+# --- which resources a referrer may point at ----------------------------------------
+
+def _reachable(referrer: Resource, resources: list[Resource]) -> list[Resource]:
+    """Resources the referrer could name: same namespace, cluster-scoped, or
+    (for a RoleBinding) in a namespace of one of its ServiceAccount subjects."""
+    ref_id = referrer.id()
+    if is_cluster_scoped(ref_id.gvk):
+        return list(resources)
+    ref_ns = _effective_namespace(ref_id)
+    extra = _role_binding_namespaces(referrer)
+    out = []
+    for r in resources:
+        rid = r.id()
+        if (is_cluster_scoped(rid.gvk) or _effective_namespace(rid) == ref_ns
+                or rid.namespace in extra):
+            out.append(r)
+    return out
+
+
+def _role_binding_namespaces(res: Resource) -> set[str]:
+    subjects = res.node.sequence("subjects") if res.kind == "RoleBinding" else None
+    found: set[str] = set()
+    for s in subjects or ():
+        if not isinstance(s, Mapping) or "namespace" not in s or s.value("kind") != "ServiceAccount":
+            continue
+        ns = s.value("namespace")
+        if not isinstance(ns, str):
+            raise BuildError(f"invalid input: namespace is blank for resource {_kustomize_id(res.id())}",
+                             s.items["namespace"].origin)
+        found.add(ns)
+    return found
+
+
+# --- picking the referral --------------------------------------------------------
+
+Sieve = Callable[[Resource], bool]
+
+
+def _prefixes_suffixes_equal(r: Resource, other: Resource, allow_empty: bool) -> bool:
+    if allow_empty:
+        return ((not r.prefixes or not other.prefixes or _same_ending(r.prefixes, other.prefixes))
+                and (not r.suffixes or not other.suffixes or _same_ending(r.suffixes, other.suffixes)))
+    return _same_ending(r.prefixes, other.prefixes) and _same_ending(r.suffixes, other.suffixes)
+
+
+def _same_ending(a: list[str], b: list[str]) -> bool:
+    """One list ends with the other (two empty lists are equal; empty and
+    non-empty are not)."""
+    short, long = (a, b) if len(a) <= len(b) else (b, a)
+    if not short:
+        return not long
+    return long[len(long) - len(short):] == short
+
+
+def _names_same(rs: list[Resource]) -> bool:
+    return len({r.name for r in rs}) == 1
+
+
+def _names_and_namespaces_same(rs: list[Resource]) -> bool:
+    return len({(r.name, r.namespace) for r in rs}) == 1
+
+
+@dataclass
+class _Fixer:
+    """One referrer field spec against one referral kind (kustomize's nameref.Filter)."""
+
+    referrer: Resource
+    spec: FieldSpec
+    target: Gvk
+    candidates: list[Resource]
+
+    @property
+    def path(self) -> str:
+        return "/".join(self.spec.path)
+
+    def run(self) -> None:
+        try:
+            _walk(self.referrer.node, self.spec.path, self._set)
+        except BuildError as e:
+            raise e.add_context(f"updating name reference in '{self.path}' field of "
+                                f"'{_kustomize_id(self.referrer.id())}'") from None
+
+    def _set(self, node: Node) -> None:
+        if isinstance(node, Scalar):
+            if node.value is not None:
+                self._set_scalar(node)
+        elif isinstance(node, Mapping):
+            self._set_mapping(node)
+        elif isinstance(node, Sequence):
+            for item in node.items:
+                self._set_item(item)
+
+    def _set_item(self, node: Node) -> None:
+        if isinstance(node, Sequence):
+            raise BuildError("a list of names must hold strings or mappings", node.origin)
+        self._set(node)
+
+    def _set_scalar(self, node: Scalar) -> None:
+        old = _text(node)
+        referral = self._select(old, self.candidates, _names_same, node.origin)
+        if referral is None or referral.name == old:
+            return
+        node.set(referral.name, _name_origin(referral))
+
+    def _set_mapping(self, node: Mapping) -> None:
+        name = node.items.get("name")
+        if name is None:
+            raise BuildError("path config error; no 'name' field in node", node.origin)
+        old = _text(name) if isinstance(name, Scalar) else ""
+        pool = self._by_namespace(node)
+        referral = self._select(old, pool, _names_and_namespaces_same, name.origin)
+        if referral is None or (referral.name == old and not referral.namespace):
+            return
+        _put(node, "name", referral.name, _name_origin(referral))
+        # An empty namespace is a wildcard, not "default": leave the field alone.
+        if referral.namespace:
+            _put(node, "namespace", referral.namespace, _namespace_origin(referral))
+
+    def _by_namespace(self, node: Mapping) -> list[Resource]:
+        ns_node = node.items.get("namespace")
+        if not isinstance(ns_node, Scalar):
+            return self.candidates
+        ns = _text(ns_node)
+        if ns == _NO_NAMESPACE:
+            return []
+        # Prefer the namespace the referral was written with; subjects in a
+        # base name the namespace before an overlay moved it.
+        by_original = [r for r in self.candidates if _effective_namespace(_org_id(r)) == ns]
+        if by_original:
+            return by_original
+        return [r for r in self.candidates if _effective_namespace(r.id()) == ns]
+
+    def _select(self, old: str, pool: list[Resource],
+                identical: Callable[[list[Resource]], bool], where: Origin) -> Resource | None:
+        for sieve in (_previous_name(old), _previous_kind(self.target), self._role_ref(),
+                      self._same_namespace()):
+            pool = [r for r in pool if sieve(r)]
+        if len(pool) == 1:
+            return pool[0]
+        pool = [r for r in pool if _prefixes_suffixes_equal(r, self.referrer, True)]
+        if len(pool) > 1:
+            pool = [r for r in pool if _prefixes_suffixes_equal(r, self.referrer, False)]
+        if not pool:
+            return None
+        if len(pool) == 1 or identical(pool):
+            return pool[0]
+        ids = ", ".join(_kustomize_id(r.id()) for r in pool)
+        raise BuildError(f"found multiple possible referrals: {ids}", where)
+
+    def _role_ref(self) -> Sieve:
+        """A roleRef names a Role or a ClusterRole as its own kind field says."""
+        if not self.path.endswith("roleRef/name"):
+            return _accept_all
+        role_ref = self.referrer.node.mapping("roleRef")
+        if role_ref is None or "apiGroup" not in role_ref or "kind" not in role_ref:
+            return _accept_all
+        gvk = Gvk(str(role_ref.value("apiGroup") or ""), "", str(role_ref.value("kind") or ""))
+        return _previous_kind(gvk)
+
+    def _same_namespace(self) -> Sieve:
+        ref_id = self.referrer.id()
+        if is_cluster_scoped(ref_id.gvk):
+            return _accept_all
+        ref_ns = _effective_namespace(ref_id)
+
+        def sieve(r: Resource) -> bool:
+            rid = r.id()
+            # ServiceAccounts pass: a RoleBinding may name one in another namespace.
+            return (is_cluster_scoped(rid.gvk) or r.kind == "ServiceAccount"
+                    or _effective_namespace(rid) == ref_ns)
+        return sieve
+
+
+def _accept_all(r: Resource) -> bool:
+    return True
+
+
+def _previous_name(name: str) -> Sieve:
+    return lambda r: any(p.name == name for p in _prev_ids(r))
+
+
+def _previous_kind(gvk: Gvk) -> Sieve:
+    return lambda r: any(_selected(p.gvk, gvk) for p in _prev_ids(r))
+
+
+def _name_origin(res: Resource) -> Origin:
+    md = res.metadata
+    node = md.items.get("name") if md else None
+    return node.origin if node is not None else res.node.origin
+
+
+def _namespace_origin(res: Resource) -> Origin:
+    md = res.metadata
+    node = md.items.get("namespace") if md else None
+    return node.origin if node is not None else _name_origin(res)
+
+
+def _put(mapping: Mapping, key: str, value: str, origin: Origin) -> None:
+    """Write a string field; an unchanged value keeps its writer."""
+    node = mapping.items.get(key)
+    if isinstance(node, Scalar):
+        if node.value != value:
+            node.set(value, origin)
+    else:
+        mapping.items[key] = Scalar(value, origin)
+
+
+def _walk(node: Node, path: tuple[str, ...], fn: Callable[[Node], None]) -> None:
+    """kustomize's field-spec traversal without the kind check: sequences on
+    the way are entered element by element; a missing or null step ends the
+    walk quietly; a scalar in the middle of the path is an error."""
+    if not path:
+        fn(node)
+        return
+    if isinstance(node, Scalar):
+        if node.value is None:
+            return
+        raise BuildError(f"expected sequence or mapping node at '{'/'.join(path)}'", node.origin)
+    if isinstance(node, Sequence):
+        for item in node.items:
+            _walk(item, path, fn)
+        return
+    if isinstance(node, Mapping):
+        child = node.items.get(path[0].removesuffix("[]"))
+        if child is not None:
+            _walk(child, path[1:], fn)
+
+
+# --- the transformer -------------------------------------------------------------
+
+def fix_name_references(resources: list[Resource],
+                        table: tuple[NameBackRef, ...] | None = None) -> None:
+    """Point every name reference at the current name of what it names.
+
+    ``table`` defaults to kustomize's built-in name references; pass a merged
+    table when a kustomization adds ``configurations``.
+    """
+    backrefs = default_name_references() if table is None else table
+    for referrer, jobs in _plan(resources, backrefs):
+        pool = _reachable(referrer, resources)
+        for spec, target in jobs:
+            _Fixer(referrer, spec, target, pool).run()
+
+
+def _plan(resources: list[Resource], backrefs: tuple[NameBackRef, ...]
+          ) -> list[tuple[Resource, list[tuple[FieldSpec, Gvk]]]]:
+    """For each resource, the (referrer field, referral kind) pairs that apply
+    to it, in table order. A referrer is chosen by its original kind."""
+    org = [_org_id(r).gvk for r in resources]
+    jobs: list[list[tuple[FieldSpec, Gvk]]] = [[] for _ in resources]
+    for backref in backrefs:
+        for spec in backref.referrers:
+            selector = Gvk(spec.group, spec.version, spec.kind)
+            for i, gvk in enumerate(org):
+                if _selected(gvk, selector):
+                    jobs[i].append((spec, backref.gvk))
+    return [(r, j) for r, j in zip(resources, jobs) if j]

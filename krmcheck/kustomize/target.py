@@ -1,0 +1,267 @@
+"""The build: kustomize's KustTarget, one short method per step.
+
+    accumulate resources -> run generators -> accumulate components
+    -> builtin transformers -> (top level only) hash suffixes, name
+    references, kubectl's output order.
+
+Each step adds context to the errors it passes on.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from krmcheck.kustomize import kustomization as kfile
+from krmcheck.kustomize import order
+from krmcheck.kustomize.accumulator import ResourceList
+from krmcheck.kustomize.builtins import images, labels, namespace, patches, prefix_suffix, replicas
+from krmcheck.kustomize.errors import BuildError
+from krmcheck.kustomize.files import ROOT_ONLY, Files, check_restriction
+from krmcheck.kustomize.generators import generate, merge_generated
+from krmcheck.kustomize.hashing import hashed_name
+from krmcheck.kustomize.kustomization import Kustomization
+from krmcheck.kustomize.nameref import fix_name_references
+from krmcheck.kustomize.resource import Resource
+from krmcheck.tree.load import LoadError, load_documents
+from krmcheck.tree.node import Mapping, Node, Scalar, Sequence
+from krmcheck.tree.origin import Origin
+
+LOCAL_CONFIG = "config.kubernetes.io/local-config"
+
+
+@dataclass(frozen=True)
+class BuildOptions:
+    load_restrictor: str = ROOT_ONLY
+
+
+@dataclass
+class Builder:
+    """Builds kustomization directories; shares rendered sub-kustomizations."""
+
+    files: Files
+    options: BuildOptions = field(default_factory=BuildOptions)
+    _cache: dict[str, list[Resource]] = field(default_factory=dict)
+
+    # --- public ---------------------------------------------------------------
+    def build(self, directory: Path) -> list[Resource]:
+        """Render ``directory`` as ``kubectl kustomize`` would, in output order."""
+        acc = self._accumulate_dir(directory, None, ())
+        resources = list(acc)
+        try:
+            _add_hash_suffixes(resources)
+            fix_name_references(resources)
+        except BuildError as e:
+            raise e.add_context(f"building {self.files.display(directory)}")
+        resources = [r for r in resources if not _is_local_config(r)]
+        return order.legacy(resources)
+
+    # --- accumulation ---------------------------------------------------------
+    def _accumulate_dir(self, directory: Path, origin: Origin | None,
+                        stack: tuple[str, ...]) -> ResourceList:
+        real = os.path.realpath(directory)
+        if real in stack:
+            raise BuildError(f"cycle detected: {self.files.display(directory)} includes itself", origin)
+        cached = self._cache.get(real)
+        if cached is not None:
+            return ResourceList([r.copy() for r in cached])
+        k = kfile.load(directory, self.files, origin)
+        if k.is_component:
+            raise BuildError(f"{k.display} is a Component; list it under components:, not resources:",
+                             origin or k.node.origin)
+        acc = ResourceList()
+        self._run(k, acc, stack + (real,))
+        self._cache[real] = [r.copy() for r in acc]
+        return acc
+
+    def _run(self, k: Kustomization, acc: ResourceList, stack: tuple[str, ...]) -> None:
+        steps = (
+            ("accumulating resources", lambda: self._accumulate_resources(k, acc, stack)),
+            ("running generators", lambda: self._run_generators(k, acc)),
+            ("accumulating components", lambda: self._accumulate_components(k, acc, stack)),
+            ("running transformers", lambda: self._run_transformers(k, acc)),
+        )
+        for what, step in steps:
+            try:
+                step()
+            except BuildError as e:
+                raise e.add_context(f"{what} of {k.display}")
+
+    def _accumulate_resources(self, k: Kustomization, acc: ResourceList,
+                              stack: tuple[str, ...]) -> None:
+        for entry in k.seq("resources") + k.seq("bases"):
+            if not isinstance(entry, Scalar) or not isinstance(entry.value, str):
+                raise BuildError("a resources entry must be a path", entry.origin)
+            self._accumulate_entry(k, entry.value, entry.origin, acc, stack)
+
+    def _accumulate_entry(self, k: Kustomization, rel: str, origin: Origin,
+                          acc: ResourceList, stack: tuple[str, ...]) -> None:
+        if "://" in rel or rel.startswith(("git@", "github.com/", "git::")):
+            raise BuildError(f"remote resource '{rel}' is not supported yet by krmcheck", origin)
+        path = k.directory / rel
+        if path.is_dir():
+            acc.extend(list(self._accumulate_dir(path, origin, stack)), origin)
+            return
+        if not path.exists():
+            raise BuildError(f"accumulating resources: '{rel}' does not exist "
+                             f"(no such file or directory)", origin)
+        check_restriction(self.options.load_restrictor, k.directory, path, origin, self.files)
+        acc.extend(self._load_file(path, origin), origin)
+
+    def _load_file(self, path: Path, origin: Origin) -> list[Resource]:
+        display = self.files.display(path)
+        text = self.files.read_text(path, origin)
+        try:
+            docs = load_documents(text, display, "resource")
+        except LoadError as e:
+            raise BuildError(e.message, Origin(e.path, e.line, e.col)) from None
+        out: list[Resource] = []
+        for doc in docs:
+            out.extend(_resources_of(doc))
+        return out
+
+    def _accumulate_components(self, k: Kustomization, acc: ResourceList,
+                               stack: tuple[str, ...]) -> None:
+        for entry in k.seq("components"):
+            if not isinstance(entry, Scalar) or not isinstance(entry.value, str):
+                raise BuildError("a components entry must be a path", entry.origin)
+            path = k.directory / entry.value
+            if not path.is_dir():
+                raise BuildError(f"component '{entry.value}' is not a directory", entry.origin)
+            comp = kfile.load(path, self.files, entry.origin)
+            if not comp.is_component:
+                raise BuildError(f"{comp.display} listed under components: must have kind: Component",
+                                 entry.origin)
+            real = os.path.realpath(path)
+            if real in stack:
+                raise BuildError(f"cycle detected: {comp.display} includes itself", entry.origin)
+            self._run(comp, acc, stack + (real,))
+
+    # --- generators -------------------------------------------------------------
+    def _run_generators(self, k: Kustomization, acc: ResourceList) -> None:
+        options = k.mapping("generatorOptions")
+        for field_name, kind in (("configMapGenerator", "ConfigMap"), ("secretGenerator", "Secret")):
+            for entry in k.seq(field_name):
+                if not isinstance(entry, Mapping):
+                    raise BuildError(f"a {field_name} entry must be a map", entry.origin)
+                res = generate(kind, entry, options, k.directory, self.files,
+                               self.options.load_restrictor)
+                self._add_generated(acc, res, entry.origin)
+
+    def _add_generated(self, acc: ResourceList, res: Resource, origin: Origin) -> None:
+        behavior = res.generator.behavior if res.generator else "create"
+        if behavior == "create":
+            acc.append(res, origin)
+            return
+        targets = acc.find_generated_target(res)
+        if len(targets) != 1:
+            what = "no" if not targets else "more than one"
+            raise BuildError(f"{what} existing {res.kind} '{res.name}' to {behavior}", origin)
+        merge_generated(targets[0], res, behavior)
+
+    # --- transformers -----------------------------------------------------------
+    def _run_transformers(self, k: Kustomization, acc: ResourceList) -> None:
+        src = patches.PatchSource(k.directory, self.files, self.options.load_restrictor)
+        res = acc.items
+        for entry in k.seq("patchesStrategicMerge"):
+            patches.strategic(res, patches.load_patch(entry, src), None, entry.origin)
+        for entry in k.seq("patches"):
+            self._patch(res, entry, src)
+        ns = k.string("namespace")
+        if ns and ns[0]:
+            namespace.apply(res, ns[0], ns[1])
+        prefix, suffix = k.string("namePrefix"), k.string("nameSuffix")
+        if prefix or suffix:
+            prefix_suffix.apply(res, prefix[0] if prefix else "", suffix[0] if suffix else "",
+                                (prefix or suffix)[1])  # type: ignore[index]
+        for entry in k.seq("labels"):
+            if isinstance(entry, Mapping):
+                labels.labels_entry(res, entry)
+        common = k.mapping("commonLabels")
+        if common is not None:
+            labels.common_labels(res, common)
+        annotations = k.mapping("commonAnnotations")
+        if annotations is not None:
+            labels.common_annotations(res, annotations)
+        for entry in k.seq("patchesJson6902"):
+            self._json6902(res, entry, src)
+        for entry in k.seq("replicas"):
+            if isinstance(entry, Mapping):
+                replicas.apply(res, entry)
+        for entry in k.seq("images") + k.seq("imageTags"):
+            if isinstance(entry, Mapping):
+                images.apply(res, entry)
+
+    def _patch(self, res: list[Resource], entry: Node, src: patches.PatchSource) -> None:
+        if not isinstance(entry, Mapping):
+            raise BuildError("a patches entry must be a map with path or patch", entry.origin)
+        docs = patches.load_patch(entry, src)
+        tnode = entry.mapping("target")
+        selector = patches.Selector.from_node(tnode) if tnode is not None else None
+        if patches.is_json_patch(docs):
+            if selector is None:
+                raise BuildError("a JSON 6902 patch needs a target", entry.origin)
+            patches.json6902(res, docs[0], selector, entry.origin)
+        else:
+            patches.strategic(res, docs, selector, entry.origin, patches.PatchOptions.from_node(entry))
+
+    def _json6902(self, res: list[Resource], entry: Node, src: patches.PatchSource) -> None:
+        if not isinstance(entry, Mapping) or entry.mapping("target") is None:
+            raise BuildError("a patchesJson6902 entry needs a target", entry.origin)
+        docs = patches.load_patch(entry, src)
+        if not docs:
+            return
+        ops = docs[0]
+        if not isinstance(ops, Sequence):
+            raise BuildError("a JSON 6902 patch must be a list of operations", ops.origin)
+        patches.json6902(res, ops, patches.Selector.from_node(entry.mapping("target")),  # type: ignore[arg-type]
+                         entry.origin)
+
+
+def _resources_of(doc: Node) -> list[Resource]:
+    """A document as resources: a ``kind: List`` expands to its items."""
+    if not isinstance(doc, Mapping):
+        raise BuildError("a resource must be a map", doc.origin)
+    kind = doc.value("kind")
+    if isinstance(kind, str) and kind.endswith("List") and isinstance(doc.items.get("items"), Sequence):
+        out: list[Resource] = []
+        for item in doc.items["items"].items:  # type: ignore[union-attr]
+            out.extend(_resources_of(item))
+        return out
+    if not kind:
+        raise BuildError("missing kind in resource", doc.origin)
+    _normalise_metadata(doc)
+    return [Resource(doc)]
+
+
+def _normalise_metadata(doc: Mapping) -> None:
+    """kustomize holds labels and annotations as strings (``true`` -> "true")."""
+    md = doc.mapping("metadata")
+    if md is None:
+        return
+    for key in ("labels", "annotations"):
+        m = md.mapping(key)
+        if m is None:
+            continue
+        for k, v in list(m.items.items()):
+            if isinstance(v, Scalar):
+                if not isinstance(v.value, str):
+                    m.items[k] = Scalar(v.as_string(), v.origin, v.trail)
+            else:
+                m.items[k] = Scalar("", v.origin, v.trail)
+
+
+def _add_hash_suffixes(resources: list[Resource]) -> None:
+    for res in resources:
+        if res.needs_hash:
+            origin = res.metadata.items["name"].origin if res.metadata and "name" in res.metadata.items \
+                else res.node.origin
+            res.remember_id()
+            res.set_name(hashed_name(res.name, res), origin)
+            res.needs_hash = False
+
+
+def _is_local_config(res: Resource) -> bool:
+    ann = res.annotations()
+    return bool(ann) and ann.value(LOCAL_CONFIG) == "true"

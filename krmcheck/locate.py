@@ -1,0 +1,197 @@
+"""Result -> Finding: the source line a person must edit, through provenance.
+
+A Result names a resource (``resourceRef``, or ``file.path`` + ``index``) and
+a field (``field.path`` in any spelling :mod:`krmcheck.tree.fieldpath`
+accepts). The rendered node at that field carries the origin of whoever
+wrote it last (a base, a patch, an ``images:`` entry...) and the trail of
+earlier writers; the Finding gets both.
+
+Choices where a Result says too little:
+
+* a field that does not exist points at the nearest existing parent (a
+  missing ``securityContext`` is fixed by editing the ``spec`` above it);
+* a Result with no field, or an unparsable one, points at the resource's
+  ``metadata.name`` (the line that identifies it), else its first line;
+* a Result about no resource we rendered points at line 1 of its
+  ``file.path`` when it has one, else at line 1 of the root's kustomization
+  file (``kustomization_file``, by default ``ROOT/kustomization.yaml``): the
+  file that asked for the check is the one place a reader can start from.
+
+:class:`Locator` indexes the resources once for the many Results of a root;
+:func:`locate` is the one-off form.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from typing import Callable, Iterable, Sequence
+
+from krmcheck.kustomize.resource import ResId, Resource
+from krmcheck.results import Finding, ResourceRef, Result
+from krmcheck.tree import fieldpath
+from krmcheck.tree.node import Mapping, Node
+from krmcheck.tree.origin import Location
+
+# (apiVersion, kind, name, namespace)
+_Key = tuple[str, str, str, str]
+_IdsOf = Callable[[Resource], Iterable[ResId]]
+
+
+def locate(result: Result, resources: Sequence[Resource], root: str,
+           kustomization_file: str = "") -> Finding:
+    """The Finding for ``result`` among the rendered ``resources`` of ``root``."""
+    return Locator(resources, root, kustomization_file).locate(result)
+
+
+def locate_all(results: Iterable[Result], resources: Sequence[Resource], root: str,
+               kustomization_file: str = "") -> list[Finding]:
+    locator = Locator(resources, root, kustomization_file)
+    return [locator.locate(r) for r in results]
+
+
+class Locator:
+    """Resources of one root, indexed by id and by source file."""
+
+    def __init__(self, resources: Sequence[Resource], root: str, kustomization_file: str = "") -> None:
+        self.resources = resources
+        self.root = root
+        self.kustomization_file = kustomization_file or _norm(posixpath.join(root, "kustomization.yaml"))
+        self._by_id: dict[_Key, Resource] | None = None
+        self._by_prev_id: dict[_Key, Resource] | None = None
+        self._by_path: dict[str, list[Resource]] | None = None
+
+    def locate(self, result: Result) -> Finding:
+        resource = self.find(result)
+        if resource is None:
+            return Finding(result, self.root, self._fallback(result))
+        node = _target(resource, result.field_path)
+        return Finding(result, self.root, node.origin.location, node.trail)
+
+    # --- which resource -------------------------------------------------------
+    def find(self, result: Result) -> Resource | None:
+        """The resource a Result is about: by resourceRef, then by file."""
+        if result.resource_ref is not None:
+            found = self._by_ref(result.resource_ref)
+            if found is not None:
+                return found
+        if result.file_path:
+            return self._by_file(result.file_path, result.file_index)
+        return None
+
+    def _by_ref(self, ref: ResourceRef) -> Resource | None:
+        if self._by_id is None:
+            self._by_id = _index(self.resources, lambda r: [r.id()])
+        for key in _ref_keys(ref):
+            if key in self._by_id:
+                return self._by_id[key]
+        # A function may report the name a resource had before namePrefix,
+        # namespace or a suffix changed it.
+        if self._by_prev_id is None:
+            self._by_prev_id = _index(self.resources, lambda r: r.prev_ids)
+        for key in _ref_keys(ref):
+            if key in self._by_prev_id:
+                return self._by_prev_id[key]
+        return None
+
+    def _by_file(self, path: str, position: int) -> Resource | None:
+        for candidate in _unique([_norm(path), _norm(posixpath.join(self.root, path))]):
+            found = self._in_file(candidate, position)
+            if found is not None:
+                return found
+        return None
+
+    def _in_file(self, path: str, position: int) -> Resource | None:
+        if self._by_path is None:
+            self._by_path = _documents_by_path(self.resources)
+        found = self._by_path.get(path)
+        if not found:
+            return None
+        return found[position] if 0 <= position < len(found) else found[0]
+
+    def _fallback(self, result: Result) -> Location:
+        return Location(_norm(result.file_path) if result.file_path else self.kustomization_file, 1, 1)
+
+
+def _target(resource: Resource, field_path: str) -> Node:
+    """The deepest node of ``field_path`` that exists and has a known origin."""
+    steps: tuple[fieldpath.Step, ...] = ()
+    if field_path:
+        try:
+            steps = fieldpath.parse(field_path)
+        except ValueError:
+            steps = ()
+    chain = fieldpath.trace(resource.node, steps) if steps else _name_chain(resource)
+    # Nodes made by code without an origin (line 0) defer to their parent.
+    for node in reversed(chain):
+        if node.origin.line > 0:
+            return node
+    return chain[-1]
+
+
+def _name_chain(resource: Resource) -> list[Node]:
+    return fieldpath.trace(resource.node, (fieldpath.key("metadata"), fieldpath.key("name")))
+
+
+def _name_node(resource: Resource) -> Node | None:
+    md = resource.node.items.get("metadata")
+    return md.items.get("name") if isinstance(md, Mapping) else None
+
+
+def _documents_by_path(resources: Sequence[Resource]) -> dict[str, list[Resource]]:
+    """Each file's resources in document order.
+
+    file.index counts documents in the file, so they are ordered by source
+    line, not by the rendered (kind-sorted) order.
+    """
+    lines: dict[str, list[tuple[int, int, Resource]]] = {}
+    for i, resource in enumerate(resources):
+        for path, line in _lines(resource).items():
+            lines.setdefault(path, []).append((line, i, resource))
+    return {path: [r for _, _, r in sorted(found, key=lambda t: (t[0], t[1]))]
+            for path, found in lines.items()}
+
+
+def _lines(resource: Resource) -> dict[str, int]:
+    """The line of the resource's document in every file that wrote it.
+
+    The document's own node says it first; when a function restamped the
+    whole resource, its trail or its ``metadata.name`` still tell.
+    """
+    nodes: list[Node] = [resource.node]
+    name = _name_node(resource)
+    if name is not None:
+        nodes.append(name)
+    lines: dict[str, int] = {}
+    for node in nodes:
+        for origin in (node.origin, *node.trail):
+            lines.setdefault(origin.path, origin.line)
+    return lines
+
+
+def _ref_keys(ref: ResourceRef) -> list[_Key]:
+    """Lookup keys for a ref, exact first; "" and "default" stand for each other."""
+    keys = [(ref.apiVersion, ref.kind, ref.name, ref.namespace)]
+    if ref.namespace in ("", "default"):
+        keys.append((ref.apiVersion, ref.kind, ref.name, "default" if ref.namespace == "" else ""))
+    return keys
+
+
+def _index(resources: Sequence[Resource], ids: _IdsOf) -> dict[_Key, Resource]:
+    index: dict[_Key, Resource] = {}
+    for resource in resources:
+        for rid in ids(resource):
+            index.setdefault(_key(rid), resource)  # first in output order wins
+    return index
+
+
+def _key(rid: ResId) -> _Key:
+    return (rid.gvk.api_version, rid.gvk.kind, rid.name, rid.namespace)
+
+
+def _norm(path: str) -> str:
+    path = posixpath.normpath(path) if path else path
+    return "" if path == "." else path
+
+
+def _unique(items: list[str]) -> list[str]:
+    return list(dict.fromkeys(items))

@@ -1,0 +1,90 @@
+"""Built-in validators: in-process KRM functions, looked up by id.
+
+A validator is a module with an ``id``, a one-line ``description`` and a
+``validate(items, options)`` function returning KRM function Results, the
+same Results an external function would put in its ResourceList. Each
+module's docstring documents what it checks; the README section of the same
+name is made from it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Sequence
+from typing import NamedTuple, Protocol
+
+from krmcheck.results import ResourceRef, Result
+from krmcheck.tree.node import Mapping, Node, Scalar
+
+
+class ValidatorOptions(NamedTuple):
+    """What a run asks of the validators (from the CLI and ``.krmcheck.yaml``)."""
+
+    kubernetes_version: str | None = None  # "1.30", "v1.30" or "1.30.2"; None: newest bundled
+    strict: bool = False  # schema: reject fields the Kubernetes schema does not know
+
+
+class Validator(Protocol):
+    id: str
+    description: str
+
+    def validate(self, items: Sequence[Mapping], options: ValidatorOptions) -> list[Result]: ...
+
+
+def resource_ref(item: Mapping) -> ResourceRef:
+    """The resourceRef of a rendered resource (empty strings where a field is missing)."""
+    meta = item.mapping("metadata") or Mapping()
+    return ResourceRef(_text(item.get("apiVersion")), _text(item.get("kind")),
+                       _text(meta.get("name")), _text(meta.get("namespace")))
+
+
+def scalar_text(node: Node | None) -> str:
+    """A scalar's value as Kubernetes would see it in a string field; "" otherwise."""
+    return _text(node)
+
+
+def _text(node: Node | None) -> str:
+    return node.as_string() if isinstance(node, Scalar) else ""
+
+
+# A key that can be written bare in a dotted path; anything else (dots and
+# slashes in "app.kubernetes.io/name", spaces, brackets, and keys starting with
+# a digit, which would read as a list index in "a.b.0.c") is written ["..."].
+_BARE_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
+
+
+def field_path(parts: Iterable[str | int]) -> str:
+    """The dotted field path of ``parts``: ``spec.containers[0].image``,
+    ``metadata.labels["app.kubernetes.io/name"]``."""
+    out = ""
+    for part in parts:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif _BARE_KEY.fullmatch(part):
+            out += f".{part}" if out else part
+        else:
+            out += f"[{json.dumps(part)}]"
+    return out
+
+
+def make_result(validator_id: str, item: Mapping, message: str, path: str,
+                severity: str = "error", rule: str = "",
+                extra_tags: tuple[tuple[str, str], ...] = ()) -> Result:
+    """A Result about ``item`` at ``path``, tagged with the validator, rule and ``extra_tags``."""
+    tags: tuple[tuple[str, str], ...] = (("validator", validator_id),)
+    if rule:
+        tags += (("rule", rule),)
+    tags += extra_tags
+    return Result(message=message, severity=severity, resource_ref=resource_ref(item),
+                  field_path=path, tags=tags)
+
+
+# The registry comes last because the validator modules import the helpers above.
+from krmcheck.validators import image_tag, metadata, schema  # noqa: E402
+
+VALIDATORS: dict[str, Validator] = {
+    "schema": schema,
+    "image-tag": image_tag,
+    "metadata": metadata,
+}

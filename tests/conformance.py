@@ -1,0 +1,90 @@
+"""Reading the shared conformance corpus (``../shared/conformance``) and
+running one case through krmcheck's engine in process."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from krmcheck.kustomize.errors import BuildError
+from krmcheck.kustomize.files import NONE, ROOT_ONLY, Files
+from krmcheck.kustomize.target import BuildOptions, Builder
+from krmcheck.tree.emit import emit_all
+
+PROJECT = Path(__file__).resolve().parent.parent
+SHARED = Path(os.environ.get("KRMCHECK_SHARED", PROJECT.parent / "shared"))
+CORPUS = SHARED / "conformance"
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    directory: Path
+    meta: dict
+
+    @property
+    def build_dir(self) -> Path:
+        return self.directory / (self.meta.get("dir") or "input")
+
+    @property
+    def expect_error(self) -> bool:
+        return (self.directory / "expected_error.txt").exists()
+
+    @property
+    def restrictor(self) -> str:
+        args = self.meta.get("kubectl_args") or []
+        return NONE if any("LoadRestrictionsNone" in a for a in args) else ROOT_ONLY
+
+
+def cases(group: str) -> list[Case]:
+    """Runnable cases of one group (krusty, examples, plugins)."""
+    base = CORPUS / group
+    if not base.is_dir():
+        return []
+    out = []
+    for d in sorted(base.iterdir()):
+        meta_path = d / "case.yaml"
+        if not meta_path.is_file():
+            continue
+        meta = yaml.safe_load(meta_path.read_text())
+        if meta.get("skip_reason"):
+            continue
+        if not (d / "expected.yaml").exists() and not (d / "expected_error.txt").exists():
+            continue
+        out.append(Case(f"{group}/{d.name}", d, meta))
+    return out
+
+
+@dataclass(frozen=True)
+class Outcome:
+    passed: bool
+    byte_equal: bool
+    detail: str
+
+
+def run(case: Case) -> Outcome:
+    for d in case.meta.get("empty_dirs") or []:
+        (case.directory / d).mkdir(parents=True, exist_ok=True)
+    builder = Builder(Files(case.directory), BuildOptions(case.restrictor))
+    try:
+        out = emit_all([r.node for r in builder.build(case.build_dir)])
+        error = None
+    except BuildError as e:
+        out, error = "", str(e)
+    if case.expect_error:
+        if error is None:
+            return Outcome(False, False, "expected an error, build succeeded")
+        missing = [m for m in case.meta.get("error_mentions") or [] if str(m).lower() not in error.lower()]
+        if missing:
+            return Outcome(False, False, f"error does not mention {missing}: {error}")
+        return Outcome(True, False, "")
+    if error is not None:
+        return Outcome(False, False, f"unexpected error: {error}")
+    expected = (case.directory / "expected.yaml").read_text()
+    if out == expected:
+        return Outcome(True, True, "")
+    same = list(yaml.safe_load_all(out)) == list(yaml.safe_load_all(expected))
+    return Outcome(same, False, "" if same else "output differs")

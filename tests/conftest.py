@@ -1,0 +1,27 @@
+from __future__ import annotations
+
+import collections
+from typing import Any
+
+import pytest
+
+_TALLY: dict[str, int] = collections.Counter()
+
+
+@pytest.fixture(scope="session")
+def conformance_tally() -> dict[str, int]:
+    return _TALLY
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    t = _TALLY
+    if not t.get("run"):
+        return
+    pct = lambda n, d: f"{100.0 * n / d:.1f}%" if d else "-"  # noqa: E731
+    terminalreporter.write_line(
+        f"conformance: {t['run']} cases; success cases {t['success_cases']}: "
+        f"semantic {t['semantic']} ({pct(t['semantic'], t['success_cases'])}), "
+        f"byte-identical {t['bytes']} ({pct(t['bytes'], t['success_cases'])}); "
+        f"error cases {t['error_cases']}: {t['error_pass']} ({pct(t['error_pass'], t['error_cases'])}); "
+        f"overall {t['semantic'] + t['error_pass']}/{t['run']} "
+        f"({pct(t['semantic'] + t['error_pass'], t['run'])})")

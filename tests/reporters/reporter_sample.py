@@ -1,0 +1,52 @@
+"""A hand-built run shared by the reporter tests.
+
+Three roots, given out of order: a production overlay with an error (an
+image tag an overlay rewrote, so it has a trail), a warning in a file whose
+name holds a comma and a multi-line message, and an info with Markdown/HTML
+punctuation that a component patch wrote last (a trail of two); a staging overlay that failed to build (a finding with no
+resource); and a clean dev overlay.
+"""
+
+from __future__ import annotations
+
+from krmcheck.results import Finding, ResourceRef, Result, RootReport, RunReport
+from krmcheck.tree.origin import Location, Origin
+
+WEB = ResourceRef("apps/v1", "Deployment", "prod-web", "prod")
+SVC = ResourceRef("v1", "Service", "prod-web", "prod")
+CONFIG = ResourceRef("v1", "ConfigMap", "prod-app-config", "prod")
+DEV_WEB = ResourceRef("apps/v1", "Deployment", "dev-web")
+
+
+def finding(message: str, severity: str, validator: str, root: str, location: Location,
+            ref: ResourceRef | None = None, field: str = "",
+            trail: tuple[Origin, ...] = ()) -> Finding:
+    result = Result(message, severity, ref, field, tags=(("validator", validator),))
+    return Finding(result, root, location, trail)
+
+
+IMAGE_TAG = finding(
+    'image "nginx" uses tag "latest"; pin 100% of images', "error", "image-tag",
+    "overlays/prod", Location("overlays/prod/kustomization.yaml", 9, 13), WEB,
+    "spec.template.spec.containers[name=web].image",
+    (Origin("base/deployment.yaml", 20, 16, "resource"),))
+NO_LIMIT = finding(
+    'container "web" has no memory limit\nset resources.limits.memory', "warning",
+    "resource-limits", "overlays/prod", Location("base/deploy, v2.yaml", 14, 9), WEB,
+    "spec.template.spec.containers[0].resources")
+LABEL = finding(
+    "label app.kubernetes.io/name is missing (want <name> | *none*)", "info", "labels",
+    "overlays/prod", Location("components/labels/patch.yaml", 5, 5), CONFIG, "metadata.labels",
+    (Origin("base/configmap.yaml", 4, 3, "resource"),
+     Origin("overlays/prod/kustomization.yaml", 6, 1, "commonLabels")))
+BUILD = finding(
+    "accumulating resources from ../../base-missing: no such directory", "error", "build",
+    "overlays/staging", Location("overlays/staging/kustomization.yaml", 4, 3))
+
+
+def sample_run(fail_on: str = "error") -> RunReport:
+    return RunReport((
+        RootReport("overlays/staging", (), (BUILD,), build_failed=True),
+        RootReport("overlays/prod", (WEB, SVC, CONFIG), (LABEL, IMAGE_TAG, NO_LIMIT)),
+        RootReport("overlays/dev", (DEV_WEB,), ()),
+    ), fail_on)

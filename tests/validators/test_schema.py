@@ -1,0 +1,215 @@
+from __future__ import annotations
+
+import pytest
+
+from krmcheck.results import ResourceRef, Result
+from krmcheck.tree.load import load_documents
+from krmcheck.validators import VALIDATORS, ValidatorOptions
+from krmcheck.validators import schema
+
+DEPLOYMENT = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  namespace: prod
+  labels:
+    app.kubernetes.io/version: {version}
+spec:
+  replicas: {replicas}
+  selector:
+    matchLabels: {{app: web}}
+  template:
+    metadata:
+      labels: {{app: web}}
+    spec:
+      containers:
+      - name: web
+        image: nginx:1.27
+        ports:
+        - containerPort: {port}
+          {extra}
+"""
+
+
+def deployment(replicas: str = "3", port: str = "80", version: str = '"1.0"', extra: str = "") -> str:
+    return DEPLOYMENT.format(replicas=replicas, port=port, version=version, extra=extra)
+
+
+def run(text: str, **options: object) -> list[Result]:
+    items = load_documents(text, "app/deploy.yaml")
+    return schema.validate(items, ValidatorOptions(**options))  # type: ignore[arg-type]
+
+
+def test_registered_under_its_id() -> None:
+    assert VALIDATORS["schema"] is schema
+    assert schema.id == "schema"
+
+
+def test_valid_deployment_has_no_results() -> None:
+    assert run(deployment()) == []
+
+
+def test_wrong_type_names_field_value_and_expected_type() -> None:
+    [result] = run(deployment(replicas='"3"'))
+    assert result.message == "spec.replicas: '3' is not of type 'integer'"
+    assert result.severity == "error"
+    assert result.field_path == "spec.replicas"
+    assert result.resource_ref == ResourceRef("apps/v1", "Deployment", "web", "prod")
+    assert ("validator", "schema") in result.tags
+    assert ("rule", "type") in result.tags
+    assert ("kubernetes-version", schema.bundled_versions()[-1]) in result.tags
+
+
+def test_every_error_of_an_item_is_listed_in_path_order() -> None:
+    results = run(deployment(replicas="true", port="http-port"))
+    assert [r.field_path for r in results] == [
+        "spec.replicas",
+        "spec.template.spec.containers[0].ports[0].containerPort",
+    ]
+    assert results[1].message.endswith("'http-port' is not of type 'integer'")
+
+
+def test_missing_required_field_is_reported_at_the_parent() -> None:
+    text = deployment().replace("      - name: web\n        image", "      - image")
+    [result] = run(text)
+    assert result.field_path == "spec.template.spec.containers[0]"
+    assert result.message == "spec.template.spec.containers[0]: missing required field 'name'"
+    assert ("rule", "required") in result.tags
+
+
+def test_missing_required_top_level_field_has_empty_path() -> None:
+    text = """\
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: read}
+subjects: [{kind: User, name: jane}]
+"""
+    [result] = run(text)
+    assert result.field_path == ""
+    assert result.message == "missing required field 'roleRef'"
+    assert result.resource_ref == ResourceRef("rbac.authorization.k8s.io/v1", "RoleBinding", "read")
+
+
+def test_int_or_string_lists_both_types() -> None:
+    text = """\
+apiVersion: v1
+kind: Service
+metadata: {name: web}
+spec:
+  ports:
+  - port: 80
+    targetPort: [8080]
+"""
+    [result] = run(text)
+    assert result.field_path == "spec.ports[0].targetPort"
+    assert result.message == "spec.ports[0].targetPort: a list is not of type 'string' or 'integer'"
+
+
+def test_keys_with_dots_and_slashes_are_bracketed_in_the_path() -> None:
+    [result] = run(deployment(version="1"))
+    assert result.field_path == 'metadata.labels["app.kubernetes.io/version"]'
+    assert result.message == 'metadata.labels["app.kubernetes.io/version"]: 1 is not of type \'string\''
+
+
+def test_unknown_fields_pass_unless_strict() -> None:
+    text = deployment(extra="colour: blue")
+    assert run(text) == []
+    [result] = run(text, strict=True)
+    assert result.field_path == "spec.template.spec.containers[0].ports[0].colour"
+    assert result.message == "spec.template.spec.containers[0].ports[0].colour: unknown field"
+    assert ("rule", "additionalProperties") in result.tags
+
+
+def test_kinds_without_schema_get_one_info_result_per_kind() -> None:
+    text = """\
+apiVersion: example.com/v1
+kind: Widget
+metadata: {name: a}
+spec: {size: "not checked"}
+---
+apiVersion: example.com/v1
+kind: Widget
+metadata: {name: b}
+---
+apiVersion: example.com/v2
+kind: Widget
+metadata: {name: c}
+"""
+    results = run(text)
+    assert [(r.severity, r.resource_ref) for r in results] == [
+        ("info", ResourceRef("example.com/v1", "Widget", "a")),
+        ("info", ResourceRef("example.com/v2", "Widget", "c")),
+    ]
+    assert "no schema for Widget (example.com/v1)" in results[0].message
+    assert "2 resources" in results[0].message
+    assert "1 resource of this kind" in results[1].message
+    assert ("rule", "no-schema") in results[0].tags
+
+
+def test_custom_group_sharing_a_builtin_file_name_is_not_checked_as_the_builtin() -> None:
+    # deployment-apps-v1.json would match "apps.example.com" by file name alone.
+    text = """\
+apiVersion: apps.example.com/v1
+kind: Deployment
+metadata: {name: x}
+spec: {replicas: "many"}
+"""
+    [result] = run(text)
+    assert result.severity == "info"
+    assert "apps.example.com/v1" in result.message
+
+
+def test_resource_without_kind_is_an_error() -> None:
+    [result] = run("apiVersion: v1\nmetadata: {name: x}\n")
+    assert result.severity == "error"
+    assert "no apiVersion or kind" in result.message
+
+
+def test_validates_custom_resource_definitions_with_recursive_schema() -> None:
+    text = """\
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  names: {kind: Widget, plural: widgets}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              size: {type: 5}
+"""
+    [result] = run(text)
+    assert result.field_path == "spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.size.type"
+    assert result.message.endswith("5 is not of type 'string'")
+
+
+@pytest.mark.parametrize("spelling", ["1.30", "v1.30", "1.30.2"])
+def test_version_spellings(spelling: str) -> None:
+    assert schema.resolve_version(spelling) == "1.30"
+    [result] = run(deployment(replicas='"3"'), kubernetes_version=spelling)
+    assert ("kubernetes-version", "1.30") in result.tags
+
+
+def test_default_version_is_the_newest_bundled() -> None:
+    versions = schema.bundled_versions()
+    assert schema.resolve_version(None) == versions[-1]
+    assert versions == tuple(sorted(versions, key=lambda v: tuple(map(int, v.split(".")))))
+    assert "1.25" in versions
+
+
+@pytest.mark.parametrize("spelling", ["1.2", "1.99", "latest", ""])
+def test_unknown_version_lists_bundled_versions(spelling: str) -> None:
+    with pytest.raises(ValueError) as info:
+        run(deployment(), kubernetes_version=spelling)
+    assert repr(spelling) in str(info.value)
+    assert ", ".join(schema.bundled_versions()) in str(info.value)
