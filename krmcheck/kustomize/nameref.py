@@ -18,6 +18,7 @@ from typing import Callable, Iterable
 
 import yaml
 
+from krmcheck.kustomize import order
 from krmcheck.kustomize.errors import BuildError
 from krmcheck.kustomize.fieldspec import FieldSpec
 from krmcheck.kustomize.resource import Gvk, ResId, Resource
@@ -97,6 +98,42 @@ def parse_name_references(items: Iterable[dict]) -> tuple[NameBackRef, ...]:
     return tuple(NameBackRef.from_dict(d) for d in items)
 
 
+def merge_name_references(base: tuple[NameBackRef, ...], extra: Iterable[NameBackRef]
+                          ) -> tuple[NameBackRef, ...]:
+    """Add a ``configurations:`` file's entries as kustomize merges them:
+    referrers join the entry of the same referral kind, a referrer already
+    present is kept once (a different ``create`` is an error), and the
+    result is sorted by kind the way kustomize sorts its config."""
+    merged = list(base)
+    for entry in extra:
+        i = next((i for i, b in enumerate(merged) if b.gvk == entry.gvk), None)
+        if i is None:
+            merged.append(entry)
+        else:
+            merged[i] = NameBackRef(entry.gvk, _merge_specs(merged[i].referrers, entry.referrers))
+    return tuple(sorted(merged, key=lambda b: _gvk_order(b.gvk)))
+
+
+def _merge_specs(have: tuple[FieldSpec, ...], new: tuple[FieldSpec, ...]) -> tuple[FieldSpec, ...]:
+    out = list(have)
+    for spec in new:
+        same = [s for s in out if s.path == spec.path and spec.matches(Gvk(s.group, s.version, s.kind))]
+        if not same:
+            out.append(spec)
+        elif same[0].create != spec.create:
+            raise BuildError(f"conflicting fieldspecs for path '{'/'.join(spec.path)}'")
+    return tuple(out)
+
+
+def _gvk_order(gvk: Gvk) -> tuple[int, str]:
+    rank = _KIND_RANK.get(gvk.kind, len(order.FIRST))
+    return rank, str(gvk)
+
+
+_KIND_RANK = {k: i for i, k in enumerate(order.FIRST)}
+_KIND_RANK.update({k: len(order.FIRST) + 1 + i for i, k in enumerate(order.LAST)})
+
+
 @functools.lru_cache(maxsize=None)
 def default_name_references() -> tuple[NameBackRef, ...]:
     text = package_files.files("krmcheck.kustomize").joinpath(
@@ -136,10 +173,6 @@ def _kustomize_id(rid: ResId) -> str:
     g = rid.gvk
     gvk = ".".join([g.kind or "[noKind]", g.version or "[noVer]", g.group or "[noGrp]"])
     return f"{gvk}/{rid.name or '[noName]'}.{rid.namespace or '[noNs]'}"
-
-
-def _text(node: Scalar) -> str:
-    return node.as_string()
 
 
 # --- which resources a referrer may point at ----------------------------------------
@@ -240,7 +273,7 @@ class _Fixer:
         self._set(node)
 
     def _set_scalar(self, node: Scalar) -> None:
-        old = _text(node)
+        old = node.as_string()
         referral = self._select(old, self.candidates, _names_same, node.origin)
         if referral is None or referral.name == old:
             return
@@ -250,7 +283,7 @@ class _Fixer:
         name = node.items.get("name")
         if name is None:
             raise BuildError("path config error; no 'name' field in node", node.origin)
-        old = _text(name) if isinstance(name, Scalar) else ""
+        old = name.as_string() if isinstance(name, Scalar) else ""
         pool = self._by_namespace(node)
         referral = self._select(old, pool, _names_and_namespaces_same, name.origin)
         if referral is None or (referral.name == old and not referral.namespace):
@@ -264,7 +297,7 @@ class _Fixer:
         ns_node = node.items.get("namespace")
         if not isinstance(ns_node, Scalar):
             return self.candidates
-        ns = _text(ns_node)
+        ns = ns_node.as_string()
         if ns == _NO_NAMESPACE:
             return []
         # Prefer the namespace the referral was written with; subjects in a

@@ -13,6 +13,7 @@ from krmcheck.kustomize.nameref import (
     default_name_references,
     fix_name_references,
     is_cluster_scoped,
+    merge_name_references,
     parse_name_references,
 )
 from krmcheck.kustomize.resource import Gvk, Resource
@@ -698,3 +699,64 @@ def test_references_match_kubectl(tmp_path: Path) -> None:
     for key in ("Deployment", "Ingress", "Role", "RoleBinding"):
         name = next(n for k, n in ours if k == key)
         assert ours[(key, name)] == theirs[(key, name)], key
+
+
+def test_resource_that_kept_its_name_still_competes() -> None:
+    # kustomize's TestIssue3489: two overlays of one base, one with a name
+    # suffix, joined under a namespace. The namespace transformer records an
+    # id for every resource (even unchanged, cluster-scoped ones), so the
+    # public ClusterRole is a candidate too and the suffix sieve keeps the
+    # public binding on it.
+    public_role, public_binding = load("""\
+        apiVersion: rbac.authorization.k8s.io/v1
+        kind: ClusterRole
+        metadata:
+          name: external-dns
+        ---
+        apiVersion: rbac.authorization.k8s.io/v1
+        kind: ClusterRoleBinding
+        metadata:
+          name: external-dns-viewer
+        roleRef:
+          apiGroup: rbac.authorization.k8s.io
+          kind: ClusterRole
+          name: external-dns
+        """)
+    private_role, private_binding = [r.copy() for r in (public_role, public_binding)]
+    for r in (private_role, private_binding):
+        rename(r, r.name + "-private", Origin("private/kustomization.yaml", 3, 1, "nameSuffix"))
+        r.suffixes.append("-private")
+    fix_name_references([private_role, private_binding])
+    assert value(private_binding, "roleRef.name") == "external-dns-private"
+    everything = [public_role, public_binding, private_role, private_binding]
+    for r in everything:
+        r.remember_id()  # the overlay's namespace transformer
+    fix_name_references(everything)
+    assert value(public_binding, "roleRef.name") == "external-dns"
+    assert value(private_binding, "roleRef.name") == "external-dns-private"
+
+
+def test_merge_adds_referrers_to_the_same_kind_once() -> None:
+    extra = parse_name_references([
+        {"kind": "ConfigMap", "version": "v1", "fieldSpecs": [
+            {"path": "spec/configRef/name", "kind": "Backup"},
+            {"path": "spec/template/spec/volumes/configMap/name", "kind": "Deployment"}]},
+        {"kind": "Backup", "group": "example.com", "fieldSpecs": [
+            {"path": "spec/backupRef", "kind": "Restore"}]},
+    ])
+    merged = merge_name_references(default_name_references(), extra)
+    cm = next(b for b in merged if b.gvk == Gvk("", "v1", "ConfigMap"))
+    default_cm = next(b for b in default_name_references() if b.gvk == Gvk("", "v1", "ConfigMap"))
+    assert len(cm.referrers) == len(default_cm.referrers) + 1
+    assert cm.referrers[-1].path == ("spec", "configRef", "name")
+    # kinds kustomize does not rank go after the ranked ones, by group/version/kind text
+    kinds = [b.gvk.kind for b in merged]
+    assert kinds.index("Backup") > kinds.index("StatefulSet")
+    assert kinds.index("Backup") < kinds.index("IngressClass")
+
+
+def test_merge_rejects_a_conflicting_create() -> None:
+    extra = parse_name_references([{"kind": "Deployment", "fieldSpecs": [
+        {"path": "spec/scaleTargetRef/name", "kind": "HorizontalPodAutoscaler", "create": True}]}])
+    with pytest.raises(BuildError, match="conflicting fieldspecs"):
+        merge_name_references(default_name_references(), extra)

