@@ -9,11 +9,14 @@ from krmcheck.kustomize.resource import Resource, ResId
 from krmcheck.tree.origin import Origin
 
 
+def id_key(rid: ResId) -> tuple[str, str, str, str]:
+    """What makes two ids the same for kustomize: group, kind, name and
+    namespace; the version does not count, and "" equals "default"."""
+    return (rid.gvk.group, rid.gvk.kind, rid.name, rid.namespace or "default")
+
+
 def same_id(a: ResId, b: ResId) -> bool:
-    """kustomize compares ids on group, kind, name and namespace; the version
-    does not make two resources distinct, and "" equals "default"."""
-    return (a.gvk.group == b.gvk.group and a.gvk.kind == b.gvk.kind and a.name == b.name
-            and (a.namespace or "default") == (b.namespace or "default"))
+    return id_key(a) == id_key(b)
 
 
 class ResourceList:
@@ -27,17 +30,20 @@ class ResourceList:
         return len(self.items)
 
     def append(self, res: Resource, origin: Origin | None = None) -> None:
-        rid = res.id()
-        for other in self.items:
-            if same_id(other.id(), rid):
-                raise BuildError(
-                    f"may not add resource with an already registered id: {rid.describe()}",
-                    origin or res.node.origin)
-        self.items.append(res)
+        self.extend([res], origin)
 
     def extend(self, resources: list[Resource], origin: Origin | None = None) -> None:
-        for r in resources:
-            self.append(r, origin)
+        """Add resources; an id already present is an error. Ids are read
+        afresh (transformers rename in place), once per call: linear."""
+        seen = {id_key(r.id()) for r in self.items}
+        for res in resources:
+            key = id_key(res.id())
+            if key in seen:
+                raise BuildError(
+                    f"may not add resource with an already registered id: {res.id().describe()}",
+                    origin or res.node.origin)
+            seen.add(key)
+            self.items.append(res)
 
     def find_generated_target(self, res: Resource) -> list[Resource]:
         """Resources a merge/replace generator entry may apply to: same kind and

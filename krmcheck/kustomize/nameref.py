@@ -177,21 +177,20 @@ def _kustomize_id(rid: ResId) -> str:
 
 # --- which resources a referrer may point at ----------------------------------------
 
-def _reachable(referrer: Resource, resources: list[Resource]) -> list[Resource]:
-    """Resources the referrer could name: same namespace, cluster-scoped, or
-    (for a RoleBinding) in a namespace of one of its ServiceAccount subjects."""
+def _reachable(referrer: Resource) -> Sieve:
+    """Which resources the referrer could name: same namespace, cluster-scoped,
+    or (for a RoleBinding) in a namespace of one of its ServiceAccount subjects."""
     ref_id = referrer.id()
     if is_cluster_scoped(ref_id.gvk):
-        return list(resources)
+        return _accept_all
     ref_ns = _effective_namespace(ref_id)
     extra = _role_binding_namespaces(referrer)
-    out = []
-    for r in resources:
+
+    def sieve(r: Resource) -> bool:
         rid = r.id()
-        if (is_cluster_scoped(rid.gvk) or _effective_namespace(rid) == ref_ns
-                or rid.namespace in extra):
-            out.append(r)
-    return out
+        return (is_cluster_scoped(rid.gvk) or _effective_namespace(rid) == ref_ns
+                or rid.namespace in extra)
+    return sieve
 
 
 def _role_binding_namespaces(res: Resource) -> set[str]:
@@ -244,7 +243,13 @@ class _Fixer:
     referrer: Resource
     spec: FieldSpec
     target: Gvk
-    candidates: list[Resource]
+    by_name: dict[str, list[Resource]]  # every resource, by each of its previous names
+    reachable: Sieve
+
+    def candidates(self, old: str) -> list[Resource]:
+        """Resources once named ``old`` that the referrer may reach; looked up
+        by name first so the fix stays linear in the number of resources."""
+        return [r for r in self.by_name.get(old, ()) if self.reachable(r)]
 
     @property
     def path(self) -> str:
@@ -274,7 +279,7 @@ class _Fixer:
 
     def _set_scalar(self, node: Scalar) -> None:
         old = node.as_string()
-        referral = self._select(old, self.candidates, _names_same, node.origin)
+        referral = self._select(old, self.candidates(old), _names_same, node.origin)
         if referral is None or referral.name == old:
             return
         node.set(referral.name, _name_origin(referral))
@@ -284,7 +289,7 @@ class _Fixer:
         if name is None:
             raise BuildError("path config error; no 'name' field in node", node.origin)
         old = name.as_string() if isinstance(name, Scalar) else ""
-        pool = self._by_namespace(node)
+        pool = self._by_namespace(node, self.candidates(old))
         referral = self._select(old, pool, _names_and_namespaces_same, name.origin)
         if referral is None or (referral.name == old and not referral.namespace):
             return
@@ -293,19 +298,19 @@ class _Fixer:
         if referral.namespace:
             _put(node, "namespace", referral.namespace, _namespace_origin(referral))
 
-    def _by_namespace(self, node: Mapping) -> list[Resource]:
+    def _by_namespace(self, node: Mapping, candidates: list[Resource]) -> list[Resource]:
         ns_node = node.items.get("namespace")
         if not isinstance(ns_node, Scalar):
-            return self.candidates
+            return candidates
         ns = ns_node.as_string()
         if ns == _NO_NAMESPACE:
             return []
         # Prefer the namespace the referral was written with; subjects in a
         # base name the namespace before an overlay moved it.
-        by_original = [r for r in self.candidates if _effective_namespace(_org_id(r)) == ns]
+        by_original = [r for r in candidates if _effective_namespace(_org_id(r)) == ns]
         if by_original:
             return by_original
-        return [r for r in self.candidates if _effective_namespace(r.id()) == ns]
+        return [r for r in candidates if _effective_namespace(r.id()) == ns]
 
     def _select(self, old: str, pool: list[Resource],
                 identical: Callable[[list[Resource]], bool], where: Origin) -> Resource | None:
@@ -413,10 +418,14 @@ def fix_name_references(resources: list[Resource],
     table when a kustomization adds ``configurations``.
     """
     backrefs = default_name_references() if table is None else table
+    by_name: dict[str, list[Resource]] = {}
+    for r in resources:
+        for name in dict.fromkeys(p.name for p in r.prev_ids):
+            by_name.setdefault(name, []).append(r)
     for referrer, jobs in _plan(resources, backrefs):
-        pool = _reachable(referrer, resources)
+        reachable = _reachable(referrer)
         for spec, target in jobs:
-            _Fixer(referrer, spec, target, pool).run()
+            _Fixer(referrer, spec, target, by_name, reachable).run()
 
 
 def _plan(resources: list[Resource], backrefs: tuple[NameBackRef, ...]
