@@ -38,7 +38,21 @@ def _check_parser() -> argparse.ArgumentParser:
                    help="GitHub annotations and job summary (auto: on under GITHUB_ACTIONS)")
     p.add_argument("--load-restrictor", choices=RESTRICTORS, default=ROOT_ONLY)
     p.add_argument("--jobs", "-j", type=int, default=1, help="roots rendered in parallel")
+    p.add_argument("--network", action="store_true",
+                   help="fetch remote resources and bases (git repositories, URLs); "
+                        "also allowed by KRMCHECK_NETWORK=1; default: off")
+    _add_plugin_flags(p)
     return p
+
+
+def _add_plugin_flags(p: argparse.ArgumentParser) -> None:
+    # kubectl kustomize's spellings
+    p.add_argument("--enable-alpha-plugins", action="store_true",
+                   help="run plugins that are not builtin (exec plugins, KRM functions)")
+    p.add_argument("--enable-helm", action="store_true",
+                   help="inflate helmCharts with `helm template`")
+    p.add_argument("--helm-command", default="helm", metavar="CMD",
+                   help="helm binary to run with --enable-helm (default: helm on PATH)")
 
 
 def _build_parser() -> argparse.ArgumentParser:
@@ -46,6 +60,10 @@ def _build_parser() -> argparse.ArgumentParser:
                                 description="Print what `kubectl kustomize DIR` prints.")
     p.add_argument("dir", metavar="DIR")
     p.add_argument("--load-restrictor", choices=RESTRICTORS, default=ROOT_ONLY)
+    p.add_argument("--network", action="store_true",
+                   help="fetch remote resources and bases (git repositories, URLs); "
+                        "also allowed by KRMCHECK_NETWORK=1; default: off")
+    _add_plugin_flags(p)
     return p
 
 
@@ -55,7 +73,9 @@ def parse_check(argv: Sequence[str]) -> runner.CheckOptions:
         paths=tuple(Path(p) for p in a.paths), roots=tuple(a.roots) if a.roots else (),
         changed_since=a.changed_since, kubernetes_version=a.kubernetes_version,
         strict=a.strict, fail_on=a.fail_on, junit=a.junit, sarif=a.sarif, json=a.json,
-        github=a.github, load_restrictor=a.load_restrictor, jobs=max(1, a.jobs))
+        github=a.github, load_restrictor=a.load_restrictor, jobs=max(1, a.jobs),
+        network=a.network, enable_alpha_plugins=a.enable_alpha_plugins,
+        enable_helm=a.enable_helm, helm_command=a.helm_command)
 
 
 def _normalise_restrictor(argv: list[str]) -> list[str]:
@@ -72,7 +92,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _normalise_restrictor(list(sys.argv[1:] if argv is None else argv))
     if args[:1] == ["build"]:
         b = _build_parser().parse_args(args[1:])
-        return runner.run_build(Path(b.dir), b.load_restrictor, sys.stdout, sys.stderr)
+        return runner.run_build(Path(b.dir), b.load_restrictor, sys.stdout, sys.stderr, b.network,
+                                b.enable_alpha_plugins, b.enable_helm, b.helm_command)
     if args[:1] == ["check"]:
         args = args[1:]
     return runner.run_check(parse_check(args), sys.stdout, sys.stderr)

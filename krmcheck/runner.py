@@ -39,6 +39,10 @@ class CheckOptions:
     github: str = "auto"
     load_restrictor: str = ROOT_ONLY
     jobs: int = 1
+    network: bool = False
+    enable_alpha_plugins: bool = False
+    enable_helm: bool = False
+    helm_command: str = "helm"
 
 
 class UsageError(Exception):
@@ -47,9 +51,12 @@ class UsageError(Exception):
 
 # --- build -----------------------------------------------------------------------
 
-def run_build(directory: Path, restrictor: str, out: TextIO, err: TextIO) -> int:
+def run_build(directory: Path, restrictor: str, out: TextIO, err: TextIO,
+              network: bool = False, enable_alpha_plugins: bool = False,
+              enable_helm: bool = False, helm_command: str = "helm") -> int:
     files = Files(discover.repo_root(Path.cwd()))
-    builder = Builder(files, BuildOptions(restrictor))
+    builder = Builder(files, BuildOptions(restrictor, network, enable_alpha_plugins,
+                                          enable_helm, helm_command))
     try:
         resources = builder.build(directory)
     except BuildError as e:
@@ -72,7 +79,9 @@ def run_check(opts: CheckOptions, out: TextIO, err: TextIO,
         err.write(f"krmcheck: error: {e}\n")
         return EXIT_BROKEN
     files = Files(discover.repo_root(Path.cwd()))
-    builder = Builder(files, BuildOptions(opts.load_restrictor))
+    builder = Builder(files, BuildOptions(opts.load_restrictor, opts.network,
+                                          opts.enable_alpha_plugins, opts.enable_helm,
+                                          opts.helm_command))
     reports = tuple(_check_root(builder, files, root, vopts) for root in roots)
     run = RunReport(reports, opts.fail_on)
     _report(run, opts, out, env)

@@ -19,13 +19,15 @@ SUPPORTED = frozenset({
     "namePrefix", "nameSuffix", "namespace", "commonLabels", "labels",
     "commonAnnotations", "images", "imageTags", "replicas", "patches", "patchesStrategicMerge",
     "patchesJson6902", "configMapGenerator", "secretGenerator", "generatorOptions",
+    "vars", "replacements",
+    "generators", "transformers", "validators", "helmCharts", "helmGlobals",
+    "helmChartInflationGenerator", "configurations", "crds", "openapi",
 })
 KNOWN_UNSUPPORTED = frozenset({
-    "generators", "transformers", "validators", "vars", "replacements", "configurations",
-    "crds", "openapi", "sortOptions", "buildMetadata", "helmCharts", "helmGlobals",
-    "helmChartInflationGenerator", "inventory", "catalogs",
+    "sortOptions", "buildMetadata", "inventory", "catalogs",
 })
 KINDS = ("Kustomization", "Component")
+COMPONENT_API_VERSION = "kustomize.config.k8s.io/v1alpha1"
 
 
 def find_file(directory: Path) -> Path | None:
@@ -103,7 +105,9 @@ def load(directory: Path, files: Files, origin: Origin | None = None) -> Kustomi
     display = files.display(path)
     text = files.read_text(path, origin)
     try:
-        docs = load_documents(text, display, by="kustomization")
+        # kustomize reads kustomization files with go-yaml v2, where a
+        # repeated key silently replaces the earlier one.
+        docs = load_documents(text, display, by="kustomization", duplicate_keys=True)
     except LoadError as e:
         raise BuildError(e.message, Origin(e.path, e.line, e.col)) from None
     if not docs:
@@ -131,6 +135,10 @@ def _check_fields(k: Kustomization) -> None:
     kind = k.node.value("kind")
     if kind not in (None, *KINDS):
         raise BuildError(f"kind '{kind}' is not Kustomization or Component", k.origin("kind"))
+    api = k.node.value("apiVersion")
+    if kind == "Component" and api is not None and api != COMPONENT_API_VERSION:
+        raise BuildError(f"apiVersion for Component should be {COMPONENT_API_VERSION}",
+                         k.origin("apiVersion"))
     for name, node in k.node.items.items():
         if name in SUPPORTED:
             continue

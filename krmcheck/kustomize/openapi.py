@@ -9,18 +9,31 @@ definitions as ``x-kubernetes-patch-strategy`` / ``x-kubernetes-patch-merge-key`
 there instead of keeping a hand-typed table.
 
 Kinds with no definition (CRDs) have no schema: kustomize then replaces their
-lists wholesale, and so do we.
+lists wholesale, and so do we, unless a kustomization's ``openapi:`` field
+gives a schema for them (``SchemaChoice``; see kyaml/openapi.SetSchema and
+kusttarget.accumulateDirectory in Kustomize v5.5.0).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
-from typing import Any, NamedTuple
+from typing import Any, Iterator, NamedTuple
 
+import yaml
+
+from krmcheck.kustomize.errors import BuildError
+from krmcheck.kustomize.files import Files, check_restriction
+from krmcheck.kustomize.kustomization import Kustomization
 from krmcheck.kustomize.resource import Gvk
+from krmcheck.tree.node import Scalar
+from krmcheck.tree.origin import Origin
 
 Schema = dict[str, Any]
 
@@ -82,45 +95,24 @@ def _default_version() -> str:
     return versions[-1]
 
 
-@lru_cache(maxsize=None)
-def _kinds(version: str) -> dict[Gvk, str]:
-    """Definition name for every group/version/kind the schemas declare."""
-    index: dict[Gvk, str] = {}
-    for name, schema in _definitions(version).items():
-        for gvk in schema.get(_GVK_EXT) or ():
-            key = Gvk(gvk.get("group", ""), gvk.get("version", ""), gvk.get("kind", ""))
-            # Several definitions can claim a kind (e.g. DeleteOptions for
-            # every group); the first, full one wins.
-            index.setdefault(key, name)
-    return index
-
-
 # Groups whose kinds moved elsewhere before the bundled schemas begin.
 _MOVED_GROUPS = {"extensions": ("apps", "networking.k8s.io", "policy")}
 
 
-def _kind_definition(gvk: Gvk, version: str) -> str | None:
-    """The definition of a kind; for an API version the bundled schemas no
-    longer carry (apps/v1beta1, extensions/v1beta1...) the same kind of a
-    served version, since kustomize's own older schemas still know them."""
-    kinds = _kinds(version)
-    if gvk in kinds:
-        return kinds[gvk]
-    for group in (gvk.group,) + _MOVED_GROUPS.get(gvk.group, ()):
-        for known, name in kinds.items():
-            if known.group == group and known.kind == gvk.kind:
-                return name
-    return None
-
-
-def _resolve(schema: Schema, version: str) -> Schema:
-    defs = _definitions(version)
-    seen = 0
-    while "$ref" in schema and seen < 32:
-        name = schema["$ref"].rsplit("/", 1)[-1]
-        schema = defs.get(name, {})
-        seen += 1
-    return schema
+def _kind_index(definitions: dict[str, Schema]) -> dict[Gvk, str]:
+    """Definition name for every group/version/kind the definitions declare."""
+    index: dict[Gvk, str] = {}
+    for name, schema in definitions.items():
+        gvks = schema.get(_GVK_EXT) if isinstance(schema, dict) else None
+        for gvk in gvks if isinstance(gvks, list) else ():
+            if not isinstance(gvk, dict):
+                continue
+            key = Gvk(str(gvk.get("group") or ""), str(gvk.get("version") or ""),
+                      str(gvk.get("kind") or ""))
+            # Several definitions can claim a kind (e.g. DeleteOptions for
+            # every group); the first, full one wins.
+            index.setdefault(key, name)
+    return index
 
 
 def _is_array(schema: Schema) -> bool:
@@ -128,45 +120,79 @@ def _is_array(schema: Schema) -> bool:
     return kind == "array" or (isinstance(kind, list) and "array" in kind)
 
 
-def _child(schema: Schema, key: str, version: str) -> Schema | None:
-    """The (unresolved) schema of field ``key`` of an object schema; list
-    levels are stepped through, as paths carry no indexes."""
-    schema = _resolve(schema, version)
-    if _is_array(schema) and isinstance(schema.get("items"), dict):
-        schema = _resolve(schema["items"], version)
-    props = schema.get("properties") or {}
-    if key in props:
-        return props[key]
-    extra = schema.get("additionalProperties")
-    if isinstance(extra, dict):
-        return extra
-    return None
+_UNKNOWN = object()
 
 
-@lru_cache(maxsize=65536)
-def field_schema(gvk: Gvk, path: tuple[str, ...], version: str = "") -> Schema | None:
-    """The schema at ``path`` (mapping keys only) of a kind, or None when the
-    kind or the field is unknown."""
-    version = version or _default_version()
-    if not path:
-        name = _kind_definition(gvk, version)
-        return _definitions(version)[name] if name else None
-    parent = field_schema(gvk, path[:-1], version)
-    if parent is None:
+class Schemas:
+    """One set of OpenAPI definitions strategic merge reads patch metadata
+    from: the bundled Kubernetes ones, or a kustomization's ``openapi:``
+    schema. Lookups are memoised per instance; share instances."""
+
+    def __init__(self, definitions: dict[str, Schema], key: str) -> None:
+        self.definitions = definitions
+        self.key = key  # names the schema set (cache keys of rendered bases)
+        self._kinds = _kind_index(definitions)
+        self._fields: dict[tuple[Gvk, tuple[str, ...]], Schema | None] = {}
+        self._metas: dict[tuple[Gvk, tuple[str, ...]], PatchMeta] = {}
+
+    def _kind_definition(self, gvk: Gvk) -> str | None:
+        """The definition of a kind; for an API version the schemas no longer
+        carry (apps/v1beta1, extensions/v1beta1...) the same kind of a served
+        version, since kustomize's own older schemas still know them."""
+        if gvk in self._kinds:
+            return self._kinds[gvk]
+        for group in (gvk.group,) + _MOVED_GROUPS.get(gvk.group, ()):
+            for known, name in self._kinds.items():
+                if known.group == group and known.kind == gvk.kind:
+                    return name
         return None
-    return _child(parent, path[-1], version)
+
+    def _resolve(self, schema: Schema) -> Schema:
+        seen = 0
+        while "$ref" in schema and seen < 32:
+            name = str(schema["$ref"]).rsplit("/", 1)[-1]
+            schema = self.definitions.get(name) or {}
+            seen += 1
+        return schema
+
+    def _child(self, schema: Schema, key: str) -> Schema | None:
+        """The (unresolved) schema of field ``key`` of an object schema; list
+        levels are stepped through, as paths carry no indexes."""
+        schema = self._resolve(schema)
+        if _is_array(schema) and isinstance(schema.get("items"), dict):
+            schema = self._resolve(schema["items"])
+        props = schema.get("properties") or {}
+        if key in props:
+            return props[key]
+        extra = schema.get("additionalProperties")
+        if isinstance(extra, dict):
+            return extra
+        return None
+
+    def field_schema(self, gvk: Gvk, path: tuple[str, ...]) -> Schema | None:
+        """The schema at ``path`` (mapping keys only) of a kind, or None when
+        the kind or the field is unknown."""
+        found = self._fields.get((gvk, path), _UNKNOWN)
+        if found is not _UNKNOWN:
+            return found  # type: ignore[return-value]
+        if not path:
+            name = self._kind_definition(gvk)
+            result = self.definitions.get(name) if name else None
+        else:
+            parent = self.field_schema(gvk, path[:-1])
+            result = None if parent is None else self._child(parent, path[-1])
+        self._fields[(gvk, path)] = result
+        return result
+
+    def patch_meta(self, gvk: Gvk, path: tuple[str, ...]) -> PatchMeta:
+        meta = self._metas.get((gvk, path))
+        if meta is None:
+            meta = _meta_of(self.field_schema(gvk, path))
+            self._metas[(gvk, path)] = meta
+        return meta
 
 
-def has_schema(gvk: Gvk, path: tuple[str, ...] = ()) -> bool:
-    """Whether the schemas describe this field of this kind."""
-    return field_schema(gvk, path) is not None
-
-
-@lru_cache(maxsize=65536)
-def patch_meta(gvk: Gvk, path: tuple[str, ...]) -> PatchMeta:
-    """Patch strategy and merge key of the field at ``path`` of a built-in kind;
-    empty for unknown kinds and fields (their lists are replaced)."""
-    schema = field_schema(gvk, path)
+def _meta_of(schema: Schema | None) -> PatchMeta:
     if schema is None:
         return NO_META
     # The extensions sit on the property itself, next to any $ref.
@@ -180,3 +206,154 @@ def patch_meta(gvk: Gvk, path: tuple[str, ...]) -> PatchMeta:
     else:
         keys = (merge_key,) if merge_key else ()
     return PatchMeta(strategy, merge_key, keys)
+
+
+@lru_cache(maxsize=None)
+def builtin(version: str = "") -> Schemas:
+    """The bundled Kubernetes schemas (newest by default), shared."""
+    version = version or _default_version()
+    return Schemas(_definitions(version), f"builtin:{version}")
+
+
+# The schemas of the build in progress. kustomize keeps one process-wide
+# schema (kyaml/openapi.SetSchema); a context variable keeps ours per build
+# and per thread, so parallel builds of different roots do not mix.
+_ACTIVE: ContextVar["SchemaChoice | None"] = ContextVar("krmcheck_openapi", default=None)
+
+
+def current() -> Schemas:
+    """The schemas strategic merge reads now."""
+    choice = _ACTIVE.get()
+    return choice.schemas if choice is not None else builtin()
+
+
+def field_schema(gvk: Gvk, path: tuple[str, ...], version: str = "") -> Schema | None:
+    """The schema at ``path`` of a kind in the current (or a bundled) schema set."""
+    return (builtin(version) if version else current()).field_schema(gvk, path)
+
+
+def has_schema(gvk: Gvk, path: tuple[str, ...] = ()) -> bool:
+    """Whether the current schemas describe this field of this kind."""
+    return current().field_schema(gvk, path) is not None
+
+
+def patch_meta(gvk: Gvk, path: tuple[str, ...]) -> PatchMeta:
+    """Patch strategy and merge key of the field at ``path`` of a kind;
+    empty for unknown kinds and fields (their lists are replaced)."""
+    return current().patch_meta(gvk, path)
+
+
+# --- the ``openapi:`` field ----------------------------------------------------------
+
+# The only schema version Kustomize v5.5.0 has built in (its default); asking
+# for it means "the built-in schemas", which for us are the bundled ones.
+KUSTOMIZE_VERSIONS = ("v1.21.2",)
+
+
+@dataclass(frozen=True)
+class SchemaRequest:
+    """A kustomization's ``openapi:`` field, its file already read."""
+
+    version: str
+    text: str | None  # the schema file's content, when ``path`` is given
+    display: str  # the schema file, repo-relative
+    origin: Origin
+
+
+def read_request(k: Kustomization, files: Files, restrictor: str) -> SchemaRequest | None:
+    """The kustomization's ``openapi:`` request. Like kustomize, the file is
+    read even when an earlier kustomization's schema will win."""
+    node = k.mapping("openapi")
+    if node is None:
+        return None
+    version = node.value("version")
+    path_node = node.items.get("path")
+    text, display = None, ""
+    if isinstance(path_node, Scalar) and path_node.value not in (None, ""):
+        rel = path_node.as_string()
+        if "://" in rel:
+            raise BuildError(f"remote openapi schema '{rel}' is not supported yet by krmcheck",
+                             path_node.origin)
+        path = k.directory / rel
+        display = files.display(path)
+        if not path.exists():
+            raise BuildError(f"openapi path '{display}': no such file", path_node.origin)
+        check_restriction(restrictor, k.directory, path, path_node.origin, files)
+        text = files.read_text(path, path_node.origin)
+    return SchemaRequest("" if version is None else str(version), text, display, node.origin)
+
+
+@dataclass
+class SchemaChoice:
+    """Which schemas strategic merge reads during one build.
+
+    Mirrors kyaml's SetSchema: the top kustomization's ``openapi:`` field
+    wins, otherwise the first one met while accumulating (resources and
+    components, depth first); it takes effect from that point of the build.
+    A schema file given at the top replaces the built-in schemas entirely
+    (built-in kinds then lose their merge keys, checked with kubectl); one
+    given lower down is laid over them, since kustomize has usually parsed
+    the built-in schemas by then.
+    """
+
+    schemas: Schemas = field(default_factory=builtin)
+    chosen: bool = False
+
+    def offer(self, request: SchemaRequest | None, top_level: bool) -> None:
+        if request is None or self.chosen:
+            return
+        if request.text is not None:
+            if request.version:
+                raise BuildError("openapi: builtin version and custom schema provided, cannot use both",
+                                 request.origin)
+            self.schemas = _custom(request.text, request.display, not top_level)
+            self.chosen = True
+        elif request.version:
+            if request.version not in KUSTOMIZE_VERSIONS:
+                raise BuildError(f"openapi: the specified OpenAPI version '{request.version}' is not "
+                                 f"built in (only {', '.join(KUSTOMIZE_VERSIONS)})", request.origin)
+            self.schemas = builtin()
+            self.chosen = True
+
+    def adopt(self, schemas: Schemas | None) -> None:
+        """Take the schemas a (cached) sub-kustomization chose, if none yet."""
+        if schemas is not None and not self.chosen:
+            self.schemas, self.chosen = schemas, True
+
+
+@lru_cache(maxsize=64)
+def _custom(text: str, display: str, over_builtin: bool) -> Schemas:
+    definitions = _parse_definitions(text, display)
+    if over_builtin:
+        # kustomize parses the built-in schemas after the custom one here,
+        # so built-in definitions of the same name win.
+        definitions = {**definitions, **builtin().definitions}
+    digest = hashlib.sha256(text.encode()).hexdigest()[:16]
+    return Schemas(definitions, f"custom:{display}:{digest}:{int(over_builtin)}")
+
+
+def _parse_definitions(text: str, display: str) -> dict[str, Schema]:
+    try:
+        doc = json.loads(text) if text.lstrip().startswith("{") else yaml.load(text, Loader=_YamlLoader)
+    except (ValueError, yaml.YAMLError) as e:
+        raise BuildError(f"invalid schema file {display}: {e}", Origin(display, 1, 1)) from None
+    if not isinstance(doc, dict):
+        raise BuildError(f"invalid schema file {display}: not a map", Origin(display, 1, 1))
+    defs = doc.get("definitions") or {}
+    if not isinstance(defs, dict):
+        raise BuildError(f"invalid schema file {display}: definitions must be a map",
+                         Origin(display, 1, 1))
+    return defs
+
+
+_YamlLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+@contextmanager
+def using(choice: SchemaChoice) -> Iterator[SchemaChoice]:
+    """Make ``choice`` the schemas of the build running in this context."""
+    token = _ACTIVE.set(choice)
+    try:
+        yield choice
+    finally:
+        _ACTIVE.reset(token)

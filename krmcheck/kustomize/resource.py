@@ -63,6 +63,9 @@ class Resource:
     # name prefixes / suffixes applied so far (kustomize's build annotations)
     prefixes: list[str] = field(default_factory=list)
     suffixes: list[str] = field(default_factory=list)
+    # The `vars:` entries (kustomization nodes) bound to this resource where
+    # they were declared (kustomize's refVarNames); resolved at the top level.
+    ref_vars: list[Mapping] = field(default_factory=list)
 
     # --- identity -----------------------------------------------------------
     @property
@@ -138,7 +141,8 @@ class Resource:
         return Resource(self.node.copy(), list(self.prev_ids),
                         GeneratorInfo(self.generator.behavior, self.generator.needs_hash,
                                       self.generator.origin) if self.generator else None,
-                        self.needs_hash, list(self.prefixes), list(self.suffixes))
+                        self.needs_hash, list(self.prefixes), list(self.suffixes),
+                        list(self.ref_vars))
 
     def field(self, *path: str) -> Node | None:
         node: Node | None = self.node

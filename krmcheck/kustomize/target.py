@@ -10,13 +10,17 @@ Each step adds context to the errors it passes on.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from krmcheck import fn
+from krmcheck.fn import configs as fn_configs
 from krmcheck.kustomize import kustomization as kfile
-from krmcheck.kustomize import order
+from krmcheck.kustomize import openapi, order, remote
 from krmcheck.kustomize.accumulator import ResourceList
 from krmcheck.kustomize.builtins import images, labels, namespace, patches, prefix_suffix, replicas
+from krmcheck.kustomize.builtins import replacements, vars as kvars
+from krmcheck.kustomize.builtins import helm
 from krmcheck.kustomize.errors import BuildError
 from krmcheck.kustomize.files import ROOT_ONLY, Files, check_restriction
 from krmcheck.kustomize.generators import generate, merge_generated
@@ -24,6 +28,7 @@ from krmcheck.kustomize.hashing import hashed_name
 from krmcheck.kustomize.kustomization import Kustomization
 from krmcheck.kustomize.nameref import fix_name_references
 from krmcheck.kustomize.resource import Resource
+from krmcheck.kustomize.transformerconfig import Tracker
 from krmcheck.tree.load import LoadError, load_documents
 from krmcheck.tree.node import Mapping, Node, Scalar, Sequence
 from krmcheck.tree.origin import Origin
@@ -34,6 +39,10 @@ LOCAL_CONFIG = "config.kubernetes.io/local-config"
 @dataclass(frozen=True)
 class BuildOptions:
     load_restrictor: str = ROOT_ONLY
+    network: bool = False  # fetch remote resources (also allowed by KRMCHECK_NETWORK=1)
+    enable_alpha_plugins: bool = False  # run external plugins (kustomize's flag)
+    enable_helm: bool = False  # inflate helmCharts with helm_command
+    helm_command: str = "helm"
 
 
 @dataclass
@@ -43,15 +52,19 @@ class Builder:
     files: Files
     options: BuildOptions = field(default_factory=BuildOptions)
     _cache: dict[str, list[Resource]] = field(default_factory=dict)
+    remotes: remote.Remotes = field(default_factory=remote.Remotes)
+    tables: Tracker = field(default_factory=Tracker)  # configurations, crds, openapi
 
     # --- public ---------------------------------------------------------------
     def build(self, directory: Path) -> list[Resource]:
         """Render ``directory`` as ``kubectl kustomize`` would, in output order."""
-        acc = self._accumulate_dir(directory, None, ())
+        with openapi.using(self.tables.start_build()):
+            acc = self._accumulate_dir(directory, None, ())
         resources = list(acc)
         try:
             _add_hash_suffixes(resources)
-            fix_name_references(resources)
+            fix_name_references(resources, self.tables.config.name_reference)
+            kvars.resolve(resources, self.tables.config.var_reference)  # names are final now
         except BuildError as e:
             raise e.add_context(f"building {self.files.display(directory)}")
         resources = [r for r in resources if not _is_local_config(r)]
@@ -63,24 +76,31 @@ class Builder:
         real = os.path.realpath(directory)
         if real in stack:
             raise BuildError(f"cycle detected: {self.files.display(directory)} includes itself", origin)
-        cached = self._cache.get(real)
-        if cached is not None:
+        key = self.tables.cache_key(real)
+        cached = self._cache.get(key)
+        if cached is not None and self.tables.reuse(key):
             return ResourceList([r.copy() for r in cached])
         k = kfile.load(directory, self.files, origin)
-        if k.is_component:
+        if k.is_component and origin is not None:
             raise BuildError(f"{k.display} is a Component; list it under components:, not resources:",
                              origin or k.node.origin)
+        entered = self.tables.enter(k, self.files, self.options.load_restrictor, not stack)
         acc = ResourceList()
         self._run(k, acc, stack + (real,))
-        self._cache[real] = [r.copy() for r in acc]
+        self.tables.leave(entered, key)
+        self._cache[key] = [r.copy() for r in acc]
         return acc
 
     def _run(self, k: Kustomization, acc: ResourceList, stack: tuple[str, ...]) -> None:
         steps = (
             ("accumulating resources", lambda: self._accumulate_resources(k, acc, stack)),
-            ("running generators", lambda: self._run_generators(k, acc)),
+            ("loading configurations", lambda: self.tables.add_own(k, self.files,
+                                                                   self.options.load_restrictor)),
+            ("running generators", lambda: self._run_generators(k, acc, stack)),
             ("accumulating components", lambda: self._accumulate_components(k, acc, stack)),
-            ("running transformers", lambda: self._run_transformers(k, acc)),
+            ("running transformers", lambda: self._run_transformers(k, acc, stack)),
+            ("running validators", lambda: self._run_validators(k, acc, stack)),
+            ("merging vars", lambda: kvars.merge(k.seq("vars"), acc.items)),
         )
         for what, step in steps:
             try:
@@ -97,10 +117,15 @@ class Builder:
 
     def _accumulate_entry(self, k: Kustomization, rel: str, origin: Origin,
                           acc: ResourceList, stack: tuple[str, ...]) -> None:
-        if "://" in rel or rel.startswith(("git@", "github.com/", "git::")):
-            raise BuildError(f"remote resource '{rel}' is not supported yet by krmcheck", origin)
+        fetched = self._remote(rel, k, origin)
+        if fetched is not None:
+            sub, path = fetched
+            acc.extend(list(sub._accumulate_dir(path, origin, stack)) if path.is_dir()
+                       else sub._load_file(path, origin), origin)
+            return
         path = k.directory / rel
         if path.is_dir():
+            remote.check_contained(self.files, path, origin)
             acc.extend(list(self._accumulate_dir(path, origin, stack)), origin)
             return
         if not path.exists():
@@ -118,6 +143,8 @@ class Builder:
             raise BuildError(e.message, Origin(e.path, e.line, e.col)) from None
         out: list[Resource] = []
         for doc in docs:
+            if isinstance(doc, Scalar) and doc.value is None:
+                continue  # an empty document (a trailing ---) holds nothing, as in kustomize
             out.extend(_resources_of(doc))
         return out
 
@@ -126,20 +153,31 @@ class Builder:
         for entry in k.seq("components"):
             if not isinstance(entry, Scalar) or not isinstance(entry.value, str):
                 raise BuildError("a components entry must be a path", entry.origin)
-            path = k.directory / entry.value
+            sub, path = self._remote(entry.value, k, entry.origin) or (self, k.directory / entry.value)
             if not path.is_dir():
                 raise BuildError(f"component '{entry.value}' is not a directory", entry.origin)
-            comp = kfile.load(path, self.files, entry.origin)
+            remote.check_contained(sub.files, path, entry.origin)
+            comp = kfile.load(path, sub.files, entry.origin)
+            self.tables.offer_schema(comp, sub.files, sub.options.load_restrictor)
             if not comp.is_component:
                 raise BuildError(f"{comp.display} listed under components: must have kind: Component",
                                  entry.origin)
             real = os.path.realpath(path)
             if real in stack:
                 raise BuildError(f"cycle detected: {comp.display} includes itself", entry.origin)
-            self._run(comp, acc, stack + (real,))
+            sub._run(comp, acc, stack + (real,))
+
+    def _remote(self, rel: str, k: Kustomization, origin: Origin) -> tuple[Builder, Path] | None:
+        """A remote entry fetched, and a builder for it: files named by URL,
+        and a clone never escapes its root (kustomize forces RootOnly there)."""
+        fetched = remote.fetch(self.remotes, rel, k.directory, origin, self.options.network)
+        if fetched is None:
+            return None
+        options = replace(self.options, load_restrictor=ROOT_ONLY)
+        return replace(self, files=fetched.files, options=options), fetched.path
 
     # --- generators -------------------------------------------------------------
-    def _run_generators(self, k: Kustomization, acc: ResourceList) -> None:
+    def _run_generators(self, k: Kustomization, acc: ResourceList, stack: tuple[str, ...] = ()) -> None:
         options = k.mapping("generatorOptions")
         for field_name, kind in (("configMapGenerator", "ConfigMap"), ("secretGenerator", "Secret")):
             for entry in k.seq(field_name):
@@ -148,6 +186,14 @@ class Builder:
                 res = generate(kind, entry, options, k.directory, self.files,
                                self.options.load_restrictor)
                 self._add_generated(acc, res, entry.origin)
+        charts = helm.charts_of(k.seq("helmCharts"), k.mapping("helmGlobals"),
+                                k.seq("helmChartInflationGenerator"))
+        env = helm.HelmEnv(k.directory, self.files, self.options.enable_helm, self.options.helm_command)
+        for res in helm.generate(charts, env):
+            self._add_generated(acc, res, res.node.origin)
+        for config in self._plugin_configs(k, "generators", stack):
+            for res in fn.generate(config, self._plugin_context(k)):
+                self._add_generated(acc, res, config.entry)
 
     def _add_generated(self, acc: ResourceList, res: Resource, origin: Origin) -> None:
         behavior = res.generator.behavior if res.generator else "create"
@@ -161,37 +207,64 @@ class Builder:
         merge_generated(targets[0], res, behavior)
 
     # --- transformers -----------------------------------------------------------
-    def _run_transformers(self, k: Kustomization, acc: ResourceList) -> None:
+    def _run_transformers(self, k: Kustomization, acc: ResourceList, stack: tuple[str, ...] = ()) -> None:
         src = patches.PatchSource(k.directory, self.files, self.options.load_restrictor)
         res = acc.items
         for entry in k.seq("patchesStrategicMerge"):
-            patches.strategic(res, patches.load_patch(entry, src), None, entry.origin)
+            docs = patches.load_patch(entry, src)
+            if not docs:  # unlike patches:, an empty file here is refused
+                name = entry.as_string() if isinstance(entry, Scalar) else "entry"
+                raise BuildError(f"patchesStrategicMerge: '{name}' holds no patch", entry.origin)
+            patches.strategic(res, docs, None, entry.origin)
         for entry in k.seq("patches"):
             self._patch(res, entry, src)
+        tables = self.tables.config
         ns = k.string("namespace")
         if ns and ns[0]:
-            namespace.apply(res, ns[0], ns[1])
+            namespace.apply(res, ns[0], ns[1], tables)
         prefix, suffix = k.string("namePrefix"), k.string("nameSuffix")
         if prefix or suffix:
             prefix_suffix.apply(res, prefix[0] if prefix else "", suffix[0] if suffix else "",
-                                (prefix or suffix)[1])  # type: ignore[index]
+                                (prefix or suffix)[1], tables)  # type: ignore[index]
         for entry in k.seq("labels"):
             if isinstance(entry, Mapping):
-                labels.labels_entry(res, entry)
+                labels.labels_entry(res, entry, tables)
         common = k.mapping("commonLabels")
         if common is not None:
-            labels.common_labels(res, common)
+            labels.common_labels(res, common, tables)
         annotations = k.mapping("commonAnnotations")
         if annotations is not None:
-            labels.common_annotations(res, annotations)
+            labels.common_annotations(res, annotations, tables)
         for entry in k.seq("patchesJson6902"):
             self._json6902(res, entry, src)
         for entry in k.seq("replicas"):
             if isinstance(entry, Mapping):
-                replicas.apply(res, entry)
+                replicas.apply(res, entry, tables)
         for entry in k.seq("images") + k.seq("imageTags"):
             if isinstance(entry, Mapping):
-                images.apply(res, entry)
+                images.apply(res, entry, tables)
+        replacements.run(res, k.seq("replacements"),
+                         replacements.Source(k.directory, self.files, self.options.load_restrictor))
+        for config in self._plugin_configs(k, "transformers", stack):
+            acc.items[:] = fn.transform(config, self._plugin_context(k), acc.items)
+
+    # --- plugins (generators:, transformers:, validators:; krmcheck.fn) ---------
+    def _run_validators(self, k: Kustomization, acc: ResourceList, stack: tuple[str, ...]) -> None:
+        for config in self._plugin_configs(k, "validators", stack):
+            fn.validate(config, self._plugin_context(k), acc.items)
+
+    def _plugin_context(self, k: Kustomization) -> fn.Context:
+        o = self.options
+        return fn.Context(k.directory, self.files, o.load_restrictor, o.enable_alpha_plugins,
+                          o.enable_helm, o.helm_command)
+
+    def _plugin_configs(self, k: Kustomization, field_name: str, stack: tuple[str, ...]) -> list[fn.Config]:
+        def accumulate(rel: str, origin: Origin) -> list[Resource]:
+            found = ResourceList()
+            self._accumulate_entry(k, rel, origin, found, stack)
+            return list(found)
+
+        return fn_configs.load(field_name, k.seq(field_name), k.path, self.files, accumulate)
 
     def _patch(self, res: list[Resource], entry: Node, src: patches.PatchSource) -> None:
         if not isinstance(entry, Mapping):

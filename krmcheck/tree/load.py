@@ -39,17 +39,21 @@ class LoadError(Exception):
         self.path, self.line, self.col, self.message = path, line, col, message
 
 
-def load_documents(text: str, path: str, by: str = "resource") -> list[Node]:
-    """Every non-empty document of ``text`` as a tree; ``path`` is repo-relative."""
-    return list(iter_documents(text, path, by))
+def load_documents(text: str, path: str, by: str = "resource",
+                   duplicate_keys: bool = False) -> list[Node]:
+    """Every non-empty document of ``text`` as a tree; ``path`` is repo-relative.
+    A repeated mapping key is an error (as go-yaml v3 has it) unless
+    ``duplicate_keys``, where the later one wins (go-yaml v2)."""
+    return list(iter_documents(text, path, by, duplicate_keys))
 
 
-def iter_documents(text: str, path: str, by: str = "resource") -> Iterator[Node]:
+def iter_documents(text: str, path: str, by: str = "resource",
+                   duplicate_keys: bool = False) -> Iterator[Node]:
     try:
         for doc in yaml.compose_all(text, Loader=_Loader):
             if doc is None:
                 continue
-            yield _convert(doc, path, by, None)
+            yield _convert(doc, path, by, None, duplicate_keys)
     except yaml.MarkedYAMLError as e:
         mark = e.problem_mark or e.context_mark
         line = mark.line + 1 if mark else 1
@@ -59,17 +63,22 @@ def iter_documents(text: str, path: str, by: str = "resource") -> Iterator[Node]
         raise LoadError(path, 1, 1, f"invalid YAML: {e}") from None
 
 
-def _convert(node: yaml.Node, path: str, by: str, origin: Origin | None) -> Node:
+def _convert(node: yaml.Node, path: str, by: str, origin: Origin | None,
+             duplicate_keys: bool = False) -> Node:
     if origin is None:
         origin = from_mark(path, node.start_mark, by)
     if isinstance(node, yaml.ScalarNode):
         return _scalar(node, path, by, origin)
     if isinstance(node, yaml.SequenceNode):
-        return Sequence([_convert(item, path, by, None) for item in node.value], origin)
+        return Sequence([_convert(item, path, by, None, duplicate_keys) for item in node.value], origin)
     items: dict[str, Node] = {}
     for knode, vnode in _merged_pairs(node):
         key = _key_text(knode)
-        items[key] = _convert(vnode, path, by, from_mark(path, knode.start_mark, by))
+        if key in items and not duplicate_keys:
+            raise LoadError(path, knode.start_mark.line + 1, knode.start_mark.column + 1,
+                            f'mapping key "{key}" already defined at line {items[key].origin.line}')
+        items.pop(key, None)
+        items[key] = _convert(vnode, path, by, from_mark(path, knode.start_mark, by), duplicate_keys)
     return Mapping(items, origin)
 
 
@@ -85,8 +94,14 @@ def _merged_pairs(node: yaml.MappingNode) -> list[tuple[yaml.Node, yaml.Node]]:
             continue
         pairs.append((k, v))
     if merged:
-        own = {_key_text(k) for k, _ in pairs}
-        pairs = [(k, v) for k, v in merged if _key_text(k) not in own] + pairs
+        # own keys win over merged ones, and earlier merge sources over later
+        seen = {_key_text(k) for k, _ in pairs}
+        kept = []
+        for k, v in merged:
+            if _key_text(k) not in seen:
+                seen.add(_key_text(k))
+                kept.append((k, v))
+        pairs = kept + pairs
     return pairs
 
 

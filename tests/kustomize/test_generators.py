@@ -38,7 +38,7 @@ def write(root: Path, rel: str, content: str | bytes) -> Path:
 
 def kustomization(kdir: Path, files: Files) -> Mapping:
     path = kdir / "kustomization.yaml"
-    node = load_documents(path.read_text(), files.display(path), "kustomization")[0]
+    node = load_documents(path.read_text(), files.display(path), "kustomization", duplicate_keys=True)[0]
     assert isinstance(node, Mapping)
     return node
 

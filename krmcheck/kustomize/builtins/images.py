@@ -11,7 +11,9 @@ import re
 from typing import NamedTuple
 
 from krmcheck.kustomize import fieldspec
+from krmcheck.kustomize.errors import BuildError
 from krmcheck.kustomize.resource import Resource
+from krmcheck.kustomize.transformerconfig import TransformerConfig, default_config
 from krmcheck.tree.node import Mapping, Node, Scalar, Sequence
 from krmcheck.tree.origin import Origin
 
@@ -90,9 +92,20 @@ def _walk_containers(entry: ImageEntry, node: Node) -> None:
             _walk_containers(entry, child)
 
 
-def apply(resources: list[Resource], entry_node: Mapping) -> None:
+# kustomize builds a pattern from the name; one that is not an image reference
+# (``[``) makes it crash, so it is an error here.
+_VALID_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/:@-]*$")
+
+
+def apply(resources: list[Resource], entry_node: Mapping,
+          config: TransformerConfig | None = None) -> None:
     entry = ImageEntry.from_node(entry_node)
+    if not _VALID_NAME.match(entry.name):
+        name_node = entry_node.items.get("name")
+        raise BuildError(f"images: '{entry.name}' is not a valid image name",
+                         name_node.origin if name_node is not None else entry_node.origin)
+    specs = (config or default_config()).images
     for res in resources:
         _walk_containers(entry, res.node)
-        for spec in fieldspec.defaults("images"):
+        for spec in specs:
             fieldspec.visit(res, spec, lambda parent, key: _fix(entry, parent.items.get(key)))

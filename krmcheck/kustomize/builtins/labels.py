@@ -4,11 +4,14 @@ metadata (and, per the field-spec tables, to selectors and templates)."""
 from __future__ import annotations
 
 from krmcheck.kustomize import fieldspec
+from krmcheck.kustomize.errors import BuildError
 from krmcheck.kustomize.fieldspec import FieldSpec
 from krmcheck.kustomize.resource import Resource
+from krmcheck.kustomize.transformerconfig import TransformerConfig, default_config
 from krmcheck.tree.node import Mapping, Scalar
 from krmcheck.tree.origin import Origin
 
+LABELS_ENTRY_FIELDS = frozenset({"pairs", "includeSelectors", "includeTemplates", "fields"})
 METADATA_LABELS = FieldSpec(("metadata", "labels"), create=True)
 
 
@@ -57,27 +60,37 @@ def _dedupe(specs: tuple[FieldSpec, ...] | list[FieldSpec]) -> list[FieldSpec]:
     return out
 
 
-def common_labels(resources: list[Resource], node: Mapping) -> None:
-    apply(resources, pairs(node), fieldspec.defaults("commonLabels"), node.origin)
+def common_labels(resources: list[Resource], node: Mapping,
+                  config: TransformerConfig | None = None) -> None:
+    apply(resources, pairs(node), (config or default_config()).common_labels, node.origin)
 
 
-def common_annotations(resources: list[Resource], node: Mapping) -> None:
-    apply(resources, pairs(node), fieldspec.defaults("commonAnnotations"), node.origin)
+def common_annotations(resources: list[Resource], node: Mapping,
+                       config: TransformerConfig | None = None) -> None:
+    apply(resources, pairs(node), (config or default_config()).common_annotations, node.origin)
 
 
-def labels_entry(resources: list[Resource], entry: Mapping) -> None:
-    """One item of ``labels:`` (pairs, includeSelectors, includeTemplates, fields)."""
+def labels_entry(resources: list[Resource], entry: Mapping,
+                 config: TransformerConfig | None = None) -> None:
+    """One item of ``labels:`` (pairs, includeSelectors, includeTemplates,
+    fields), plus the ``labels`` table of the transformer config."""
+    for key, node in entry.items.items():
+        if key not in LABELS_ENTRY_FIELDS:
+            raise BuildError(f"invalid Kustomization: unknown field \"{key}\" in a labels entry",
+                             node.origin)
     pnode = entry.mapping("pairs")
     if pnode is None:
         return
+    tables = config or default_config()
     specs: list[FieldSpec] = []
     fields = entry.sequence("fields")
     if fields is not None:
         specs += [FieldSpec.from_dict(f.to_data()) for f in fields if isinstance(f, Mapping)]
+    specs += tables.labels
     if entry.value("includeSelectors") is True:
-        specs += list(fieldspec.defaults("commonLabels"))
+        specs += tables.common_labels
     else:
-        specs.append(METADATA_LABELS)
         if entry.value("includeTemplates") is True:
-            specs += list(fieldspec.defaults("templateLabels"))
+            specs += tables.template_labels
+        specs.append(METADATA_LABELS)
     apply(resources, pairs(pnode), specs, entry.origin)

@@ -141,9 +141,14 @@ def _file_docs(path_node: Scalar, src: PatchSource, by: str) -> list[Node]:
     check_restriction(src.restrictor, src.kdir, path, path_node.origin, src.files)
     text = src.files.read_text(path, path_node.origin)
     try:
-        return load_documents(text, src.files.display(path), by)
+        docs = load_documents(text, src.files.display(path), by)
     except LoadError as e:
         raise BuildError(e.message, Origin(e.path, e.line, e.col)) from None
+    # kustomize skips a blank patch file, but one holding only comments
+    # parses as both kinds of patch and is refused.
+    if not docs and text.strip():
+        raise BuildError(f"patch file '{rel}' holds no patch, only comments", path_node.origin)
+    return docs
 
 
 def load_patch(entry: Node, src: PatchSource, by: str = "patch") -> list[Node]:
@@ -239,7 +244,9 @@ def strategic(resources: list[Resource], docs: list[Node], selector: Selector | 
                                  f"\"{gvk.kind} {name}\"" + (f" in namespace {ns}" if ns else ""),
                                  doc.origin)
             if len(targets) > 1:
-                raise BuildError("multiple resources match the strategic merge patch", doc.origin)
+                gvk, name, _ = _patch_id(doc)
+                raise BuildError(f"multiple resources match the strategic merge patch for "
+                                 f"{gvk.kind} {name}; failed to find a unique target", doc.origin)
             _apply_smp(targets[0], doc, resources, options)
         else:
             for res in [r for r in resources if selector.matches(r)]:
@@ -248,6 +255,8 @@ def strategic(resources: list[Resource], docs: list[Node], selector: Selector | 
 
 def json6902(resources: list[Resource], ops: Node, selector: Selector, where: Origin) -> None:
     for res in [r for r in resources if selector.matches(r)]:
+        # kustomize records the id before every JSON patch: the op may rename.
+        res.remember_id()
         res.node = apply_json_patch(res.node, ops, where)
 
 

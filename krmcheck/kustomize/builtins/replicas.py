@@ -5,10 +5,12 @@ from __future__ import annotations
 from krmcheck.kustomize import fieldspec
 from krmcheck.kustomize.errors import BuildError
 from krmcheck.kustomize.resource import Resource
+from krmcheck.kustomize.transformerconfig import TransformerConfig, default_config
 from krmcheck.tree.node import Mapping, Scalar
 
 
-def apply(resources: list[Resource], entry: Mapping) -> None:
+def apply(resources: list[Resource], entry: Mapping,
+          config: TransformerConfig | None = None) -> None:
     name = entry.value("name")
     count_node = entry.items.get("count")
     if not isinstance(count_node, Scalar) or not isinstance(count_node.value, int) \
@@ -25,8 +27,9 @@ def apply(resources: list[Resource], entry: Mapping) -> None:
         else:
             parent.items[key] = Scalar(count, origin)
 
+    specs = (config or default_config()).replicas
     for res in resources:
         if name not in (res.name, res.orig_id().name):
             continue
-        for spec in fieldspec.defaults("replicas"):
+        for spec in specs:
             fieldspec.visit(res, spec, setter, origin)

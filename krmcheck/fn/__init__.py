@@ -1,0 +1,87 @@
+"""Plugin runtime: find what runs a config, run it as a generator,
+transformer or validator, and pass its errors on with the config's location.
+
+Builtin kinds (``apiVersion: builtin``) run in process (``builtin.py``).
+Any other config is an external plugin: without ``--enable-alpha-plugins``
+it is kustomize's "external plugins disabled" error; with it, the exec and
+container runtimes will be looked up here next to the builtin registry.
+"""
+
+from __future__ import annotations
+
+from krmcheck.fn.builtin import BUILTIN_KINDS
+from krmcheck.fn.plugin import GENERATOR, TRANSFORMER, Config, Context, Plugin
+from krmcheck.kustomize.errors import BuildError
+from krmcheck.kustomize.resource import Resource
+from krmcheck.kustomize.accumulator import same_id
+
+__all__ = ["Config", "Context", "Plugin", "resolve", "generate", "transform", "validate"]
+
+# kustomize keeps this label out of its "validator changed something" check.
+VALIDATED_BY = "validated-by"
+
+
+def resolve(config: Config, ctx: Context, role: str) -> Plugin:
+    """The plugin that runs ``config`` in ``role`` (generator or transformer)."""
+    if config.is_builtin:
+        plugin = BUILTIN_KINDS.get(config.kind)
+        if plugin is None:
+            raise BuildError(f"unable to load builtin {config.kind}: kustomize has no builtin "
+                             f"plugin of kind '{config.kind}'", config.entry)
+    elif not ctx.enable_alpha_plugins:
+        raise BuildError(f"external plugins disabled; unable to load external plugin "
+                         f"'{config.kind}' (enable them with --enable-alpha-plugins)", config.entry)
+    else:
+        raise BuildError(f"external plugin '{config.kind}' ({config.gvk.api_version}) is not "
+                         f"supported yet by krmcheck", config.entry)
+    if role not in plugin.roles:
+        raise BuildError(f"plugin {config.describe()} is not a {role}", config.entry)
+    return plugin
+
+
+def generate(config: Config, ctx: Context) -> list[Resource]:
+    """What a ``generators:`` config makes."""
+    return _run(config, ctx, GENERATOR, [])
+
+
+def transform(config: Config, ctx: Context, resources: list[Resource]) -> list[Resource]:
+    """The resource list after a ``transformers:`` config."""
+    return _run(config, ctx, TRANSFORMER, resources)
+
+
+def validate(config: Config, ctx: Context, resources: list[Resource]) -> None:
+    """Run a ``validators:`` config on a copy; like kustomize, it fails the
+    build by failing, and may not change, add or drop a resource."""
+    before = [r.copy() for r in resources]
+    after = _run(config, ctx, TRANSFORMER, [r.copy() for r in resources])
+    if not _same(before, after):
+        raise BuildError(f"validator shouldn't modify the resource map: {config.describe()} "
+                         f"changed the resources", config.entry)
+
+
+def _run(config: Config, ctx: Context, role: str, resources: list[Resource]) -> list[Resource]:
+    plugin = resolve(config, ctx, role)
+    try:
+        return plugin.run(config, ctx, resources)
+    except BuildError as e:
+        if e.location is None:
+            e.location = config.at.location
+        raise e.add_context(f"running {role} {config.describe()} listed at {config.entry.location}")
+
+
+def _same(before: list[Resource], after: list[Resource]) -> bool:
+    if len(before) != len(after):
+        return False
+    for old in before:
+        match = [r for r in after if same_id(r.id(), old.id())]
+        if len(match) != 1 or _data(match[0]) != _data(old):
+            return False
+    return True
+
+
+def _data(res: Resource) -> object:
+    data = res.node.to_data()
+    labels = data.get("metadata", {}).get("labels") if isinstance(data, dict) else None
+    if isinstance(labels, dict):
+        labels.pop(VALIDATED_BY, None)
+    return data

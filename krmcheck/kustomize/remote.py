@@ -1,0 +1,527 @@
+"""Remote resources, bases and components: git repositories and plain URLs.
+
+kustomize v5.5 accepts, wherever a path to a kustomization may stand, a git
+URL (``https://github.com/org/repo//path?ref=v1``, ``github.com/org/repo/path``,
+``git@github.com:org/repo.git//path``, ``ssh://``, ``file://``, Azure ``_git/``
+URLs...) and, for resources, an http(s) URL of a single file. The URL grammar
+below follows kustomize's ``api/internal/git/repospec.go`` (NewRepoSpecFromURL);
+the code is our own.
+
+Repositories are fetched with dulwich (never a git binary), at depth 1 when
+the server allows it, into a per-run cache directory keyed by (url, ref).
+Nothing is fetched over the network unless the user allowed it
+(``--network`` or ``KRMCHECK_NETWORK=1``); ``file://`` repositories are local
+and always allowed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import posixpath
+import re
+import shutil
+import tempfile
+import threading
+import urllib.error
+import urllib.request
+import weakref
+from dataclasses import dataclass, field
+from http.client import responses
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable
+from urllib.parse import unquote_plus, urljoin
+
+from krmcheck.kustomize.errors import BuildError
+from krmcheck.kustomize.files import Files
+from krmcheck.tree.load import LoadError, load_documents
+from krmcheck.tree.node import Mapping
+from krmcheck.tree.origin import Origin
+
+if TYPE_CHECKING:  # dulwich is imported lazily: most builds never fetch anything
+    from dulwich.client import GitClient
+    from dulwich.repo import Repo
+
+NETWORK_ENV = "KRMCHECK_NETWORK"
+DEFAULT_TIMEOUT = 27.0  # seconds; kustomize's default for git commands
+DEFAULT_SUBMODULES = True  # kustomize clones submodules unless ?submodules=false
+
+_FILE, _HTTP, _HTTPS, _SSH = "file://", "http://", "https://", "ssh://"
+_USERNAME = re.compile(r"^([a-zA-Z][a-zA-Z0-9-]*)@")
+_DURATION_PART = re.compile(r"(\d+\.?\d*|\.\d+)(ns|us|µs|μs|ms|s|m|h)")
+_DURATION_UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1.0,
+                   "m": 60.0, "h": 3600.0}
+_TRUE = ("1", "t", "T", "TRUE", "true", "True")
+_FALSE = ("0", "f", "F", "FALSE", "false", "False")
+
+
+class NotARepo(ValueError):
+    """The text is not a git URL kustomize would clone (so it is a local path)."""
+
+
+# --- parsing --------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class RepoSpec:
+    """A git URL taken apart: what to clone, which ref, which directory in it."""
+
+    raw: str
+    host: str  # scheme, user and host, e.g. "https://github.com/" or "git@github.com:"
+    repo_path: str  # e.g. "org/repo" or "org/repo.git"
+    path: str  # the kustomization root inside the repository ("" for its top)
+    ref: str = ""  # "" means the remote's HEAD
+    timeout: float = DEFAULT_TIMEOUT
+    submodules: bool = DEFAULT_SUBMODULES
+
+    @property
+    def clone_url(self) -> str:
+        return self.host + self.repo_path
+
+    @property
+    def is_local(self) -> bool:
+        return self.host == _FILE
+
+    def display(self, rel: str) -> str:
+        """How a file ``rel`` (relative to the repository top) is named in origins."""
+        where = f"{self.clone_url}//{rel}" if rel else self.clone_url
+        return f"{where}?ref={self.ref}" if self.ref else where
+
+
+def parse_repo_spec(text: str) -> RepoSpec:
+    """Take a git URL apart as kustomize does; NotARepo if it is not one."""
+    if posixpath.isabs(text) or os.path.isabs(text):
+        raise NotARepo(f"uri looks like abs path: {text}")
+    rest, _, query = text.partition("?")
+    ref, timeout, submodules = _parse_query(query)
+    host, rest = _extract_host(rest)
+    repo_path, path = _split_repo_path(rest, host.startswith(_FILE))
+    return RepoSpec(text, host, repo_path, path, ref, timeout, submodules)
+
+
+def is_http_url(text: str) -> bool:
+    return text.lower().startswith((_HTTP, _HTTPS))
+
+
+def _parse_query(query: str) -> tuple[str, float, bool]:
+    values = _query_values(query)
+    if values is None:  # Go's url.ParseQuery failed: kustomize falls back to defaults
+        return "", DEFAULT_TIMEOUT, DEFAULT_SUBMODULES
+    ref = values.get("ref") or values.get("version", "")  # ref wins over version
+    return ref, _parse_timeout(values.get("timeout", "")), _parse_bool(values.get("submodules", ""))
+
+
+def _query_values(query: str) -> dict[str, str] | None:
+    """The first value of each key, or None where Go's parser reports an error."""
+    values: dict[str, str] = {}
+    for part in query.split("&") if query else []:
+        if ";" in part or re.search(r"%(?![0-9A-Fa-f]{2})", part):
+            return None
+        key, _, value = part.partition("=")
+        values.setdefault(unquote_plus(key), unquote_plus(value))
+    return values
+
+
+def _parse_timeout(value: str) -> float:
+    """Whole seconds ("61") or a Go duration ("1m30s"); anything else: the default."""
+    if re.fullmatch(r"[+-]?\d+", value):
+        return float(value) if int(value) > 0 else DEFAULT_TIMEOUT
+    if value and re.fullmatch(f"(?:{_DURATION_PART.pattern})+", value):
+        seconds = sum(float(n) * _DURATION_UNITS[u] for n, u in _DURATION_PART.findall(value))
+        return seconds if seconds > 0 else DEFAULT_TIMEOUT
+    return DEFAULT_TIMEOUT
+
+
+def _parse_bool(value: str) -> bool:
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    return DEFAULT_SUBMODULES
+
+
+def _trim_prefix_fold(s: str, prefix: str) -> tuple[str, bool]:
+    if s[:len(prefix)].lower() == prefix:
+        return s[len(prefix):], True
+    return s, False
+
+
+def _extract_host(n: str) -> tuple[str, str]:
+    # go-getter's "git::" prefix is accepted and ignored, as kustomize does
+    n, _ = _trim_prefix_fold(n, "git::")
+    scheme = ""
+    for prefix in (_SSH, _HTTPS, _HTTP, _FILE):
+        n, found = _trim_prefix_fold(n, prefix)
+        if found:
+            scheme = prefix
+            break
+    m = _USERNAME.match(n)
+    username = m.group(0) if m else ""
+    n = n[len(username):]
+    github = n.lower().startswith(("github.com/", "github.com:"))
+    scp = scheme == "" and (username != "" or github)
+    if scheme == "" and not scp:
+        raise NotARepo("failed to parse scheme")
+    if scheme == _FILE:  # the rest is an absolute path on this machine
+        return scheme, username + n
+    host, rest = n, ""
+    sep = _path_separator(n, scp)
+    if sep >= 0:
+        host, rest = n[:sep + 1], n[sep + 1:]
+    if github:  # github URLs are normalised to https, or to scp style for ssh users
+        if scheme.startswith(_SSH) or username:
+            scheme, host = "", "github.com:"
+        else:
+            scheme, username, host = _HTTPS, "", "github.com/"
+    if host == "":
+        raise NotARepo("failed to parse host segment")
+    return scheme + username + host, rest
+
+
+def _path_separator(n: str, scp: bool) -> int:
+    sep = n.find("/")
+    if scp:
+        colon = n.find(":")
+        # in scp-style URLs the colon ends the host unless a slash comes first
+        if sep == -1 or 0 < colon < sep:
+            sep = colon
+    return sep
+
+
+def _split_repo_path(n: str, whole: bool) -> tuple[str, str]:
+    """Split "org/repo//some/dir" into the repository and the directory in it."""
+    split = _split_at_marker(n)
+    if split is None:
+        split = (n, "") if whole else _split_two_segments(n)
+    if split is None or not split[0]:
+        raise NotARepo("failed to parse repo path segment")
+    repo, path = split
+    if posixpath.normpath(path.removeprefix("/")).split("/")[0] == "..":
+        raise NotARepo(f"url path exits repo: {n}")
+    return repo, path.removeprefix("/")
+
+
+def _split_at_marker(n: str) -> tuple[str, str] | None:
+    i = n.find("_git/")
+    if i >= 0:  # Azure DevOps: the repository is the segment after _git/
+        head, _, tail = n[i + len("_git/"):].partition("/")
+        return n[:i + len("_git/")] + head, tail
+    i = n.find("//")
+    if i >= 0:  # the conventional repo//path separator; not part of either
+        return n[:i], n[i + 2:]
+    i = n.find(".git")
+    if i >= 0:
+        return n[:i + len(".git")], n[i + len(".git"):]
+    return None
+
+
+def _split_two_segments(n: str) -> tuple[str, str] | None:
+    # no marker: the historical github default of org/repo
+    parts = n.split("/")
+    if len(parts) < 2:
+        return None
+    return "/".join(parts[:2]), "/".join(parts[2:])
+
+
+# --- naming fetched files -------------------------------------------------------------
+
+@dataclass(frozen=True)
+class RemoteFiles(Files):
+    """Files of a clone or a download, named in origins by the URL they came from."""
+
+    spec: RepoSpec | None = None  # None: ``repo_root`` is one downloaded file
+    url: str = ""
+
+    def display(self, path: Path) -> str:
+        rel = os.path.relpath(path, self.repo_root)
+        if rel == os.curdir:
+            rel = ""
+        if rel.startswith(os.pardir) or os.path.isabs(rel):
+            return super().display(path)
+        if self.spec is None:
+            return self.url
+        return self.spec.display(Path(rel).as_posix())
+
+
+def check_contained(files: Files, path: Path, origin: Origin) -> None:
+    """A base inside a cloned repository must stay inside it (kustomize's rule)."""
+    if not isinstance(files, RemoteFiles) or files.spec is None:
+        return
+    root, real = Path(os.path.realpath(files.repo_root)), Path(os.path.realpath(path))
+    if real != root and root not in real.parents:
+        raise BuildError(f"security; bases in kustomizations found in cloned git repos must be "
+                         f"within the repo, but base '{path.name}' is outside "
+                         f"'{files.spec.clone_url}'", origin)
+
+
+# --- fetching -----------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Fetched:
+    """A remote entry made local: a directory (git) or a file (http)."""
+
+    path: Path
+    files: RemoteFiles
+
+
+@dataclass
+class Remotes:
+    """The per-run cache: each (url, ref) is fetched once, into one directory
+    that is removed when the run ends."""
+
+    _root: Path | None = None
+    _clones: dict[tuple[str, str, bool], Path] = field(default_factory=dict)
+    _downloads: dict[str, Path] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def directory(self, key: str) -> Path:
+        if self._root is None:
+            self._root = _make_run_dir()
+            weakref.finalize(self, shutil.rmtree, self._root, True)
+        return self._root / hashlib.sha256(key.encode()).hexdigest()[:16]
+
+    def clone(self, spec: RepoSpec) -> Path:
+        key = (spec.clone_url, spec.ref, spec.submodules)
+        with self._lock:
+            if key not in self._clones:
+                target = self.directory("\0".join(map(str, key)))
+                _clone(spec.clone_url, spec.ref, target, spec.timeout, spec.submodules)
+                self._clones[key] = target
+            return self._clones[key]
+
+    def download(self, url: str, body: bytes) -> Path:
+        with self._lock:
+            if url not in self._downloads:
+                target = self.directory(url)
+                target.mkdir(parents=True)
+                (target / "content").write_bytes(body)
+                self._downloads[url] = target / "content"
+            return self._downloads[url]
+
+
+def _make_run_dir() -> Path:
+    cache = os.environ.get("XDG_CACHE_HOME")
+    if cache:
+        base = Path(cache) / "krmcheck"
+        base.mkdir(parents=True, exist_ok=True)
+        return Path(tempfile.mkdtemp(prefix="run-", dir=base))
+    return Path(tempfile.mkdtemp(prefix="krmcheck-remote-"))
+
+
+def network_allowed(flag: bool) -> bool:
+    return flag or os.environ.get(NETWORK_ENV, "").strip().lower() in ("1", "true", "yes")
+
+
+def fetch(remotes: Remotes, rel: str, directory: Path, origin: Origin,
+          network: bool) -> Fetched | None:
+    """Fetch a resources/components entry if it is remote; None if it is a local path.
+
+    kustomize first tries an entry as a file (an http(s) URL is downloaded),
+    then as a kustomization directory, where a git URL wins over a local path."""
+    if is_http_url(rel):
+        _require_network(rel, origin, network)
+        return _fetch_http(remotes, rel, origin)
+    if (directory / rel).is_file():
+        return None
+    try:
+        spec = parse_repo_spec(rel)
+    except NotARepo:
+        return None
+    if not spec.is_local:
+        _require_network(rel, origin, network)
+    return _fetch_git(remotes, spec, origin)
+
+
+def _require_network(rel: str, origin: Origin, network: bool) -> None:
+    if not network_allowed(network):
+        raise BuildError(f"remote resource '{rel}' needs the network, which is off by default; "
+                         f"pass --network or set {NETWORK_ENV}=1 to fetch it", origin)
+
+
+def _fetch_http(remotes: Remotes, url: str, origin: Origin) -> Fetched:
+    try:
+        spec: RepoSpec | None = parse_repo_spec(url)
+    except NotARepo:
+        spec = None
+    try:
+        body = _download(url)
+    except urllib.error.HTTPError as e:
+        if spec is not None:  # e.g. github.com/org/repo//dir answers 404: clone it
+            return _fetch_git(remotes, spec, origin)
+        reason = responses.get(e.code, e.reason)
+        raise BuildError(f"accumulating resources from '{url}': HTTP Error: status code "
+                         f"{e.code} ({reason})", origin) from None
+    except (urllib.error.URLError, OSError) as e:
+        raise BuildError(f"fetching '{url}': {getattr(e, 'reason', e)}", origin) from None
+    if spec is not None and not _looks_like_resources(body, url):
+        return _fetch_git(remotes, spec, origin)  # a web page, not YAML: a repository
+    path = remotes.download(url, body)
+    return Fetched(path, RemoteFiles(path, url=url))
+
+
+def _download(url: str) -> bytes:
+    with urllib.request.urlopen(url, timeout=DEFAULT_TIMEOUT) as response:  # noqa: S310 (http(s) only)
+        return bytes(response.read())
+
+
+def _looks_like_resources(body: bytes, url: str) -> bool:
+    try:
+        docs = load_documents(body.decode("utf-8", "replace"), url, "resource")
+    except LoadError:
+        return False
+    return bool(docs) and all(isinstance(d, Mapping) for d in docs)
+
+
+def _fetch_git(remotes: Remotes, spec: RepoSpec, origin: Origin) -> Fetched:
+    clone = _clone_or_error(remotes, spec, origin)
+    root = clone / spec.path
+    real = Path(os.path.realpath(root))
+    if real != Path(os.path.realpath(clone)) and Path(os.path.realpath(clone)) not in real.parents:
+        raise BuildError(f"'{spec.raw}' refers to a directory outside of the repository", origin)
+    if real.is_file():
+        raise BuildError(f"'{spec.raw}' refers to file '{spec.path}'; expecting a directory", origin)
+    if not real.is_dir():
+        raise BuildError(f"'{spec.raw}': no directory '{spec.path}' in {spec.clone_url} "
+                         f"at {spec.ref or 'HEAD'}", origin)
+    return Fetched(root, RemoteFiles(clone, spec=spec))
+
+
+def _clone_or_error(remotes: Remotes, spec: RepoSpec, origin: Origin) -> Path:
+    try:
+        return remotes.clone(spec)
+    except BuildError as e:
+        raise BuildError(e.message, origin) from None
+    except Exception as e:  # dulwich and its transports raise many types; this is the boundary
+        raise BuildError(f"fetching {spec.clone_url} at {spec.ref or 'HEAD'}: "
+                         f"{type(e).__name__}: {e}", origin) from None
+
+
+# --- dulwich ----------------------------------------------------------------------
+
+def _clone(url: str, ref: str, target: Path, timeout: float, submodules: bool) -> None:
+    """``git init; git fetch --depth=1 URL REF; git checkout FETCH_HEAD`` in dulwich."""
+    from dulwich.repo import Repo
+
+    target.mkdir(parents=True)
+    repo = Repo.init(str(target))
+    try:
+        commit = _fetch_commit(repo, url, ref, timeout)
+        _checkout(repo, commit)
+        if submodules:
+            _update_submodules(repo, url, commit, timeout)
+    except BaseException:
+        shutil.rmtree(target, ignore_errors=True)  # a later attempt starts afresh
+        raise
+    finally:
+        repo.close()
+
+
+def _client(url: str, timeout: float) -> tuple[GitClient, str]:
+    from dulwich.client import default_urllib3_manager, get_transport_and_path
+
+    if is_http_url(url):
+        pool = default_urllib3_manager(None, timeout=timeout)
+        return get_transport_and_path(url, pool_manager=pool, quiet=True)
+    return get_transport_and_path(url, quiet=True)
+
+
+def _fetch_commit(repo: Repo, url: str, ref: str, timeout: float) -> bytes:
+    """Fetch ``ref`` (branch, tag, full ref name, commit id, or HEAD) and
+    return its commit id; depth 1 when the transport supports it."""
+    client, path = _client(url, timeout)
+    try:
+        sha = _fetch_wanted(client, path, repo, lambda refs: _resolve_ref(refs, ref), 1)
+    except BuildError:
+        raise
+    except Exception:  # dulwich's transports raise many types; this is the boundary
+        if not _is_commit_id(ref):
+            raise
+        # the server would not send an unadvertised commit: fetch all it has
+        _fetch_wanted(client, path, repo, lambda refs: b"", None)
+        sha = ref.encode()
+    return _peel(repo, sha)
+
+
+def _fetch_wanted(client: GitClient, path: str, repo: Repo,
+                  pick: Callable[[dict[bytes, bytes]], bytes], depth: int | None) -> bytes:
+    """Fetch the object ``pick`` chooses from the advertised refs (all of
+    them when it chooses b""), shallow to ``depth``; return the choice."""
+    chosen: list[bytes] = []
+
+    def wants(refs: dict[bytes, bytes], depth: int | None = None) -> list[bytes]:
+        chosen.append(pick(refs))
+        return [chosen[0]] if chosen[0] else sorted(set(refs.values()))
+
+    try:
+        client.fetch(path, repo, determine_wants=wants, depth=depth)
+    except NotImplementedError:  # some transports cannot fetch shallow
+        chosen.clear()
+        client.fetch(path, repo, determine_wants=wants)
+    return chosen[0]
+
+
+def _is_commit_id(ref: str) -> bool:
+    return re.fullmatch(r"[0-9a-f]{40}", ref) is not None
+
+
+def _resolve_ref(refs: dict[bytes, bytes], ref: str) -> bytes:
+    if not ref:
+        if b"HEAD" not in refs:
+            raise BuildError("the repository has no HEAD")
+        return refs[b"HEAD"]
+    name = ref.encode()
+    # the order in which git expands a short ref name
+    for candidate in (name, b"refs/" + name, b"refs/tags/" + name, b"refs/heads/" + name,
+                      b"refs/remotes/" + name, b"refs/remotes/" + name + b"/HEAD"):
+        if candidate in refs:
+            return refs[candidate]
+    if _is_commit_id(ref):
+        return name  # a commit id: servers that allow it send it unadvertised
+    raise BuildError(f"couldn't find remote ref {ref}")
+
+
+def _peel(repo: Repo, sha: bytes) -> bytes:
+    obj = repo[sha]
+    while obj.type_name == b"tag":  # an annotated tag: follow it to the commit
+        obj = repo[obj.object[1]]  # type: ignore[attr-defined]
+    if obj.type_name != b"commit":
+        raise BuildError(f"{sha.decode()} is not a commit")
+    return bytes(obj.id)
+
+
+def _checkout(repo: Repo, commit: bytes) -> None:
+    from dulwich.index import build_index_from_tree
+
+    repo.refs[b"HEAD"] = commit  # detached, as after ``git checkout FETCH_HEAD``
+    build_index_from_tree(repo.path, repo.index_path(), repo.object_store,
+                          repo[commit].tree)  # type: ignore[attr-defined]
+
+
+def _update_submodules(repo: Repo, url: str, commit: bytes, timeout: float) -> None:
+    """``git submodule update --init --recursive``: each submodule at the
+    commit the superproject records; relative URLs resolve against ``url``."""
+    from dulwich.config import ConfigFile, parse_submodules
+    from dulwich.object_store import tree_lookup_path
+    from dulwich.objects import S_ISGITLINK
+
+    top = Path(repo.path)
+    if not (top / ".gitmodules").is_file():
+        return
+    tree = repo[commit].tree  # type: ignore[attr-defined]
+    for sm_path, sm_url, _ in parse_submodules(ConfigFile.from_path(str(top / ".gitmodules"))):
+        try:
+            mode, sha = tree_lookup_path(repo.__getitem__, tree, sm_path)
+        except KeyError:
+            continue  # listed in .gitmodules but not recorded in the tree
+        if S_ISGITLINK(mode):
+            dest = top / sm_path.decode()
+            shutil.rmtree(dest, ignore_errors=True)
+            _clone(_submodule_url(url, sm_url.decode()), sha.decode(), dest, timeout, True)
+
+
+def _submodule_url(parent: str, url: str) -> str:
+    if not url.startswith(("./", "../")):
+        return url
+    base = parent.rstrip("/") + "/"
+    if "://" in base:
+        return urljoin(base, url)
+    return posixpath.normpath(posixpath.join(base, url))
