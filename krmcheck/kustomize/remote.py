@@ -246,8 +246,7 @@ def check_contained(files: Files, path: Path, origin: Origin) -> None:
     """A base inside a cloned repository must stay inside it (kustomize's rule)."""
     if not isinstance(files, RemoteFiles) or files.spec is None:
         return
-    root, real = Path(os.path.realpath(files.repo_root)), Path(os.path.realpath(path))
-    if real != root and root not in real.parents:
+    if not _within(path, files.repo_root):
         raise BuildError(f"security; bases in kustomizations found in cloned git repos must be "
                          f"within the repo, but base '{path.name}' is outside "
                          f"'{files.spec.clone_url}'", origin)
@@ -374,25 +373,36 @@ def _looks_like_resources(body: bytes, url: str) -> bool:
 def _fetch_git(remotes: Remotes, spec: RepoSpec, origin: Origin) -> Fetched:
     clone = _clone_or_error(remotes, spec, origin)
     root = clone / spec.path
-    real = Path(os.path.realpath(root))
-    if real != Path(os.path.realpath(clone)) and Path(os.path.realpath(clone)) not in real.parents:
+    if not _within(root, clone):  # a symlink in the repository may point anywhere
         raise BuildError(f"'{spec.raw}' refers to a directory outside of the repository", origin)
-    if real.is_file():
+    if root.is_file():
         raise BuildError(f"'{spec.raw}' refers to file '{spec.path}'; expecting a directory", origin)
-    if not real.is_dir():
+    if not root.is_dir():
         raise BuildError(f"'{spec.raw}': no directory '{spec.path}' in {spec.clone_url} "
                          f"at {spec.ref or 'HEAD'}", origin)
     return Fetched(root, RemoteFiles(clone, spec=spec))
+
+
+def _within(path: Path, root: Path) -> bool:
+    real, real_root = Path(os.path.realpath(path)), Path(os.path.realpath(root))
+    return real == real_root or real_root in real.parents
 
 
 def _clone_or_error(remotes: Remotes, spec: RepoSpec, origin: Origin) -> Path:
     try:
         return remotes.clone(spec)
     except BuildError as e:
-        raise BuildError(e.message, origin) from None
+        detail = e.message
     except Exception as e:  # dulwich and its transports raise many types; this is the boundary
-        raise BuildError(f"fetching {spec.clone_url} at {spec.ref or 'HEAD'}: "
-                         f"{type(e).__name__}: {e}", origin) from None
+        detail = _describe(e)
+    raise BuildError(f"fetching {spec.clone_url} at {spec.ref or 'HEAD'}: {detail}", origin)
+
+
+def _describe(e: Exception) -> str:
+    text = str(e).strip()
+    if type(e).__name__ == "NotGitRepository":
+        return f"no git repository there{': ' + text if text else ''}"
+    return f"{type(e).__name__}: {text}" if text else type(e).__name__
 
 
 # --- dulwich ----------------------------------------------------------------------

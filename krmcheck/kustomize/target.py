@@ -309,10 +309,15 @@ def _resources_of(doc: Node) -> list[Resource]:
 
 
 def _normalise_metadata(doc: Mapping) -> None:
-    """kustomize holds labels and annotations as strings (``true`` -> "true")."""
+    """kustomize holds labels and annotations as strings (``true`` -> "true"),
+    and drops an annotations map that is empty or null (it adds and removes
+    its own internal annotations there while building)."""
     md = doc.mapping("metadata")
     if md is None:
         return
+    ann = md.items.get("annotations")
+    if (isinstance(ann, Mapping) and not ann.items) or (isinstance(ann, Scalar) and ann.value is None):
+        del md.items["annotations"]
     for key in ("labels", "annotations"):
         m = md.mapping(key)
         if m is None:

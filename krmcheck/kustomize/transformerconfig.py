@@ -10,7 +10,12 @@ and the final name-reference fix.
 
 Merging adds specs not yet present; a spec already present (same path, the
 new one's kind selecting the old) is kept once, and one that differs only in
-``create`` is an error, as in kustomize.
+``create`` is an error; each table is then sorted by kind. Because every
+accumulator starts empty and merges the (sorted) defaults into itself, a
+general spec sorted after a more specific one of the same path is dropped:
+``namePrefix: [{path: metadata/name, kind: Foo}]`` in a configurations file
+leaves only Foo objects renamed (checked with kubectl). Every value here is
+sorted; ``normalized()`` gives the form an empty accumulator makes of it.
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ from typing import Any, Iterable, NamedTuple
 
 import yaml
 
-from krmcheck.kustomize import fieldspec
+from krmcheck.kustomize import fieldspec, order
 from krmcheck.kustomize.errors import BuildError
 from krmcheck.kustomize.fieldspec import FieldSpec
 from krmcheck.kustomize.files import Files, check_restriction
@@ -70,22 +75,31 @@ class TransformerConfig:
     images: Specs = ()
     replicas: Specs = ()
     name_reference: tuple[NameBackRef, ...] = ()
+    # Already in the form merging into an empty config gives (a shortcut).
+    normal: bool = field(default=False, compare=False)
 
     def merge(self, other: "TransformerConfig") -> "TransformerConfig":
         """This config with ``other``'s specs added (kustomize's Merge)."""
         if other is self or other == EMPTY or other == self:
             return self
         if self == EMPTY:
-            return other
-        changes: dict[str, Any] = {}
+            return other.normalized()
+        changes: dict[str, Any] = {"normal": False}
         for name in _TABLES:
             mine, theirs = getattr(self, name), getattr(other, name)
             if theirs and theirs is not mine:
-                changes[name] = merge_specs(mine, theirs, _TABLES[name])
+                changes[name] = _sorted(merge_specs(mine, theirs, _TABLES[name]))
         if other.name_reference and other.name_reference is not self.name_reference:
             changes["name_reference"] = _merge_backrefs(self.name_reference, other.name_reference)
         return TransformerConfig(**{f.name: changes.get(f.name, getattr(self, f.name))
                                     for f in fields(self)})
+
+    def normalized(self) -> "TransformerConfig":
+        if self.normal:
+            return self
+        tables: dict[str, Any] = {name: _normal(getattr(self, name), key)
+                                  for name, key in _TABLES.items()}
+        return TransformerConfig(name_reference=self.name_reference, normal=True, **tables)
 
 
 EMPTY = TransformerConfig()
@@ -105,6 +119,21 @@ def merge_specs(have: Specs, new: Iterable[FieldSpec], table: str = "") -> Specs
     return tuple(out)
 
 
+_RANK = {k: i - len(order.FIRST) for i, k in enumerate(order.FIRST)}
+_RANK.update({k: 1 + i for i, k in enumerate(order.LAST)})
+
+
+def _sorted(specs: Iterable[FieldSpec]) -> Specs:
+    """kustomize's sort of a table: by kind rank, then group_version_kind text."""
+    return tuple(sorted(specs, key=lambda s: (_RANK.get(s.kind, 0),
+                                              str(Gvk(s.group, s.version, s.kind)))))
+
+
+def _normal(specs: Iterable[FieldSpec], table: str = "") -> Specs:
+    """A table as an empty accumulator holds it after merging it in."""
+    return _sorted(merge_specs((), _sorted(specs), table))
+
+
 def _merge_backrefs(have: tuple[NameBackRef, ...], new: tuple[NameBackRef, ...]
                     ) -> tuple[NameBackRef, ...]:
     if not have:
@@ -115,11 +144,11 @@ def _merge_backrefs(have: tuple[NameBackRef, ...], new: tuple[NameBackRef, ...]
 @functools.lru_cache(maxsize=None)
 def default_config() -> TransformerConfig:
     """kustomize's default tables, built once and shared."""
-    tables = {name: fieldspec.defaults(key) for name, key in _TABLES.items()
+    tables = {name: _normal(fieldspec.defaults(key), key) for name, key in _TABLES.items()
               if name not in ("name_suffix", "labels")}
     # nameSuffix uses the namePrefix table; the labels table is empty.
-    tables["name_suffix"] = fieldspec.defaults("namePrefix")
-    return TransformerConfig(name_reference=default_name_references(), **tables)
+    tables["name_suffix"] = tables["name_prefix"]
+    return TransformerConfig(name_reference=default_name_references(), normal=True, **tables)
 
 
 # --- a kustomization's own config --------------------------------------------------
@@ -168,7 +197,7 @@ def parse_config(node: Mapping) -> TransformerConfig:
         if key == _NAME_REFERENCE:
             tables["name_reference"] = _parse_backrefs(value)
         elif key in keys:
-            tables[keys[key]] = merge_specs((), _parse_specs(value, key), key)
+            tables[keys[key]] = _normal(_parse_specs(value, key), key)
         else:
             raise BuildError(f"unknown field \"{key}\" in transformer configuration "
                              f"(known: {', '.join(sorted(list(keys) + [_NAME_REFERENCE]))})",
@@ -299,9 +328,9 @@ class _CrdSpecs:
 
     def config(self) -> TransformerConfig:
         return TransformerConfig(
-            common_annotations=merge_specs((), self.annotations),
-            common_labels=merge_specs((), self.labels),
-            name_prefix=merge_specs((), self.identity),
+            common_annotations=_normal(self.annotations),
+            common_labels=_normal(self.labels),
+            name_prefix=_normal(self.identity),
             name_reference=merge_name_references((), self.refs) if self.refs else ())
 
 

@@ -127,4 +127,22 @@ def _scalar(node: yaml.ScalarNode, path: str, by: str, origin: Origin) -> Scalar
         except UnrepresentableScalar:
             raise LoadError(path, origin.line, origin.col,
                             f"{text} cannot be represented in JSON") from None
+    if node.style == ">":
+        text = _go_folded(text)
     return Scalar(text, origin)
+
+
+def _go_folded(text: str) -> str:
+    """go-yaml v3 keeps one line break too many before a more-indented line
+    of a folded block scalar (``>``); kustomize's output shows it, so the
+    value must have it too."""
+    lines = text.split("\n")
+    out: list[str] = []
+    last = None  # the last non-empty line so far
+    for line in lines:
+        if line and line[0] in " \t" and last is not None and last[0] not in " \t":
+            out.append("")
+        out.append(line)
+        if line:
+            last = line
+    return "\n".join(out)

@@ -17,7 +17,7 @@ from krmcheck.kustomize.files import Files
 from krmcheck.kustomize.resource import Resource
 from krmcheck.kustomize.target import BuildOptions, Builder
 from krmcheck.tree.emit import emit_all
-from krmcheck.tree.node import Mapping, Node, Scalar, lookup
+from krmcheck.tree.node import Node, Scalar, lookup
 
 DEPLOYMENT_AND_SERVICE = """\
 apiVersion: apps/v1
@@ -348,27 +348,27 @@ def test_transformer_writes_point_at_config_lines(transformers_case: Path) -> No
     assert image is not None
     assert at(image.items[0].items["image"]) == ("transformers.yaml", 7, 3)  # type: ignore[attr-defined]
     assert at(lookup(dep.node, ["spec", "replicas"])) == ("transformers.yaml", 17, 3)
-    assert at(lookup(dep.node, ["metadata", "namespace"])) == ("transformers.yaml", 28, 3)
+    assert at(lookup(dep.node, ["metadata", "namespace"])) == ("transformers.yaml", 26, 3)
     svc = find(out, "Service")
-    assert at(lookup(svc.node, ["spec", "type"])) == ("transformers.yaml", 58, 5)
+    assert at(lookup(svc.node, ["spec", "type"])) == ("transformers.yaml", 54, 5)
 
 
 def test_inline_generator_points_into_kustomization(transformers_case: Path) -> None:
     secret = find(build(transformers_case), "Secret")
     # the literal line inside the `- |-` block of kustomization.yaml
-    assert at(lookup(secret.node, ["data", "password"])) == ("kustomization.yaml", 8, 5)
+    assert at(lookup(secret.node, ["data", "password"])) == ("kustomization.yaml", 9, 5)
 
 
 def test_overlay_provenance(overlay_case: Path) -> None:
     out = build(overlay_case)
     dep = find(out, "Deployment")
     name = lookup(dep.node, ["metadata", "name"])
-    assert at(name) == ("kustomization.yaml", 21, 3)  # the prefix: line of the inline config
+    assert at(name) == ("kustomization.yaml", 22, 3)  # the prefix: line of the inline config
     assert isinstance(name, Scalar) and name.trail[0][:3] == ("base/dep.yaml", 4, 3)
     assert at(lookup(dep.node, ["metadata", "labels", "team"])) == ("conf/labels.yaml", 6, 3)
-    assert at(lookup(dep.node, ["metadata", "annotations", "owner"])) == ("conf/labels.yaml", 20, 3)
+    assert at(lookup(dep.node, ["metadata", "annotations", "owner"])) == ("conf/labels.yaml", 19, 3)
     cm = find(out, "ConfigMap")
-    assert at(lookup(cm.node, ["metadata", "annotations", "path"])) == ("kustomization.yaml", 29, 3)
+    assert at(lookup(cm.node, ["metadata", "annotations", "path"])) == ("kustomization.yaml", 31, 3)
     sa = find(out, "ServiceAccount")
     assert at(lookup(sa.node, ["metadata", "name"])) == ("kustomization.yaml", 11, 5)
 

@@ -148,6 +148,7 @@ BASE_V1 = {
     "comp/kustomization.yaml": ("apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\n"
                                 "commonLabels:\n  team: blue\n"),
     "escape/kustomization.yaml": "resources:\n- ../shared/svc.yaml\n",
+    "outside/kustomization.yaml": "resources:\n- ../..\n",
     "file.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: f\n",
 }
 BASE_V2 = {**BASE_V1, "base/cm.yaml": BASE_V1["base/cm.yaml"].replace("k: v1", "k: v2")}
@@ -222,6 +223,16 @@ def _make_repos(root: Path) -> tuple[dict[str, Repo], bytes]:
     return {"/repo.git": repo, "/super.git": sup}, v1
 
 
+def _web_page(environ: dict[str, Any], start_response: Any) -> list[bytes]:
+    """What a forge answers for a repository URL that is not git's: a web page
+    when asked for one (``html`` in the query), else 404."""
+    if "html" in environ.get("QUERY_STRING", ""):
+        start_response("200 OK", [("Content-Type", "text/html")])
+        return [b"<html><body>a repository: [</body></html>\n"]
+    start_response("404 Not Found", [("Content-Type", "text/plain")])
+    return [b"not found\n"]
+
+
 def _serve(server: Any) -> None:
     threading.Thread(target=server.serve_forever, daemon=True).start()
 
@@ -230,12 +241,12 @@ def _serve(server: Any) -> None:
 def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Servers]:
     root = tmp_path_factory.mktemp("remote")
     repos, v1 = _make_repos(root)
-    git = make_server("127.0.0.1", 0, make_wsgi_chain(DictBackend(repos)), handler_class=_QuietWSGI)
+    app = make_wsgi_chain(DictBackend(repos), fallback_app=_web_page)
+    git = make_server("127.0.0.1", 0, app, handler_class=_QuietWSGI)
     site = root / "site"
     (site / "files").mkdir(parents=True)
     (site / "files" / "deploy.yaml").write_text(
         "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 2\n")
-    (site / "files" / "page.html").write_text("<html><body>not yaml: [</body></html>\n")
     files = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietFiles, directory=str(site)))
     for s in (git, files):
         _serve(s)
@@ -341,6 +352,13 @@ def test_git_suffix_marks_the_repository_without_double_slash(tmp_path: Path,
     assert [r.name for r in build(tmp_path)] == ["s"]
 
 
+def test_a_web_page_at_a_git_url_means_clone(tmp_path: Path, servers: Servers) -> None:
+    # kustomize downloads an http(s) entry first; a page that is not YAML
+    # makes it try the URL as a repository
+    write(tmp_path, "overlay/kustomization.yaml", f"resources:\n- {servers.git}/repo.git//shared?html=1\n")
+    assert [r.name for r in build(tmp_path)] == ["s"]
+
+
 def test_one_clone_per_url_and_ref(tmp_path: Path, servers: Servers) -> None:
     write(tmp_path, "overlay/kustomization.yaml",
           f"resources:\n- {servers.git}/repo.git//base?ref=v1\n"
@@ -375,6 +393,13 @@ def test_clone_is_always_load_restricted(tmp_path: Path, servers: Servers) -> No
     with pytest.raises(BuildError, match="security; file") as e:
         build(tmp_path, load_restrictor=NONE)
     assert f"{servers.git}/repo.git//shared/svc.yaml?ref=v1" in str(e.value)
+
+
+def test_bases_in_a_clone_stay_in_it(tmp_path: Path, servers: Servers) -> None:
+    write(tmp_path, "overlay/kustomization.yaml", f"resources:\n- {servers.git}/repo.git//outside?ref=v1\n")
+    with pytest.raises(BuildError, match="cloned git repos must be within the repo") as e:
+        build(tmp_path)
+    assert e.value.location == Location(f"{servers.git}/repo.git//outside/kustomization.yaml?ref=v1", 2, 3)
 
 
 def test_relative_submodule(tmp_path: Path, servers: Servers) -> None:

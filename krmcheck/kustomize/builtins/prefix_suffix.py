@@ -19,6 +19,9 @@ from krmcheck.tree.origin import Origin
 # kustomize never renames these kinds with a prefix or suffix.
 SKIPPED_KINDS = frozenset({"CustomResourceDefinition", "APIService", "Namespace"})
 _METADATA_NAME = ("metadata", "name")
+# An empty table (a caller passing EMPTY) means "rename only": kustomize never
+# runs these transformers without field specs.
+_NAME_ONLY = (FieldSpec(_METADATA_NAME),)
 Change = Callable[[str], str]
 
 
@@ -30,25 +33,28 @@ def apply(resources: list[Resource], prefix: str, suffix: str, origin: Origin,
     for res in resources:
         if res.kind in SKIPPED_KINDS or not res.name:
             continue
-        res.remember_id()
-        res.set_name(f"{prefix}{res.name}{suffix}", origin)
+        # kustomize runs the prefix transformer, then the suffix one; each
+        # applies every spec of its table that selects the original kind.
+        gvk = res.orig_id().gvk
         if prefix:
-            res.prefixes.insert(0, prefix)
-            _other_fields(res, tables.name_prefix, lambda v: prefix + v, origin)
+            _rename(res, [s for s in tables.name_prefix or _NAME_ONLY if s.matches(gvk)],
+                    lambda v: prefix + v, origin, lambda: res.prefixes.insert(0, prefix))
         if suffix:
-            res.suffixes.append(suffix)
-            _other_fields(res, tables.name_suffix, lambda v: v + suffix, origin)
+            _rename(res, [s for s in tables.name_suffix or _NAME_ONLY if s.matches(gvk)],
+                    lambda v: v + suffix, origin, lambda: res.suffixes.append(suffix))
 
 
-def _other_fields(res: Resource, specs: tuple[FieldSpec, ...], change: Change,
-                  origin: Origin) -> None:
+def _rename(res: Resource, specs: list[FieldSpec], change: Change, origin: Origin,
+            record: Callable[[], None]) -> None:
     def setter(parent: Mapping, key: str) -> None:
         node = parent.items.get(key)
         if isinstance(node, Scalar) and isinstance(node.value, str):
             node.set(change(node.value), origin)
 
-    gvk = res.orig_id().gvk
     for spec in specs:
-        if spec.path != _METADATA_NAME and spec.matches(gvk):
+        if spec.path == _METADATA_NAME:
+            record()
+            res.remember_id()
+            res.set_name(change(res.name), origin)
+        else:
             fieldspec.visit(res, spec, setter, origin)
-

@@ -303,7 +303,8 @@ def load(entries: list[Node], src: Source) -> list[Replacement]:
         if path is None or (isinstance(path, Scalar) and path.value in (None, "")):
             out.append(_parse(entry, entry.origin._replace(by=BY)))
             continue
-        if "source" in entry.items or "targets" in entry.items:
+        targets = entry.items.get("targets")
+        if "source" in entry.items or (isinstance(targets, Sequence) and targets.items):
             raise BuildError("cannot specify both path and inline replacement", entry.origin)
         out.extend(_load_file(_text(path), path.origin, src))
     return out
@@ -323,8 +324,9 @@ def _load_file(rel: str, origin: Origin, src: Source) -> list[Replacement]:
     elif isinstance(doc, Mapping):
         items = [doc]
     else:
-        raise BuildError(f"unsupported replacement type encountered within replacement path: {rel}",
-                         origin)
+        kind = "string" if isinstance(doc, Scalar) else "nothing"
+        raise BuildError(f"unsupported replacement type encountered within replacement path {rel}: "
+                         f"{kind}", origin)
     out = []
     for item in items:
         if not isinstance(item, Mapping):
@@ -351,6 +353,14 @@ def apply(resources: list[Resource], r: Replacement) -> None:
             if _is_target(res, target):
                 for fp in target.field_paths:
                     _write_target(res, fp, value, target.options, r.origin)
+                _stringify_annotations(res)
+
+
+def _stringify_annotations(res: Resource) -> None:
+    """kustomize holds a resource's own annotations as strings, whatever was written."""
+    for node in (res.annotations() or Mapping()).items.values():
+        if isinstance(node, Scalar) and not isinstance(node.value, str):
+            node.value, node.text = node.as_string() if node.value is not None else "", None
 
 
 def _source_value(resources: list[Resource], r: Replacement) -> Node:
@@ -530,7 +540,10 @@ def _match_items(seq: Sequence, part: str, rest: list[str], create: bool, value:
         if not regex.search(_text(key).strip()):
             continue
         found = True
-        out.extend(_match(item, rest, create, value, writer, (seq, i)))
+        if field == "":  # kyaml stops at a matched scalar item, ignoring the rest of the path
+            out.append((seq, i))
+        else:
+            out.extend(_match(item, rest, create, value, writer, (seq, i)))
     if found or not create:
         return out
     new: Node = Scalar(created(pattern), writer) if field == "" else \

@@ -124,7 +124,7 @@ def merge(entries: list[Node], resources: list[Resource]) -> None:
         if var.name in seen:
             raise BuildError(f"merging vars {listing}: var '{var.name}' already encountered", var.origin)
         seen[var.name] = var
-    for var in declared:
+    for var in sorted(declared, key=lambda v: v.name):  # kustomize resolves vars by name
         if not any(b[0] is var for b in bound):
             raise BuildError(f"var '{var.describe()}' cannot be mapped to a field "
                              f"in the set of known resources", var.origin)
