@@ -6,6 +6,7 @@ from typing import Any
 import pytest
 
 _TALLY: dict[str, int] = collections.Counter()
+_REAL: dict[str, int] = collections.Counter()
 
 
 @pytest.fixture(scope="session")
@@ -13,7 +14,19 @@ def conformance_tally() -> dict[str, int]:
     return _TALLY
 
 
+@pytest.fixture(scope="session")
+def realworld_tally() -> dict[str, int]:
+    return _REAL
+
+
 def pytest_terminal_summary(terminalreporter: Any) -> None:
+    r = _REAL
+    if r.get("run"):
+        ok = r["byte"] + r["both-error"]
+        terminalreporter.write_line(
+            f"realworld: {r['run']} roots; byte-identical {r['byte']}, expected errors {r['both-error']}, "
+            f"passing {ok} ({100.0 * ok / r['run']:.1f}%); semantic-only {r['sem']}, differ {r['differ']}, "
+            f"engine errors {r['engine-error']}, unexpected success {r['engine-ok-ref-error']}")
     t = _TALLY
     if not t.get("run"):
         return

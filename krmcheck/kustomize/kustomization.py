@@ -114,6 +114,9 @@ def load(directory: Path, files: Files, origin: Origin | None = None) -> Kustomi
         raise BuildError(f"kustomization file {display} is empty", Origin(display, 1, 1))
     if len(docs) > 1 or not isinstance(docs[0], Mapping):
         raise BuildError(f"{display} must hold a single kustomization map", docs[0].origin)
+    if not set(docs[0].items) - {"apiVersion", "kind"}:
+        raise BuildError(f"kustomization file {display} is empty: it has no field besides "
+                         f"apiVersion and kind", docs[0].origin)
     k = Kustomization(path, display, docs[0])
     _check_fields(k)
     return k

@@ -125,9 +125,9 @@ def _parse_timeout(value: str) -> float:
     """Whole seconds ("61") or a Go duration ("1m30s"); anything else: the default."""
     if re.fullmatch(r"[+-]?\d+", value):
         return float(value) if int(value) > 0 else DEFAULT_TIMEOUT
-    if value and re.fullmatch(f"(?:{_DURATION_PART.pattern})+", value):
+    if value and re.fullmatch(f"[+-]?(?:{_DURATION_PART.pattern})+", value):
         seconds = sum(float(n) * _DURATION_UNITS[u] for n, u in _DURATION_PART.findall(value))
-        return seconds if seconds > 0 else DEFAULT_TIMEOUT
+        return seconds if seconds > 0 and not value.startswith("-") else DEFAULT_TIMEOUT
     return DEFAULT_TIMEOUT
 
 

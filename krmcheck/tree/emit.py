@@ -129,7 +129,10 @@ def emit(node: Node) -> str:
     """One document as kustomize prints it (no ``---`` separator)."""
     if isinstance(node, Mapping) and not node.items:
         return "{}\n"
-    return yaml.serialize(_to_yaml(node), Dumper=_Dumper, allow_unicode=True, width=80, indent=2)
+    text = yaml.serialize(_to_yaml(node), Dumper=_Dumper, allow_unicode=True, width=80, indent=2)
+    # libyaml closes a document that ends in a keep-chomped block ("|+")
+    # with "..."; go-yaml does not.
+    return text[:-4] if text.endswith("\n...\n") else text
 
 
 def emit_all(nodes: list[Node]) -> str:

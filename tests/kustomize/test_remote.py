@@ -115,6 +115,8 @@ QUERIES = [
     ("timeout=1m30s", "", 90.0, True),
     ("timeout=500ms", "", 0.5, True),
     ("timeout=0", "", DEFAULT_TIMEOUT, True),
+    ("timeout=-5s", "", DEFAULT_TIMEOUT, True),
+    ("timeout=%2B2s", "", 2.0, True),
     ("timeout=soon", "", DEFAULT_TIMEOUT, True),
     ("submodules=false", "", DEFAULT_TIMEOUT, False),
     ("submodules=0&ref=x", "x", DEFAULT_TIMEOUT, False),

@@ -65,3 +65,8 @@ def test_duplicate_key_is_an_error_at_the_second_one() -> None:
         load_documents("a: 1\nb: 2\na: 3\n", "x.yaml")
     assert (e.value.line, e.value.col) == (3, 1)
     assert load_documents("a: 1\na: 3\n", "k.yaml", duplicate_keys=True)[0].items["a"].value == 3  # type: ignore[attr-defined]
+
+
+def test_no_document_end_marker_after_keep_chomped_block() -> None:
+    text = "a:\n  b: |+\n    kept\n\n"
+    assert emit(load_documents(text, "x.yaml")[0]) == text

@@ -460,7 +460,8 @@ def _set(container: Node, key: str | int, value: Node, options: Options, writer:
     copy = value.copy()
     for n in _walk(copy):
         n.rewrite(writer)
-    copy.trail = target.trail + (target.origin,) + copy.trail
+    if target.origin != writer:  # not a node just made by create: true
+        copy.trail = target.trail + (target.origin,) + copy.trail
     _put(container, key, copy)
 
 
