@@ -15,6 +15,7 @@ from krmcheck.kustomize.kustomization import find_file
 from krmcheck.kustomize.resource import Resource
 from krmcheck.kustomize.target import BuildOptions, Builder
 from krmcheck.locate import locate_all
+from krmcheck.redact import redact, secret_values
 from krmcheck.reporters import REPORTERS
 from krmcheck.results import (SEVERITY_RANK, Finding, ResourceRef, Result, RootReport,
                               RunReport)
@@ -136,7 +137,9 @@ def _check_root(builder: Builder, files: Files, root: Path, vopts: ValidatorOpti
         resources = builder.build(root)
     except BuildError as e:
         return RootReport(name, (), (_build_finding(e, name),), build_failed=True)
-    findings = locate_all(_validate(resources, vopts), resources, name, _kustomization_file(files, root))
+    secrets = secret_values(resources)
+    results = [redact(r, secrets) for r in _validate(resources, vopts)]
+    findings = locate_all(results, resources, name, _kustomization_file(files, root))
     return RootReport(name, tuple(_ref(r) for r in resources), tuple(findings))
 
 
