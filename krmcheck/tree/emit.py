@@ -10,7 +10,6 @@ another type, literal blocks for multi-line strings. libyaml's emitter
 from __future__ import annotations
 
 import functools
-import re
 
 import yaml
 
@@ -34,9 +33,6 @@ class _Dumper(_BaseDumper):  # type: ignore[misc, valid-type]
         if kind is yaml.ScalarNode:
             return _STR
         return _MAP if kind is yaml.MappingNode else _SEQ
-
-
-_LETTERS = re.compile(r"^[A-Za-z]*$")
 
 
 def _go_v2_less(a: str, b: str) -> bool:
@@ -86,7 +82,8 @@ _KEY = functools.cmp_to_key(_cmp)
 
 
 def sorted_keys(keys: list[str]) -> list[str]:
-    if all(_LETTERS.match(k) for k in keys):
+    # ASCII letters only: go-yaml's order is plain byte order (the common case)
+    if "".join(keys).isalpha() and "".join(keys).isascii():
         return sorted(keys)
     return sorted(keys, key=_KEY)
 
