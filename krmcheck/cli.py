@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import Sequence
 
-from krmcheck import runner
+from krmcheck import merge, runner, shard
+from krmcheck.fn import serve
+from krmcheck.fn.plugin import DEFAULT_FN_TIMEOUT, FunctionOptions
+from krmcheck.validators import VALIDATORS, ValidatorOptions
 from krmcheck.kustomize.files import RESTRICTORS, ROOT_ONLY
 
 FAIL_ON = ("error", "warning", "info", "never")
@@ -17,7 +21,8 @@ def _check_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="krmcheck",
         description="Render every kustomize overlay, validate it, and report each finding "
-                    "at the source line that caused it. Other commands: `krmcheck build DIR`.")
+                    "at the source line that caused it. Other commands: `krmcheck build DIR`, "
+                    "`krmcheck merge-reports INPUT...`.")
     p.add_argument("paths", nargs="*", default=["."], metavar="PATH",
                    help="directories to search for kustomizations, or changed files "
                         "(only the roots that read them are checked); default: .")
@@ -29,30 +34,59 @@ def _check_parser() -> argparse.ArgumentParser:
     p.add_argument("--kubernetes-version", metavar="VERSION",
                    help="schema version to validate against (default: newest bundled)")
     p.add_argument("--strict", action="store_true", help="reject fields the schema does not know")
-    p.add_argument("--fail-on", choices=FAIL_ON, default="error",
-                   help="lowest severity that fails the run (default: error)")
+    p.add_argument("--fail-on", choices=FAIL_ON, default=None,
+                   help="lowest severity that fails the run (default: .krmcheck.yaml's "
+                        "fail-on, else error)")
     p.add_argument("--junit", metavar="FILE", help="write a JUnit XML report")
     p.add_argument("--sarif", metavar="FILE", help="write a SARIF 2.1.0 report")
     p.add_argument("--json", metavar="FILE", help="write a JSON report")
     p.add_argument("--github", choices=("auto", "on", "off"), default="auto",
                    help="GitHub annotations and job summary (auto: on under GITHUB_ACTIONS)")
     p.add_argument("--load-restrictor", choices=RESTRICTORS, default=ROOT_ONLY)
-    p.add_argument("--jobs", "-j", type=int, default=1, help="roots rendered in parallel")
+    p.add_argument("--jobs", "-j", type=_jobs, default=1, metavar="N",
+                   help="check roots in N processes, roots sharing bases in the same one; "
+                        "0: one per CPU (default: 1)")
+    p.add_argument("--shard", type=_shard, metavar="K/N",
+                   help="check only part K of N of the selected roots (roots sharing a base or "
+                        "component stay in one part), for a CI matrix; join the parts' reports "
+                        "with `krmcheck merge-reports`")
     p.add_argument("--network", action="store_true",
-                   help="fetch remote resources and bases (git repositories, URLs); "
-                        "also allowed by KRMCHECK_NETWORK=1; default: off")
+                   help="fetch remote resources and bases (git repositories, URLs), and give "
+                        "network access to functions that declare network: true (kubectl's "
+                        "flag); remote fetching is also allowed by KRMCHECK_NETWORK=1; default: off")
     _add_plugin_flags(p)
     return p
 
 
 def _add_plugin_flags(p: argparse.ArgumentParser) -> None:
-    # kubectl kustomize's spellings
+    # kubectl kustomize's spellings (--network is defined with the other
+    # network flag: it also lets functions that declare network: true have it)
+    p.add_argument("--enable-exec", action="store_true",
+                   help="run KRM exec functions (exec.path); kustomize's flag, which kubectl "
+                        "lacks: without it they are skipped, as kubectl skips them")
+    p.add_argument("--network-name", default="", metavar="NAME",
+                   help="accepted for kubectl compatibility; like kubectl, not used")
+    p.add_argument("-e", "--env", action="append", default=[], metavar="KEY[=VALUE]",
+                   help="environment for container functions (KEY alone copies it from "
+                        "this environment); repeatable")
+    p.add_argument("--mount", action="append", default=[], metavar="SPEC",
+                   help="mount for container functions, type=bind,source=DIR,target=DIR[,rw=true]; "
+                        "sources must lie below the kustomization directory; repeatable")
+    p.add_argument("--as-current-user", action="store_true",
+                   help="run container functions as the current uid:gid instead of nobody")
+    p.add_argument("--fn-timeout", type=float, default=DEFAULT_FN_TIMEOUT, metavar="SECONDS",
+                   help=f"time limit for each exec plugin or function run "
+                        f"(default: {DEFAULT_FN_TIMEOUT:g})")
     p.add_argument("--enable-alpha-plugins", action="store_true",
                    help="run plugins that are not builtin (exec plugins, KRM functions)")
     p.add_argument("--enable-helm", action="store_true",
                    help="inflate helmCharts with `helm template`")
     p.add_argument("--helm-command", default="helm", metavar="CMD",
                    help="helm binary to run with --enable-helm (default: helm on PATH)")
+    p.add_argument("--trusted-catalog", action="append", default=[], metavar="LOCATION",
+                   help="trust this function catalog (a path, URL, git or oci:// reference, as "
+                        "written under catalogs:) to fetch and run the functions it lists; "
+                        "repeatable; review one first with `krmcheck catalog view LOCATION`")
 
 
 def _build_parser() -> argparse.ArgumentParser:
@@ -61,10 +95,74 @@ def _build_parser() -> argparse.ArgumentParser:
     p.add_argument("dir", metavar="DIR")
     p.add_argument("--load-restrictor", choices=RESTRICTORS, default=ROOT_ONLY)
     p.add_argument("--network", action="store_true",
-                   help="fetch remote resources and bases (git repositories, URLs); "
-                        "also allowed by KRMCHECK_NETWORK=1; default: off")
+                   help="fetch remote resources and bases (git repositories, URLs), and give "
+                        "network access to functions that declare network: true (kubectl's "
+                        "flag); remote fetching is also allowed by KRMCHECK_NETWORK=1; default: off")
     _add_plugin_flags(p)
     return p
+
+
+def _catalog_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="krmcheck catalog",
+                                description="Inspect a KRM function catalog (KEP-2906).")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    view = sub.add_parser("view", help="print a catalog's publishers, functions, versions, "
+                                       "runtimes and digests, to decide whether to trust it")
+    view.add_argument("location", metavar="LOCATION",
+                      help="a catalog file, an http(s) URL, a git reference (repo//path?ref=) "
+                           "or an oci:// reference; fetched even without --network")
+    return p
+
+
+def _fn_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="krmcheck fn",
+        description="Run built-in validators as an exec KRM function: a ResourceList (or a YAML "
+                    "stream) on stdin, the ResourceList with `results` on stdout; exit 1 on an "
+                    "error result. The functionConfig may set kubernetesVersion and strict.")
+    p.add_argument("validators", nargs="+", choices=sorted(VALIDATORS), metavar="VALIDATOR",
+                   help=f"validator ids: {', '.join(sorted(VALIDATORS))}")
+    p.add_argument("--kubernetes-version", metavar="VERSION",
+                   help="default schema version when the functionConfig sets none")
+    p.add_argument("--strict", action="store_true", help="default strict mode (schema)")
+    return p
+
+
+def _jobs(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"{n}: must be 0 (one per CPU) or more")
+    return n or os.cpu_count() or 1
+
+
+def _shard(text: str) -> shard.Shard:
+    try:
+        return shard.parse_shard(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def _merge_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="krmcheck merge-reports",
+        description="Join the JUnit XML, SARIF 2.1.0 and JSON reports of `--shard` jobs into one "
+                    "of each (each input's format is read from its content). Exit 1 when the "
+                    "merged findings fail --fail-on, 2 when a shard could not build a root.")
+    p.add_argument("inputs", nargs="+", type=Path, metavar="INPUT", help="shard reports")
+    p.add_argument("--junit", metavar="OUT", help="write the merged JUnit XML report")
+    p.add_argument("--sarif", metavar="OUT", help="write the merged SARIF report")
+    p.add_argument("--json", metavar="OUT", help="write the merged JSON report")
+    p.add_argument("--fail-on", choices=FAIL_ON, default="error",
+                   help="lowest severity that fails (default: error)")
+    return p
+
+
+def parse_merge(argv: Sequence[str]) -> merge.MergeOptions:
+    a = _merge_parser().parse_args(list(argv))
+    return merge.MergeOptions(tuple(a.inputs), a.junit, a.sarif, a.json, a.fail_on)
 
 
 def parse_check(argv: Sequence[str]) -> runner.CheckOptions:
@@ -73,9 +171,16 @@ def parse_check(argv: Sequence[str]) -> runner.CheckOptions:
         paths=tuple(Path(p) for p in a.paths), roots=tuple(a.roots) if a.roots else (),
         changed_since=a.changed_since, kubernetes_version=a.kubernetes_version,
         strict=a.strict, fail_on=a.fail_on, junit=a.junit, sarif=a.sarif, json=a.json,
-        github=a.github, load_restrictor=a.load_restrictor, jobs=max(1, a.jobs),
+        github=a.github, load_restrictor=a.load_restrictor, jobs=a.jobs, shard=a.shard,
         network=a.network, enable_alpha_plugins=a.enable_alpha_plugins,
-        enable_helm=a.enable_helm, helm_command=a.helm_command)
+        enable_helm=a.enable_helm, helm_command=a.helm_command,
+        trusted_catalogs=tuple(a.trusted_catalog), functions=_functions(a))
+
+
+def _functions(a: argparse.Namespace) -> FunctionOptions:
+    return FunctionOptions(enable_exec=a.enable_exec, network_name=a.network_name,
+                           mounts=tuple(a.mount), envs=tuple(a.env),
+                           as_current_user=a.as_current_user, fn_timeout=a.fn_timeout)
 
 
 def _normalise_restrictor(argv: list[str]) -> list[str]:
@@ -93,7 +198,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args[:1] == ["build"]:
         b = _build_parser().parse_args(args[1:])
         return runner.run_build(Path(b.dir), b.load_restrictor, sys.stdout, sys.stderr, b.network,
-                                b.enable_alpha_plugins, b.enable_helm, b.helm_command)
+                                b.enable_alpha_plugins, b.enable_helm, b.helm_command,
+                                trusted_catalogs=b.trusted_catalog, functions=_functions(b))
+    if args[:1] == ["catalog"]:
+        c = _catalog_parser().parse_args(args[1:])
+        return runner.run_catalog_view(c.location, sys.stdout, sys.stderr)
+    if args[:1] == ["merge-reports"]:
+        return runner.run_merge(parse_merge(args[1:]), sys.stdout, sys.stderr)
+    if args[:1] == ["fn"]:
+        f = _fn_parser().parse_args(args[1:])
+        return serve.serve(list(dict.fromkeys(f.validators)), sys.stdin, sys.stdout, sys.stderr,
+                           ValidatorOptions(f.kubernetes_version, f.strict))
     if args[:1] == ["check"]:
         args = args[1:]
     return runner.run_check(parse_check(args), sys.stdout, sys.stderr)

@@ -4,11 +4,19 @@ decides the exit code."""
 from __future__ import annotations
 
 import os
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import Sequence, TextIO
 
-from krmcheck import discover
+from krmcheck import config as krmconfig
+from krmcheck import discover, kptfile
+from krmcheck import merge as kmerge
+from krmcheck import shard as kshard
+from krmcheck.fn import catalog as fn_catalog
+from krmcheck.fn.plugin import FunctionOptions
+from krmcheck.fn import external
+from krmcheck.kustomize import deprecation
 from krmcheck.kustomize.errors import BuildError
 from krmcheck.kustomize.files import ROOT_ONLY, Files
 from krmcheck.kustomize.kustomization import find_file
@@ -16,7 +24,7 @@ from krmcheck.kustomize.resource import Resource
 from krmcheck.kustomize.target import BuildOptions, Builder
 from krmcheck.locate import locate_all
 from krmcheck.redact import redact, secret_values
-from krmcheck.reporters import REPORTERS
+from krmcheck.reporters import REPORTERS, plural
 from krmcheck.results import (SEVERITY_RANK, Finding, ResourceRef, Result, RootReport,
                               RunReport)
 from krmcheck.tree.emit import emit_all
@@ -33,7 +41,7 @@ class CheckOptions:
     changed_since: str | None = None
     kubernetes_version: str | None = None
     strict: bool = False
-    fail_on: str = "error"
+    fail_on: str | None = None  # None: the config file's fail-on, else "error"
     junit: str | None = None
     sarif: str | None = None
     json: str | None = None
@@ -44,6 +52,9 @@ class CheckOptions:
     enable_alpha_plugins: bool = False
     enable_helm: bool = False
     helm_command: str = "helm"
+    functions: FunctionOptions = FunctionOptions()  # exec plugins and KRM functions
+    trusted_catalogs: tuple[str, ...] = ()  # --trusted-catalog LOCATION...
+    shard: kshard.Shard | None = None  # --shard K/N: check only this part of the roots
 
 
 class UsageError(Exception):
@@ -54,17 +65,88 @@ class UsageError(Exception):
 
 def run_build(directory: Path, restrictor: str, out: TextIO, err: TextIO,
               network: bool = False, enable_alpha_plugins: bool = False,
-              enable_helm: bool = False, helm_command: str = "helm") -> int:
+              enable_helm: bool = False, helm_command: str = "helm",
+              trusted_catalogs: Sequence[str] = (),
+              functions: FunctionOptions | None = None) -> int:
     files = Files(discover.repo_root(Path.cwd()))
     builder = Builder(files, BuildOptions(restrictor, network, enable_alpha_plugins,
-                                          enable_helm, helm_command))
+                                          enable_helm, helm_command,
+                                          functions=functions or FunctionOptions(),
+                                          catalogs=_catalog_context(files, trusted_catalogs, network)))
     try:
         resources = builder.build(directory)
     except BuildError as e:
-        err.write(f"Error: {e}\n")
+        err.write(_warning_lines(builder) + f"Error: {e}\n")
         return EXIT_BROKEN
+    err.write(_warning_lines(builder))  # kubectl warns on stderr as it loads each kustomization
     out.write(emit_all([r.node for r in resources]))
     return EXIT_OK
+
+
+def _warning_lines(builder: Builder) -> str:
+    return "".join(f"{w.line}\n" for w in builder.warnings)
+
+
+def _catalog_context(files: Files, trusted: Sequence[str], network: bool) -> fn_catalog.CatalogContext:
+    return fn_catalog.CatalogContext(fn_catalog.trust_keys(trusted, files, Path.cwd()), network)
+
+
+# --- catalog view ------------------------------------------------------------------
+
+def run_catalog_view(location: str, out: TextIO, err: TextIO) -> int:
+    """Print a catalog (publisher, functions, versions, runtimes, digests) so
+    that a person can decide to trust it. Fetching the catalog the user named
+    is allowed; nothing it lists is downloaded or run."""
+    files = Files(discover.repo_root(Path.cwd()))
+    ref = fn_catalog.reference(location, Path.cwd(), files, None)
+    try:
+        found = fn_catalog.load_catalog(ref, fn_catalog.CatalogContext(network=True))
+    except BuildError as e:
+        err.write(f"Error: {e}\n")
+        return EXIT_BROKEN
+    out.write("".join(f"{line}\n" for line in fn_catalog.view_lines(found)))
+    return EXIT_OK
+
+
+# --- merge-reports -----------------------------------------------------------------
+
+def run_merge(opts: kmerge.MergeOptions, out: TextIO, err: TextIO) -> int:
+    """Join the reports of --shard jobs; exit as one unsharded run would have."""
+    try:
+        reports = kmerge.load_all(opts.inputs)
+        merged = [(target, kmerge.merge(reports, fmt))
+                  for fmt, target in (("junit", opts.junit), ("sarif", opts.sarif),
+                                      ("json", opts.json)) if target]
+        for target, text in merged:
+            _write(target, text)
+    except kmerge.MergeError as e:
+        err.write(f"krmcheck merge-reports: error: {e}\n")
+        return EXIT_BROKEN
+    tallies = kmerge.tallies(reports)
+    out.write(f"merged {plural(len(reports), 'report')}: {_tally_line(tallies[0])}\n")
+    return _merged_exit_code(tallies, opts.fail_on)
+
+
+def _write(target: str, text: str) -> None:
+    try:
+        with open(target, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    except OSError as e:
+        raise kmerge.MergeError(f"{target}: cannot write: {e.strerror or e}") from None
+
+
+def _tally_line(t: kmerge.Tally) -> str:
+    words = ", ".join(plural(t.count(s), s) for s in ("error", "warning", "info"))
+    return words + (f" in {plural(t.roots, 'root')}" if t.roots is not None else "")
+
+
+def _merged_exit_code(tallies: Sequence[kmerge.Tally], fail_on: str) -> int:
+    if any(t.build_failed for t in tallies):
+        return EXIT_BROKEN  # a shard could not build a root, and exited 2 itself
+    if fail_on == "never":
+        return EXIT_OK
+    failing = [s for s, rank in SEVERITY_RANK.items() if s != "never" and rank >= SEVERITY_RANK[fail_on]]
+    return EXIT_FINDINGS if any(t.count(s) for t in tallies for s in failing) else EXIT_OK
 
 
 # --- check -----------------------------------------------------------------------
@@ -74,17 +156,16 @@ def run_check(opts: CheckOptions, out: TextIO, err: TextIO,
     env = dict(os.environ) if env is None else env
     try:
         roots = _select_roots(opts)
+        if opts.shard is not None:
+            roots = kshard.select(roots, opts.shard)
         vopts = ValidatorOptions(opts.kubernetes_version, opts.strict)
         _check_validator_options(vopts)
+        config = _load_config(opts)
     except UsageError as e:
         err.write(f"krmcheck: error: {e}\n")
         return EXIT_BROKEN
-    files = Files(discover.repo_root(Path.cwd()))
-    builder = Builder(files, BuildOptions(opts.load_restrictor, opts.network,
-                                          opts.enable_alpha_plugins, opts.enable_helm,
-                                          opts.helm_command))
-    reports = tuple(_check_root(builder, files, root, vopts) for root in roots)
-    run = RunReport(reports, opts.fail_on)
+    reports = _check_all(opts, roots, vopts, config)
+    run = RunReport(reports, opts.fail_on or config.fail_on or "error")
     _report(run, opts, out, env)
     return exit_code(run)
 
@@ -105,11 +186,10 @@ def _select_roots(opts: CheckOptions) -> list[Path]:
         if not p.exists() and not opts.changed_since:
             raise UsageError(f"{p}: no such file or directory")
     if opts.roots and opts.roots != ("all",):
-        roots = [Path(r).resolve() for r in opts.roots]
-        for r in roots:
-            if not r.is_dir():
-                raise UsageError(f"--roots {r}: not a directory")
-        return roots
+        for given in opts.roots:
+            if not Path(given).is_dir():
+                raise UsageError(f"--roots {given}: not a directory")
+        return [Path(r).resolve() for r in opts.roots]
     search = [p for p in opts.paths if p.is_dir()] or [Path(".")]
     changed = [p for p in opts.paths if not p.is_dir()]
     infos = discover.graph(discover.find_kustomizations(search if not changed else [Path(".")]))
@@ -131,16 +211,86 @@ def _check_validator_options(vopts: ValidatorOptions) -> None:
         raise UsageError(str(e)) from None
 
 
-def _check_root(builder: Builder, files: Files, root: Path, vopts: ValidatorOptions) -> RootReport:
+def _load_config(opts: CheckOptions) -> krmconfig.Config:
+    """``.krmcheck.yaml`` above the checked paths; its problems are usage errors."""
+    top = discover.repo_root(Path.cwd())
+    found = krmconfig.find(opts.paths, top)
+    if found is None:
+        return krmconfig.EMPTY
+    try:
+        return krmconfig.load(found, Files(top).display(found))
+    except krmconfig.ConfigError as e:
+        raise UsageError(str(e).replace("\n", "\nkrmcheck: error: ")) from None
+
+
+def _check_all(opts: CheckOptions, roots: list[Path], vopts: ValidatorOptions,
+               config: krmconfig.Config) -> tuple[RootReport, ...]:
+    """Every root's report in ``roots`` order, whatever ran where: with
+    ``--jobs`` > 1, batches of roots sharing bases go to worker processes."""
+    batches = kshard.worker_batches(roots, opts.jobs) if opts.jobs > 1 else [roots]
+    if len(batches) <= 1:
+        return _check_batch(opts, roots, vopts, config)
+    with ProcessPoolExecutor(max_workers=len(batches)) as pool:
+        futures = [pool.submit(_check_batch, opts, b, vopts, config) for b in batches]
+        by_root = {r: rep for b, f in zip(batches, futures) for r, rep in zip(b, f.result())}
+    return tuple(by_root[r] for r in roots)
+
+
+def _check_batch(opts: CheckOptions, roots: list[Path], vopts: ValidatorOptions,
+                 config: krmconfig.Config) -> tuple[RootReport, ...]:
+    # One Builder per batch (per process): it caches rendered directories
+    # and holds per-build state, so it is never shared between workers.
+    files = Files(discover.repo_root(Path.cwd()))
+    builder = Builder(files, BuildOptions(opts.load_restrictor, opts.network,
+                                          opts.enable_alpha_plugins, opts.enable_helm,
+                                          opts.helm_command, functions=opts.functions,
+                                          catalogs=_catalog_context(files, opts.trusted_catalogs,
+                                                                    opts.network)))
+    return tuple(_check_root(builder, files, root, vopts, config) for root in roots)
+
+
+def _check_root(builder: Builder, files: Files, root: Path, vopts: ValidatorOptions,
+                config: krmconfig.Config = krmconfig.EMPTY) -> RootReport:
     name = files.display(root)
     try:
         resources = builder.build(root)
     except BuildError as e:
-        return RootReport(name, (), (_build_finding(e, name),), build_failed=True)
+        return RootReport(name, (), (_build_finding(e, name),) + _deprecations(builder, name, config),
+                          build_failed=True)
     secrets = secret_values(resources)
-    results = [redact(r, secrets) for r in _validate(resources, vopts)]
+    results = _validate(resources, vopts, config)
+    try:  # external validators come after the built-ins, as in the README
+        results += _external(files, root, resources, config)
+        broken: tuple[Finding, ...] = ()
+    except BuildError as e:
+        broken = (_build_finding(e, name),)
+    results = [redact(r, secrets) for r in results]
     findings = locate_all(results, resources, name, _kustomization_file(files, root))
-    return RootReport(name, tuple(_ref(r) for r in resources), tuple(findings))
+    return RootReport(name, tuple(_ref(r) for r in resources),
+                      tuple(findings) + broken + _deprecations(builder, name, config),
+                      build_failed=bool(broken))
+
+
+def _external(files: Files, root: Path, resources: list[Resource],
+              config: krmconfig.Config) -> list[Result]:
+    """The Results of ``.krmcheck.yaml``'s external validators, then those of
+    the root's Kptfile (with ``kptfile-validators: true``)."""
+    declared = config.external_validators
+    if config.kptfile_validators:
+        declared += kptfile.validators(root, files.display(root))
+    where = external.Environment(root, dict(os.environ))
+    return [r for v in declared for r in external.validate(v, resources, where)]
+
+
+def _deprecations(builder: Builder, root: str, config: krmconfig.Config) -> tuple[Finding, ...]:
+    """kubectl's deprecation warnings as info findings, once per field of a file
+    (kubectl repeats them each time a base is included)."""
+    if not config.enabled(deprecation.VALIDATOR):
+        return ()
+    seen = {(w.field, w.origin.location): w for w in builder.warnings}
+    tags = (("validator", deprecation.VALIDATOR),)
+    return tuple(Finding(Result(message=w.message, severity="info", tags=tags), root, loc)
+                 for (_, loc), w in seen.items())
 
 
 def _kustomization_file(files: Files, root: Path) -> str:
@@ -148,11 +298,13 @@ def _kustomization_file(files: Files, root: Path) -> str:
     return files.display(found) if found else files.display(root / "kustomization.yaml")
 
 
-def _validate(resources: list[Resource], vopts: ValidatorOptions) -> list[Result]:
+def _validate(resources: list[Resource], vopts: ValidatorOptions,
+              config: krmconfig.Config = krmconfig.EMPTY) -> list[Result]:
     items = [r.node for r in resources]
     results: list[Result] = []
-    for validator in VALIDATORS.values():
-        results.extend(validator.validate(items, vopts))
+    for vid, validator in VALIDATORS.items():
+        if config.enabled(vid):
+            results.extend(validator.validate(items, config.options_for(vid, vopts)))
     return results
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import yaml
 
+from krmcheck.fn.plugin import FunctionOptions
 from krmcheck.kustomize.errors import BuildError
 from krmcheck.kustomize.files import NONE, ROOT_ONLY, Files
 from krmcheck.kustomize.target import BuildOptions, Builder
@@ -37,6 +38,45 @@ class Case:
     def restrictor(self) -> str:
         args = self.meta.get("kubectl_args") or []
         return NONE if any("LoadRestrictionsNone" in a for a in args) else ROOT_ONLY
+
+    def environment(self) -> dict[str, str]:
+        """This process' environment with the case's ``env`` (``{case}`` is the
+        case directory; null removes) and ``path_prepend`` applied, as run.py does."""
+        env = dict(os.environ)
+        for key, value in (self.meta.get("env") or {}).items():
+            if value is None:
+                env.pop(str(key), None)
+            else:
+                env[str(key)] = str(value).replace("{case}", str(self.directory))
+        prepend = [str(self.directory / d) for d in self.meta.get("path_prepend") or []]
+        if prepend:
+            env["PATH"] = os.pathsep.join(prepend + ([env["PATH"]] if env.get("PATH") else []))
+        return env
+
+    def options(self) -> BuildOptions:
+        """kubectl_args as build options (kubectl's flag spellings)."""
+        args = list(self.meta.get("kubectl_args") or [])
+        flags: dict[str, list[str]] = {}
+        i = 0
+        while i < len(args):
+            name, eq, value = args[i].partition("=")
+            if not eq and name in _VALUED and i + 1 < len(args):
+                value, i = args[i + 1], i + 1
+            flags.setdefault(name, []).append(value)
+            i += 1
+        functions = FunctionOptions(
+            env=self.environment(), enable_exec="--enable-exec" in flags,
+            network_name=(flags.get("--network-name") or [""])[-1],
+            mounts=tuple(flags.get("--mount", [])),
+            envs=tuple(flags.get("-e", []) + flags.get("--env", [])),
+            as_current_user="--as-current-user" in flags)
+        return BuildOptions(self.restrictor, network="--network" in flags,
+                            enable_alpha_plugins="--enable-alpha-plugins" in flags,
+                            functions=functions)
+
+
+# kubectl flags whose value may be the next argument
+_VALUED = frozenset({"-e", "--env", "--mount", "--network-name", "--load-restrictor"})
 
 
 def cases(group: str) -> list[Case]:
@@ -68,7 +108,7 @@ class Outcome:
 def run(case: Case) -> Outcome:
     for d in case.meta.get("empty_dirs") or []:
         (case.directory / d).mkdir(parents=True, exist_ok=True)
-    builder = Builder(Files(case.directory), BuildOptions(case.restrictor))
+    builder = Builder(Files(case.directory), case.options())
     try:
         out = emit_all([r.node for r in builder.build(case.build_dir)])
         error = None

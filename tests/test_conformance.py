@@ -16,7 +16,7 @@ from tests import conformance
 
 GAPS_FILE = Path(__file__).with_name("conformance_gaps.yaml")
 GAPS: dict[str, str] = (yaml.safe_load(GAPS_FILE.read_text()) or {}) if GAPS_FILE.exists() else {}
-CASES = conformance.cases("krusty") + conformance.cases("examples")
+CASES = conformance.cases("krusty") + conformance.cases("examples") + conformance.cases("plugins")
 
 
 def _param(case: conformance.Case):  # type: ignore[no-untyped-def]

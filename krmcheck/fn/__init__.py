@@ -3,19 +3,26 @@ transformer or validator, and pass its errors on with the config's location.
 
 Builtin kinds (``apiVersion: builtin``) run in process (``builtin.py``).
 Any other config is an external plugin: without ``--enable-alpha-plugins``
-it is kustomize's "external plugins disabled" error; with it, the exec and
-container runtimes will be looked up here next to the builtin registry.
+it is kustomize's "external plugins disabled" error; with it, a config
+naming a KRM function runs that function (``krm.py``), any other runs the
+legacy exec plugin of its kind (``exec_plugin.py``).
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+from krmcheck.fn import krm
 from krmcheck.fn.builtin import BUILTIN_KINDS
-from krmcheck.fn.plugin import GENERATOR, TRANSFORMER, Config, Context, Plugin
+from krmcheck.fn.exec_plugin import ExecPlugin
+from krmcheck.fn.plugin import GENERATOR, TRANSFORMER, Config, Context, FunctionOptions, Plugin
+from krmcheck.fn.runtime import strip_wire_annotations
 from krmcheck.kustomize.errors import BuildError
 from krmcheck.kustomize.resource import Resource
 from krmcheck.kustomize.accumulator import same_id
 
-__all__ = ["Config", "Context", "Plugin", "resolve", "generate", "transform", "validate"]
+__all__ = ["Config", "Context", "FunctionOptions", "Plugin", "resolve", "generate", "transform",
+           "validate", "strip_wire_annotations"]
 
 # kustomize keeps this label out of its "validator changed something" check.
 VALIDATED_BY = "validated-by"
@@ -32,8 +39,8 @@ def resolve(config: Config, ctx: Context, role: str) -> Plugin:
         raise BuildError(f"external plugins disabled; unable to load external plugin "
                          f"'{config.kind}' (enable them with --enable-alpha-plugins)", config.entry)
     else:
-        raise BuildError(f"external plugin '{config.kind}' ({config.gvk.api_version}) is not "
-                         f"supported yet by krmcheck", config.entry)
+        spec = krm.spec_of(config, ctx.kdir)
+        plugin = krm.KrmFunction(spec) if spec is not None else ExecPlugin()
     if role not in plugin.roles:
         raise BuildError(f"plugin {config.describe()} is not a {role}", config.entry)
     return plugin
@@ -54,15 +61,26 @@ def validate(config: Config, ctx: Context, resources: list[Resource]) -> None:
     build by failing, and may not change, add or drop a resource."""
     before = [r.copy() for r in resources]
     after = _run(config, ctx, TRANSFORMER, [r.copy() for r in resources])
-    if not _same(before, after):
-        raise BuildError(f"validator shouldn't modify the resource map: {config.describe()} "
-                         f"changed the resources", config.entry)
+    if config.is_builtin:
+        if not _same(before, after):
+            raise BuildError(f"validator shouldn't modify the resource map: {config.describe()} "
+                             f"changed the resources", config.entry)
+        return
+    # kustomize re-reads an external validator's output and compares the
+    # parsed nodes, source positions included, with the resources it had:
+    # any resource given back, even unchanged, fails; new ones are dropped.
+    returned = [r for r in after if any(same_id(r.id(), old.id()) for old in before)]
+    if returned:
+        names = ", ".join(r.id().describe() for r in returned)
+        raise BuildError(f"validator shouldn't modify the resource map: nodes unequal: "
+                         f"{config.describe()} printed {names}, which it was given; a validator "
+                         f"must print nothing (or only an empty item list)", config.entry)
 
 
 def _run(config: Config, ctx: Context, role: str, resources: list[Resource]) -> list[Resource]:
     plugin = resolve(config, ctx, role)
     try:
-        return plugin.run(config, ctx, resources)
+        return plugin.run(config, replace(ctx, role=role), resources)
     except BuildError as e:
         if e.location is None:
             e.location = config.at.location

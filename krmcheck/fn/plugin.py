@@ -3,20 +3,26 @@ and the one Protocol a runtime (builtin, exec, container...) satisfies."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import os
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import ClassVar, Protocol
+from typing import TYPE_CHECKING, ClassVar, Mapping as MappingType, Protocol
 
 from krmcheck.kustomize.files import Files
 from krmcheck.kustomize.resource import Gvk, Resource
 from krmcheck.tree.node import Mapping
 from krmcheck.tree.origin import Origin
 
+if TYPE_CHECKING:
+    from krmcheck.results import Result
+
 GENERATOR = "generator"
 TRANSFORMER = "transformer"
 # kustomize runs a config as builtin when its group is empty and its version
 # is this word: ``apiVersion: builtin`` (or ``/builtin``).
 BUILTIN_VERSION = "builtin"
+# kustomize's default time limit for a function is none; krmcheck never waits forever.
+DEFAULT_FN_TIMEOUT = 60.0
 
 
 @dataclass(frozen=True)
@@ -64,6 +70,20 @@ class Config:
 
 
 @dataclass(frozen=True)
+class FunctionOptions:
+    """The command line's say over external plugins and functions (kubectl's
+    flags, plus kustomize's --enable-exec); see :class:`Context`."""
+
+    env: MappingType[str, str] | None = None  # None: this process' environment
+    enable_exec: bool = False
+    network_name: str = ""
+    mounts: tuple[str, ...] = ()
+    envs: tuple[str, ...] = ()
+    as_current_user: bool = False
+    fn_timeout: float = DEFAULT_FN_TIMEOUT
+
+
+@dataclass(frozen=True)
 class Context:
     """Where a config runs: the kustomization that lists it, and the flags."""
 
@@ -73,6 +93,34 @@ class Context:
     enable_alpha_plugins: bool = False
     enable_helm: bool = False
     helm_command: str = "helm"
+    # What external plugins and functions see and may do. ``env`` is the
+    # environment of the build (plugin home lookup, PATH for docker, the
+    # exec plugin's own environment): callers pass it, nobody reads os.environ.
+    env: MappingType[str, str] = field(default_factory=dict)
+    enable_exec: bool = False  # run KRM exec functions (kustomize's flag; kubectl lacks it)
+    network: bool = False  # functions that declare network: true may have it
+    network_name: str = ""  # accepted like kubectl's --network-name, which it does not use
+    mounts: tuple[str, ...] = ()  # --mount specs added to every container function
+    envs: tuple[str, ...] = ()  # -e/--env K=V or K for every container function
+    as_current_user: bool = False  # run containers as uid:gid instead of nobody
+    fn_timeout: float = DEFAULT_FN_TIMEOUT  # seconds per plugin or function run
+    role: str = TRANSFORMER  # generator or transformer (validators run as transformers)
+    # Where function Results go (with the output resource they name, if any):
+    # kustomize ignores them for the build's success; krmcheck reports them.
+    results: list[tuple["Result", Resource | None]] = field(default_factory=list)
+    # What each plugin or function wrote to stderr, by what ran (kubectl passes it through).
+    logs: list[tuple[str, str]] = field(default_factory=list)
+
+    def using(self, options: FunctionOptions, network: bool,
+              results: list[tuple["Result", Resource | None]],
+              logs: list[tuple[str, str]] | None = None) -> "Context":
+        """This context with the build's function options, Results and stderr sinks."""
+        env = dict(os.environ) if options.env is None else options.env
+        return replace(self, env=env, enable_exec=options.enable_exec, network=network,
+                       network_name=options.network_name, mounts=options.mounts,
+                       envs=options.envs, as_current_user=options.as_current_user,
+                       fn_timeout=options.fn_timeout, results=results,
+                       logs=self.logs if logs is None else logs)
 
 
 class Plugin(Protocol):

@@ -22,9 +22,11 @@ SUPPORTED = frozenset({
     "vars", "replacements",
     "generators", "transformers", "validators", "helmCharts", "helmGlobals",
     "helmChartInflationGenerator", "configurations", "crds", "openapi",
+    "catalogs",  # KEP-2906 function catalogs, which kustomize never shipped (krmcheck.fn.catalog)
+    "sortOptions", "buildMetadata",
 })
 KNOWN_UNSUPPORTED = frozenset({
-    "sortOptions", "buildMetadata", "inventory", "catalogs",
+    "inventory",
 })
 KINDS = ("Kustomization", "Component")
 COMPONENT_API_VERSION = "kustomize.config.k8s.io/v1alpha1"

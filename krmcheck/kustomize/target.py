@@ -14,9 +14,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from krmcheck import fn
+from krmcheck.fn import catalog as fn_catalog
 from krmcheck.fn import configs as fn_configs
 from krmcheck.kustomize import kustomization as kfile
-from krmcheck.kustomize import openapi, order, remote
+from krmcheck.kustomize import buildmetadata, deprecation, openapi, order, remote
 from krmcheck.kustomize.accumulator import ResourceList
 from krmcheck.kustomize.builtins import images, labels, namespace, patches, prefix_suffix, replicas
 from krmcheck.kustomize.builtins import replacements, vars as kvars
@@ -29,6 +30,7 @@ from krmcheck.kustomize.kustomization import Kustomization
 from krmcheck.kustomize.nameref import fix_name_references
 from krmcheck.kustomize.resource import Resource
 from krmcheck.kustomize.transformerconfig import Tracker
+from krmcheck.results import Result
 from krmcheck.tree.load import LoadError, load_documents
 from krmcheck.tree.node import Mapping, Node, Scalar, Sequence
 from krmcheck.tree.origin import Origin
@@ -43,6 +45,10 @@ class BuildOptions:
     enable_alpha_plugins: bool = False  # run external plugins (kustomize's flag)
     enable_helm: bool = False  # inflate helmCharts with helm_command
     helm_command: str = "helm"
+    # --trusted-catalog and the run's catalog cache (KEP-2906 catalogs:, krmcheck.fn.catalog)
+    catalogs: fn_catalog.CatalogContext = field(default_factory=fn_catalog.CatalogContext)
+    # exec plugins and KRM functions: environment, --enable-exec, --mount, -e, ...
+    functions: fn.FunctionOptions = field(default_factory=fn.FunctionOptions)
 
 
 @dataclass
@@ -54,10 +60,24 @@ class Builder:
     _cache: dict[str, list[Resource]] = field(default_factory=dict)
     remotes: remote.Remotes = field(default_factory=remote.Remotes)
     tables: Tracker = field(default_factory=Tracker)  # configurations, crds, openapi
+    # Per build: the root's buildMetadata (None when not asked for) and kubectl's
+    # deprecation warnings, in the order kubectl prints them.
+    stamper: buildmetadata.Stamper | None = None
+    warnings: list[deprecation.Deprecation] = field(default_factory=list)
+    _cached_warnings: dict[str, list[deprecation.Deprecation]] = field(default_factory=dict)
+    # Per build: the Results functions reported, with the resource each names
+    # (kubectl ignores them; krmcheck reports them as findings).
+    function_results: list[tuple[Result, Resource | None]] = field(default_factory=list)
+    function_logs: list[tuple[str, str]] = field(default_factory=list)  # (what ran, its stderr)
 
     # --- public ---------------------------------------------------------------
     def build(self, directory: Path) -> list[Resource]:
         """Render ``directory`` as ``kubectl kustomize`` would, in output order."""
+        top = kfile.load(directory, self.files)
+        self.stamper = buildmetadata.Stamper.of(top)
+        self.warnings.clear()
+        self.function_results.clear()
+        self.function_logs.clear()
         with openapi.using(self.tables.start_build()):
             acc = self._accumulate_dir(directory, None, ())
         resources = list(acc)
@@ -67,8 +87,11 @@ class Builder:
             kvars.resolve(resources, self.tables.config.var_reference)  # names are final now
         except BuildError as e:
             raise e.add_context(f"building {self.files.display(directory)}")
+        fn.strip_wire_annotations(resources)
         resources = [r for r in resources if not _is_local_config(r)]
-        return order.legacy(resources)
+        resources = order.apply(resources, order.options_of(top.field("sortOptions")))
+        buildmetadata.finish(resources, self.stamper)
+        return resources
 
     # --- accumulation ---------------------------------------------------------
     def _accumulate_dir(self, directory: Path, origin: Origin | None,
@@ -77,10 +100,13 @@ class Builder:
         if real in stack:
             raise BuildError(f"cycle detected: {self.files.display(directory)} includes itself", origin)
         key = self.tables.cache_key(real)
-        cached = self._cache.get(key)
+        cached = None if self.stamper else self._cache.get(key)  # origins depend on the root
         if cached is not None and self.tables.reuse(key):
+            self.warnings.extend(self._cached_warnings.get(key, []))
             return ResourceList([r.copy() for r in cached])
+        first_warning = len(self.warnings)
         k = kfile.load(directory, self.files, origin)
+        self.warnings.extend(deprecation.warnings_of(k))
         if k.is_component and origin is not None:
             raise BuildError(f"{k.display} is a Component; list it under components:, not resources:",
                              origin or k.node.origin)
@@ -88,11 +114,14 @@ class Builder:
         acc = ResourceList()
         self._run(k, acc, stack + (real,))
         self.tables.leave(entered, key)
-        self._cache[key] = [r.copy() for r in acc]
+        if not self.stamper:
+            self._cache[key] = [r.copy() for r in acc]
+            self._cached_warnings[key] = self.warnings[first_warning:]
         return acc
 
     def _run(self, k: Kustomization, acc: ResourceList, stack: tuple[str, ...]) -> None:
         steps = (
+            ("checking catalogs", lambda: fn_catalog.for_layer(k, self.files, self.options.catalogs)),
             ("accumulating resources", lambda: self._accumulate_resources(k, acc, stack)),
             ("loading configurations", lambda: self.tables.add_own(k, self.files,
                                                                    self.options.load_restrictor)),
@@ -146,6 +175,8 @@ class Builder:
             if isinstance(doc, Scalar) and doc.value is None:
                 continue  # an empty document (a trailing ---) holds nothing, as in kustomize
             out.extend(_resources_of(doc))
+        if self.stamper:
+            self.stamper.loaded(out, self.files, path)
         return out
 
     def _accumulate_components(self, k: Kustomization, acc: ResourceList,
@@ -158,6 +189,7 @@ class Builder:
                 raise BuildError(f"component '{entry.value}' is not a directory", entry.origin)
             remote.check_contained(sub.files, path, entry.origin)
             comp = kfile.load(path, sub.files, entry.origin)
+            self.warnings.extend(deprecation.warnings_of(comp))
             self.tables.offer_schema(comp, sub.files, sub.options.load_restrictor)
             if not comp.is_component:
                 raise BuildError(f"{comp.display} listed under components: must have kind: Component",
@@ -185,15 +217,22 @@ class Builder:
                     raise BuildError(f"a {field_name} entry must be a map", entry.origin)
                 res = generate(kind, entry, options, k.directory, self.files,
                                self.options.load_restrictor)
+                self._stamp_generated(res, k, f"{kind}Generator")
                 self._add_generated(acc, res, entry.origin)
         charts = helm.charts_of(k.seq("helmCharts"), k.mapping("helmGlobals"),
                                 k.seq("helmChartInflationGenerator"))
         env = helm.HelmEnv(k.directory, self.files, self.options.enable_helm, self.options.helm_command)
         for res in helm.generate(charts, env):
+            self._stamp_generated(res, k, "HelmChartInflationGenerator")
             self._add_generated(acc, res, res.node.origin)
         for config in self._plugin_configs(k, "generators", stack):
             for res in fn.generate(config, self._plugin_context(k)):
+                self._stamp_generated(res, k, config.node)
                 self._add_generated(acc, res, config.entry)
+
+    def _stamp_generated(self, res: Resource, k: Kustomization, by: str | Mapping) -> None:
+        if self.stamper:
+            self.stamper.generated(res, self.stamper.made_by(self.files, k.path, by))
 
     def _add_generated(self, acc: ResourceList, res: Resource, origin: Origin) -> None:
         behavior = res.generator.behavior if res.generator else "create"
@@ -245,8 +284,12 @@ class Builder:
                 images.apply(res, entry, tables)
         replacements.run(res, k.seq("replacements"),
                          replacements.Source(k.directory, self.files, self.options.load_restrictor))
+        if self.stamper:
+            self.stamper.builtin_transformers(res, k, self.files)
         for config in self._plugin_configs(k, "transformers", stack):
             acc.items[:] = fn.transform(config, self._plugin_context(k), acc.items)
+            if self.stamper:
+                self.stamper.transformed(acc.items, self.stamper.made_by(self.files, k.path, config.node))
 
     # --- plugins (generators:, transformers:, validators:; krmcheck.fn) ---------
     def _run_validators(self, k: Kustomization, acc: ResourceList, stack: tuple[str, ...]) -> None:
@@ -256,7 +299,9 @@ class Builder:
     def _plugin_context(self, k: Kustomization) -> fn.Context:
         o = self.options
         return fn.Context(k.directory, self.files, o.load_restrictor, o.enable_alpha_plugins,
-                          o.enable_helm, o.helm_command)
+                          o.enable_helm, o.helm_command).using(o.functions, o.network,
+                                                               self.function_results,
+                                                               self.function_logs)
 
     def _plugin_configs(self, k: Kustomization, field_name: str, stack: tuple[str, ...]) -> list[fn.Config]:
         def accumulate(rel: str, origin: Origin) -> list[Resource]:

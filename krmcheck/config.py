@@ -1,0 +1,383 @@
+"""``.krmcheck.yaml``: the run's configuration, found upward from the checked paths.
+
+The file is checked with jsonschema against ``config_schema.json`` like any
+other input, and every problem is reported at its own line and column of
+the file (it is loaded into a provenance tree, so each schema error's path
+leads to the node that is wrong). Command-line flags override the file.
+
+External validators are KRM functions (an ``exec`` path relative to the
+file, or a container ``image``) given each root's rendered output after the
+built-in validators; their Results are located like built-in findings.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import shutil
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+from krmcheck.fn.spec import FunctionSpec, Mount
+from krmcheck.tree.load import LoadError, load_documents
+from krmcheck.tree.node import Mapping, Node, Scalar
+from krmcheck.tree.node import Sequence as SequenceNode
+from krmcheck.tree.origin import Location, Origin
+from krmcheck.validators import VALIDATORS, ValidatorOptions
+
+FILE_NAMES = (".krmcheck.yaml", ".krmcheck.yml")
+BY = "krmcheck config"
+
+
+class ConfigError(Exception):
+    """Problems in a configuration file, each at its location."""
+
+    def __init__(self, problems: Sequence[tuple[Location, str]]) -> None:
+        self.problems = tuple(sorted(problems))
+        super().__init__("\n".join(f"{loc}: {message}" for loc, message in self.problems))
+
+
+@dataclass(frozen=True)
+class ValidatorSetting:
+    """One built-in validator's entry under ``validators:``."""
+
+    enabled: bool = True
+    kubernetes_version: str | None = None
+    strict: bool | None = None
+
+
+@dataclass(frozen=True)
+class ExternalValidator:
+    """A validator KRM function declared in ``.krmcheck.yaml`` or a Kptfile."""
+
+    name: str
+    spec: FunctionSpec
+    function_config: Mapping | None = None  # with the origins of where it was written
+
+    @property
+    def origin(self) -> Origin | None:
+        return self.spec.origin
+
+
+@dataclass(frozen=True)
+class TrustedCatalog:
+    reference: str  # as written: a path relative to ``directory``, a URL or an oci:// reference
+    directory: Path
+    origin: Origin
+
+
+@dataclass(frozen=True)
+class Config:
+    path: str = ""  # repo-relative; "" when no file was found
+    fail_on: str | None = None
+    kubernetes_version: str | None = None
+    strict: bool | None = None
+    validators: dict[str, ValidatorSetting] = field(default_factory=dict)
+    trusted_catalogs: tuple[TrustedCatalog, ...] = ()
+    kptfile_validators: bool = False
+    external_validators: tuple[ExternalValidator, ...] = ()
+
+    def enabled(self, validator_id: str) -> bool:
+        return self.validators.get(validator_id, ValidatorSetting()).enabled
+
+    def options_for(self, validator_id: str, flags: ValidatorOptions) -> ValidatorOptions:
+        """What one validator runs with: the command line's ``flags`` first,
+        then the validator's own entry, then the file's top level."""
+        own = self.validators.get(validator_id, ValidatorSetting())
+        strict = own.strict if own.strict is not None else bool(self.strict)
+        return ValidatorOptions(flags.kubernetes_version or own.kubernetes_version or self.kubernetes_version,
+                                flags.strict or strict)
+
+
+EMPTY = Config()
+
+
+# --- finding ---------------------------------------------------------------------
+
+def find(paths: Iterable[Path], stop: Path) -> Path | None:
+    """The nearest config file at or above the common directory of ``paths``,
+    looking no higher than ``stop`` (the repository's top)."""
+    dirs = [p.resolve() if p.is_dir() else p.resolve().parent for p in paths] or [Path.cwd().resolve()]
+    start = Path(os.path.commonpath([str(d) for d in dirs]))
+    top = stop.resolve()
+    for d in (start, *start.parents):
+        for name in FILE_NAMES:
+            if (d / name).is_file():
+                return d / name
+        if d == top:
+            break
+    return None
+
+
+# --- loading ---------------------------------------------------------------------
+
+def load(path: Path, display: str) -> Config:
+    """Read and check ``path``; ``display`` is its repo-relative name."""
+    root = _document(path, display)
+    if root is None:
+        return Config(path=display)
+    problems = list(schema_problems(root))
+    if problems:
+        raise ConfigError(problems)
+    return _config(root, display, path.parent)
+
+
+def _document(path: Path, display: str) -> Mapping | None:
+    try:
+        docs = load_documents(path.read_text(encoding="utf-8"), display, by=BY)
+    except OSError as e:
+        raise ConfigError([(Location(display, 1, 1), f"cannot read: {e.strerror}")]) from None
+    except UnicodeDecodeError:
+        raise ConfigError([(Location(display, 1, 1), "not UTF-8 text")]) from None
+    except LoadError as e:
+        raise ConfigError([(Location(e.path, e.line, e.col), e.message)]) from None
+    if len(docs) > 1:
+        raise ConfigError([(docs[1].origin.location, "one YAML document expected; found more")])
+    if not docs or (isinstance(docs[0], Scalar) and docs[0].value is None):
+        return None
+    if not isinstance(docs[0], Mapping):
+        raise ConfigError([(docs[0].origin.location, "the configuration must be a map")])
+    return docs[0]
+
+
+@functools.cache
+def _validator() -> jsonschema.protocols.Validator:
+    text = resources.files("krmcheck").joinpath("config_schema.json").read_text(encoding="utf-8")
+    schema = json.loads(text)
+    return jsonschema.Draft202012Validator(schema)
+
+
+def schema_problems(root: Mapping) -> Iterator[tuple[Location, str]]:
+    """Every schema error of the file, at the node it is about."""
+    for error in _validator().iter_errors(root.to_data()):
+        error = _most_specific(error)
+        path = list(error.absolute_path)
+        node, where = _node_at(root, path, _unexpected_key(error))
+        yield node.origin.location, f"{where}: {_message(error)}"
+
+
+def _most_specific(error: jsonschema.ValidationError) -> jsonschema.ValidationError:
+    """For a value matching no branch of a oneOf, the branch's own error
+    when one branch has the value's type (an unknown key in a map)."""
+    if error.validator == "oneOf" and error.context:
+        typed = [e for e in error.context if e.validator != "type"]
+        if typed:
+            return jsonschema.exceptions.best_match(typed)
+    return error
+
+
+def _unexpected_key(error: jsonschema.ValidationError) -> str | None:
+    if error.validator != "additionalProperties" or not isinstance(error.instance, dict):
+        return None
+    known = error.schema.get("properties", {})
+    extra = [k for k in error.instance if k not in known]
+    return extra[0] if extra else None
+
+
+def _node_at(root: Mapping, path: list[Any], key: str | None) -> tuple[Node, str]:
+    node: Node = root
+    for step in path + ([key] if key is not None else []):
+        if isinstance(node, Mapping) and isinstance(step, str) and step in node.items:
+            node = node.items[step]
+        elif isinstance(node, SequenceNode) and isinstance(step, int) and step < len(node.items):
+            node = node.items[step]
+    return node, _dotted(path + ([key] if key is not None else [])) or "(top level)"
+
+
+def _dotted(path: list[Any]) -> str:
+    out = ""
+    for step in path:
+        out += f"[{step}]" if isinstance(step, int) else (f".{step}" if out else str(step))
+    return out
+
+
+def _message(error: jsonschema.ValidationError) -> str:
+    if error.validator == "additionalProperties":
+        known = sorted(error.schema.get("properties", {}))
+        return f"unknown key; known keys: {', '.join(known)}"
+    if error.validator == "oneOf":
+        kinds = [s.get("type", "?") for s in error.validator_value if isinstance(s, dict)]
+        return f"{error.instance!r} must be a {' or a '.join(_type_name(k) for k in kinds)}"
+    if error.validator == "type":
+        return f"{error.instance!r} must be a {_type_name(error.validator_value)}"
+    if error.validator == "enum":
+        return f"{error.instance!r} is not one of: {', '.join(map(str, error.validator_value))}"
+    return error.message
+
+
+def _type_name(kind: object) -> str:
+    names = {"object": "map", "array": "list", "boolean": "boolean (true or false)"}
+    if isinstance(kind, list):
+        return " or ".join(names.get(k, k) for k in kind)
+    return names.get(str(kind), str(kind))
+
+
+# --- the checked file as values ------------------------------------------------------
+
+def _config(root: Mapping, display: str, directory: Path) -> Config:
+    problems = list(_version_problems(root))
+    externals = []
+    for entry in (root.sequence("external-validators") or SequenceNode()).items:
+        try:
+            externals.append(external_validator(entry, directory, display))
+        except ConfigError as e:
+            problems += e.problems
+    if problems:
+        raise ConfigError(problems)
+    return Config(
+        path=display,
+        fail_on=_str(root.get("fail-on")),
+        kubernetes_version=_str(root.get("kubernetes-version")),
+        strict=_bool(root.get("strict")),
+        validators=_settings(root.mapping("validators") or Mapping()),
+        trusted_catalogs=tuple(TrustedCatalog(n.as_string(), directory, n.origin)
+                               for n in (root.sequence("trusted-catalogs") or SequenceNode()).items
+                               if isinstance(n, Scalar)),
+        kptfile_validators=_bool(root.get("kptfile-validators")) or False,
+        external_validators=tuple(externals))
+
+
+def _version_problems(root: Mapping) -> Iterator[tuple[Location, str]]:
+    """A Kubernetes version the schema validator has no schemas for, at its line."""
+    schema = root.mapping("validators").get("schema") if root.mapping("validators") else None
+    places = [("kubernetes-version", root.get("kubernetes-version"))]
+    if isinstance(schema, Mapping):
+        places.append(("validators.schema.kubernetes-version", schema.get("kubernetes-version")))
+    for where, node in places:
+        version = _str(node)
+        if node is None or version is None:
+            continue
+        try:
+            VALIDATORS["schema"].validate([], ValidatorOptions(kubernetes_version=version))
+        except ValueError as e:
+            yield node.origin.location, f"{where}: {e}"
+
+
+def _str(node: Node | None) -> str | None:
+    # as_string keeps a version's spelling: an unquoted 1.30 is "1.30", not 1.3
+    return node.as_string() if isinstance(node, Scalar) and node.value is not None else None
+
+
+def _bool(node: Node | None) -> bool | None:
+    return node.value if isinstance(node, Scalar) and isinstance(node.value, bool) else None
+
+
+def _settings(node: Mapping) -> dict[str, ValidatorSetting]:
+    settings = {}
+    for vid, entry in node.items.items():
+        if isinstance(entry, Scalar):
+            settings[vid] = ValidatorSetting(enabled=entry.value is not False)
+        elif isinstance(entry, Mapping):
+            settings[vid] = ValidatorSetting(entry.value("enabled") is not False,
+                                             _str(entry.get("kubernetes-version")),
+                                             _bool(entry.get("strict")))
+    return settings
+
+
+# --- function entries (shared with Kptfile pipelines) ----------------------------------
+
+def external_validator(entry: Node, directory: Path, display: str) -> ExternalValidator:
+    """A function entry (``exec``/``image``, ``config``/``configMap``/``configPath``,
+    ``network``, ``mounts``, ``env``) of a file in ``directory``."""
+    if not isinstance(entry, Mapping):
+        raise ConfigError([(entry.origin.location, "a validator function entry must be a map")])
+    exec_node, image_node = entry.get("exec"), entry.get("image")
+    if (exec_node is None) == (image_node is None):
+        raise ConfigError([(entry.origin.location, "a validator function needs exactly one of exec and image")])
+    if exec_node is not None:
+        _exec_only_checks(entry)
+    spec = FunctionSpec(
+        exec_path=_exec_path(exec_node, directory) if exec_node is not None else None,
+        image=_text(image_node) or None,
+        network=entry.value("network") is True,
+        mounts=tuple(_mount(m, directory) for m in (entry.sequence("mounts") or SequenceNode()).items),
+        envs=tuple(_text(n) for n in (entry.sequence("env") or SequenceNode()).items),
+        origin=entry.origin)
+    return ExternalValidator(_name(entry, spec), spec, function_config(entry, directory, display))
+
+
+def _exec_only_checks(entry: Mapping) -> None:
+    for key in ("network", "mounts"):
+        if key in entry:
+            node = entry.items[key]
+            raise ConfigError([(node.origin.location, f"{key}: only a container (image) function can ask for it")])
+
+
+def _text(node: Node | None) -> str:
+    return node.as_string() if isinstance(node, Scalar) else ""
+
+
+def _exec_path(node: Node, directory: Path) -> str:
+    written = _text(node)
+    candidate = directory / written
+    if "/" not in written and not candidate.exists():
+        found = shutil.which(written)  # a bare command name: look on PATH like a shell
+        if found:
+            return found
+    if not candidate.is_file():
+        raise ConfigError([(node.origin.location, f"exec: {written}: no such file")])
+    return str(candidate.resolve())
+
+
+def _mount(node: Node, directory: Path) -> Mount:
+    assert isinstance(node, Mapping)  # the schema checked it
+    kind, src = _text(node.get("type")), _text(node.get("src"))
+    if kind == "bind" and src:
+        src = str((directory / src).resolve())
+    return Mount(kind, src, _text(node.get("dst")), node.value("rw") is True)
+
+
+def _name(entry: Mapping, spec: FunctionSpec) -> str:
+    given = _text(entry.get("name"))
+    if given:
+        return given
+    if spec.exec_path:
+        return Path(spec.exec_path).name
+    return (spec.image or "").rsplit("/", 1)[-1].split("@")[0]
+
+
+def function_config(entry: Mapping, directory: Path, display: str) -> Mapping | None:
+    """The functionConfig an entry gives, as a tree keeping where it was written."""
+    given = [k for k in ("config", "configMap", "configPath") if k in entry]
+    if len(given) > 1:
+        node = entry.items[given[1]]
+        raise ConfigError([(node.origin.location, f"use one of config, configMap and configPath, not {' and '.join(given)}")])
+    if not given:
+        return None
+    node = entry.items[given[0]]
+    if given[0] == "config":
+        return node if isinstance(node, Mapping) else None
+    if given[0] == "configMap":
+        return config_map(node)
+    return _config_file(node, directory, display)
+
+
+def config_map(node: Node) -> Mapping:
+    """kpt's ``configMap:`` shorthand: a ConfigMap named function-input with this data."""
+    at = node.origin
+    data = {k: Scalar(v.as_string() if isinstance(v, Scalar) else "", v.origin)
+            for k, v in (node.items.items() if isinstance(node, Mapping) else ())}
+    return Mapping({"apiVersion": Scalar("v1", at), "kind": Scalar("ConfigMap", at),
+                    "metadata": Mapping({"name": Scalar("function-input", at)}, at),
+                    "data": Mapping(data, at)}, at)
+
+
+def _config_file(node: Node, directory: Path, display: str) -> Mapping:
+    written = _text(node)
+    path = directory / written
+    shown = str(Path(display).parent / written) if Path(display).parent != Path(".") else written
+    try:
+        docs = load_documents(path.read_text(encoding="utf-8"), Path(shown).as_posix(), by="functionConfig")
+    except OSError as e:
+        raise ConfigError([(node.origin.location, f"configPath: {written}: {e.strerror}")]) from None
+    except LoadError as e:
+        raise ConfigError([(Location(e.path, e.line, e.col), e.message)]) from None
+    if len(docs) != 1 or not isinstance(docs[0], Mapping):
+        raise ConfigError([(node.origin.location, f"configPath: {written} must hold one KRM object")])
+    return docs[0]

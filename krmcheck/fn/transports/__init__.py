@@ -1,0 +1,43 @@
+"""Transports move bytes: an argv and stdin in, stdout, stderr and an exit
+code out, under a time limit. Wrapping resources, ids and results live in
+``krmcheck.fn.runtime``; what a container command line looks like lives in
+``container.py``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping, Protocol
+
+
+@dataclass(frozen=True)
+class Invocation:
+    """One program run: what to start, where, with what input."""
+
+    argv: tuple[str, ...]
+    stdin: bytes
+    cwd: Path
+    env: Mapping[str, str] = field(default_factory=dict)
+    timeout: float = 60.0
+
+
+@dataclass(frozen=True)
+class Completed:
+    """What the program gave back."""
+
+    stdout: bytes
+    stderr: bytes
+    returncode: int
+
+    @property
+    def stderr_text(self) -> str:
+        return self.stderr.decode("utf-8", "replace")
+
+
+class TransportError(Exception):
+    """The program could not be run at all (missing, not executable, timed out)."""
+
+
+class Transport(Protocol):
+    def run(self, call: Invocation) -> Completed: ...
