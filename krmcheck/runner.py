@@ -87,8 +87,14 @@ def _warning_lines(builder: Builder) -> str:
     return "".join(f"{w.line}\n" for w in builder.warnings)
 
 
-def _catalog_context(files: Files, trusted: Sequence[str], network: bool) -> fn_catalog.CatalogContext:
-    return fn_catalog.CatalogContext(fn_catalog.trust_keys(trusted, files, Path.cwd()), network)
+def _catalog_context(files: Files, trusted: Sequence[str], network: bool,
+                     config: krmconfig.Config | None = None) -> fn_catalog.CatalogContext:
+    """Trusted catalogs: --trusted-catalog values (relative to the current
+    directory) and ``trusted-catalogs`` of .krmcheck.yaml (relative to it)."""
+    keys = set(fn_catalog.trust_keys(trusted, files, Path.cwd()))
+    for entry in (config.trusted_catalogs if config is not None else ()):
+        keys |= fn_catalog.trust_keys([entry.reference], files, entry.directory)
+    return fn_catalog.CatalogContext(frozenset(keys), network)
 
 
 # --- catalog view ------------------------------------------------------------------
@@ -245,7 +251,7 @@ def _check_batch(opts: CheckOptions, roots: list[Path], vopts: ValidatorOptions,
                                           opts.enable_alpha_plugins, opts.enable_helm,
                                           opts.helm_command, functions=opts.functions,
                                           catalogs=_catalog_context(files, opts.trusted_catalogs,
-                                                                    opts.network)))
+                                                                    opts.network, config)))
     return tuple(_check_root(builder, files, root, vopts, config) for root in roots)
 
 
@@ -258,7 +264,8 @@ def _check_root(builder: Builder, files: Files, root: Path, vopts: ValidatorOpti
         return RootReport(name, (), (_build_finding(e, name),) + _deprecations(builder, name, config),
                           build_failed=True)
     secrets = secret_values(resources)
-    results = _validate(resources, vopts, config)
+    # Results the build's KRM functions reported come first, then the validators'.
+    results = [r for r, _ in builder.function_results] + _validate(resources, vopts, config)
     try:  # external validators come after the built-ins, as in the README
         results += _external(files, root, resources, config)
         broken: tuple[Finding, ...] = ()

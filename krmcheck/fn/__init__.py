@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from krmcheck.fn import krm
+from krmcheck.fn import catalog, krm
 from krmcheck.fn.builtin import BUILTIN_KINDS
 from krmcheck.fn.exec_plugin import ExecPlugin
 from krmcheck.fn.plugin import GENERATOR, TRANSFORMER, Config, Context, FunctionOptions, Plugin
@@ -40,6 +40,8 @@ def resolve(config: Config, ctx: Context, role: str) -> Plugin:
                          f"'{config.kind}' (enable them with --enable-alpha-plugins)", config.entry)
     else:
         spec = krm.spec_of(config, ctx.kdir)
+        if spec is None and ctx.catalogs is not None and ctx.catalogs.refs:
+            spec = catalog.resolve_from_catalogs(config, ctx.catalogs.load(), ctx.catalogs.context)
         plugin = krm.KrmFunction(spec) if spec is not None else ExecPlugin()
     if role not in plugin.roles:
         raise BuildError(f"plugin {config.describe()} is not a {role}", config.entry)

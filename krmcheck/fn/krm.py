@@ -10,6 +10,7 @@ without it kubectl accepts the config and runs nothing, and so does krmcheck.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import posixpath
 from pathlib import Path
@@ -22,6 +23,7 @@ from krmcheck.fn.transports import Invocation, TransportError, container
 from krmcheck.fn.transports.exec import ExecTransport
 from krmcheck.kustomize.errors import BuildError
 from krmcheck.kustomize.resource import Resource
+from krmcheck.results import Result
 from krmcheck.tree.load import LoadError, load_documents
 from krmcheck.tree.node import Scalar
 from krmcheck.tree.origin import Origin
@@ -34,6 +36,15 @@ _SPEC_FIELDS: dict[str, type] = {"deferFailure": bool, "container": dict, "exec"
 _CONTAINER_FIELDS: dict[str, type] = {"image": str, "network": bool, "mounts": list, "envs": list}
 _EXEC_FIELDS: dict[str, type] = {"path": str}
 _MOUNT_FIELDS: dict[str, type] = {"type": str, "src": str, "dst": str, "rw": bool}
+
+
+def _named(result: Result, spec: FunctionSpec) -> Result:
+    """A function's Result, tagged with the function as its validator (the
+    rule id in reports) unless the function named one itself."""
+    if result.validator:
+        return result
+    name = spec.image or Path(spec.exec_path or "function").name
+    return dataclasses.replace(result, tags=result.tags + (("validator", name),))
 
 
 class KrmFunction:
@@ -49,7 +60,8 @@ class KrmFunction:
         if self.spec.exec_path and not ctx.enable_exec:
             return _skipped(config, resources, generator)
         out = call(self.spec, config, ctx, None if generator else resources)
-        ctx.results.extend((r, runtime.resource_for(r, out.items)) for r in out.results)
+        ctx.results.extend((_named(r, self.spec), runtime.resource_for(r, out.items))
+                           for r in out.results)
         if out.stderr:
             ctx.logs.append((f"function {self.spec.describe()}", out.stderr))
         if generator:

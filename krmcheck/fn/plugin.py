@@ -14,6 +14,7 @@ from krmcheck.tree.node import Mapping
 from krmcheck.tree.origin import Origin
 
 if TYPE_CHECKING:
+    from krmcheck.fn.catalog import LayerCatalogs
     from krmcheck.results import Result
 
 GENERATOR = "generator"
@@ -110,6 +111,8 @@ class Context:
     results: list[tuple["Result", Resource | None]] = field(default_factory=list)
     # What each plugin or function wrote to stderr, by what ran (kubectl passes it through).
     logs: list[tuple[str, str]] = field(default_factory=list)
+    # The function catalogs of the kustomization layer the config belongs to (KEP-2906).
+    catalogs: "LayerCatalogs | None" = None
 
     def using(self, options: FunctionOptions, network: bool,
               results: list[tuple["Result", Resource | None]],

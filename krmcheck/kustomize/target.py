@@ -68,6 +68,7 @@ class Builder:
     # Per build: the Results functions reported, with the resource each names
     # (kubectl ignores them; krmcheck reports them as findings).
     function_results: list[tuple[Result, Resource | None]] = field(default_factory=list)
+    _cached_results: dict[str, list[tuple[Result, Resource | None]]] = field(default_factory=dict)
     function_logs: list[tuple[str, str]] = field(default_factory=list)  # (what ran, its stderr)
 
     # --- public ---------------------------------------------------------------
@@ -103,8 +104,10 @@ class Builder:
         cached = None if self.stamper else self._cache.get(key)  # origins depend on the root
         if cached is not None and self.tables.reuse(key):
             self.warnings.extend(self._cached_warnings.get(key, []))
+            self.function_results.extend(self._cached_results.get(key, []))
             return ResourceList([r.copy() for r in cached])
         first_warning = len(self.warnings)
+        first_result = len(self.function_results)
         k = kfile.load(directory, self.files, origin)
         self.warnings.extend(deprecation.warnings_of(k))
         if k.is_component and origin is not None:
@@ -117,6 +120,8 @@ class Builder:
         if not self.stamper:
             self._cache[key] = [r.copy() for r in acc]
             self._cached_warnings[key] = self.warnings[first_warning:]
+            # a reused base's functions do not run again; their results still count
+            self._cached_results[key] = self.function_results[first_result:]
         return acc
 
     def _run(self, k: Kustomization, acc: ResourceList, stack: tuple[str, ...]) -> None:
@@ -298,10 +303,11 @@ class Builder:
 
     def _plugin_context(self, k: Kustomization) -> fn.Context:
         o = self.options
-        return fn.Context(k.directory, self.files, o.load_restrictor, o.enable_alpha_plugins,
-                          o.enable_helm, o.helm_command).using(o.functions, o.network,
-                                                               self.function_results,
-                                                               self.function_logs)
+        ctx = fn.Context(k.directory, self.files, o.load_restrictor, o.enable_alpha_plugins,
+                         o.enable_helm, o.helm_command).using(o.functions, o.network,
+                                                              self.function_results,
+                                                              self.function_logs)
+        return replace(ctx, catalogs=fn_catalog.for_layer(k, self.files, o.catalogs))
 
     def _plugin_configs(self, k: Kustomization, field_name: str, stack: tuple[str, ...]) -> list[fn.Config]:
         def accumulate(rel: str, origin: Origin) -> list[Resource]:
