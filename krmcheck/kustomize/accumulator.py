@@ -9,10 +9,10 @@ from krmcheck.kustomize.resource import Resource, ResId
 from krmcheck.tree.origin import Origin
 
 
-def id_key(rid: ResId) -> tuple[str, str, str, str]:
-    """What makes two ids the same for kustomize: group, kind, name and
-    namespace; the version does not count, and "" equals "default"."""
-    return (rid.gvk.group, rid.gvk.kind, rid.name, rid.namespace or "default")
+def id_key(rid: ResId) -> tuple[str, str, str, str, str]:
+    """What makes two ids the same for kustomize: group, version, kind, name
+    and namespace, where "" equals "default"."""
+    return (rid.gvk.group, rid.gvk.version, rid.gvk.kind, rid.name, rid.namespace or "default")
 
 
 def same_id(a: ResId, b: ResId) -> bool:

@@ -31,6 +31,23 @@ class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
         return super().resolve(kind, value, implicit)
 
 
+class _RedefiningLoader(yaml.SafeLoader):  # type: ignore[misc]
+    """The pure-Python composer, letting a later anchor of the same name
+    replace an earlier one, as go-yaml does (libyaml refuses). Only used for
+    the rare text that needs it: it is much slower than libyaml."""
+
+    def resolve(self, kind, value, implicit):  # type: ignore[no-untyped-def]
+        if kind is yaml.ScalarNode and implicit[0]:
+            return _PLAIN
+        return super().resolve(kind, value, implicit)
+
+    def compose_node(self, parent, index):  # type: ignore[no-untyped-def]
+        event = self.peek_event()
+        if not isinstance(event, yaml.AliasEvent) and getattr(event, "anchor", None) is not None:
+            self.anchors.pop(event.anchor, None)
+        return super().compose_node(parent, index)
+
+
 class LoadError(Exception):
     """Text that is not valid YAML, with the position of the problem."""
 
@@ -50,7 +67,13 @@ def load_documents(text: str, path: str, by: str = "resource",
 def iter_documents(text: str, path: str, by: str = "resource",
                    duplicate_keys: bool = False) -> Iterator[Node]:
     try:
-        for doc in yaml.compose_all(text, Loader=_Loader):
+        try:
+            docs = list(yaml.compose_all(text, Loader=_Loader))
+        except yaml.composer.ComposerError as e:
+            if "found duplicate anchor" not in str(e):
+                raise
+            docs = list(yaml.compose_all(text, Loader=_RedefiningLoader))
+        for doc in docs:
             if doc is None:
                 continue
             yield _convert(doc, path, by, None, duplicate_keys)

@@ -168,3 +168,16 @@ def test_component_patch_writes_point_into_the_component(tmp_path: Path) -> None
     assert value.value == "debug"
     assert at(value) == Location("components/debug/env.yaml", 12, 11)
     assert Location("base/deployment.yaml", 20, 11) in trail(value)
+
+
+def test_json6902_add_to_missing_annotations(tmp_path: Path) -> None:
+    # kustomize's own build annotations make the map exist for the op
+    write(tmp_path, {
+        "app/kustomization.yaml": (
+            "resources:\n- deployment.yaml\npatches:\n- path: ops.yaml\n  target:\n    kind: Deployment\n"),
+        "app/deployment.yaml": DEPLOYMENT,
+        "app/ops.yaml": "- op: add\n  path: /metadata/annotations/team~1owner\n  value: web\n",
+    })
+    node = find(build(tmp_path, "app"), "Deployment").field("metadata", "annotations", "team/owner")
+    assert node.value == "web"  # type: ignore[union-attr]
+    assert at(node) == Location("app/ops.yaml", 3, 3)

@@ -70,3 +70,8 @@ def test_duplicate_key_is_an_error_at_the_second_one() -> None:
 def test_no_document_end_marker_after_keep_chomped_block() -> None:
     text = "a:\n  b: |+\n    kept\n\n"
     assert emit(load_documents(text, "x.yaml")[0]) == text
+
+
+def test_an_anchor_may_be_defined_again_as_in_go_yaml() -> None:
+    doc = load_documents("a: &x 1\nb: *x\nc: &x 2\nd: *x\n", "x.yaml")[0]
+    assert emit(doc) == "a: 1\nb: 1\nc: 2\nd: 2\n"

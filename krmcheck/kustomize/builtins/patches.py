@@ -54,7 +54,9 @@ class Selector:
             return False
         if self.name is not None and not any(_full(self.name, i.name) for i in (res.id(), res.orig_id())):
             return False
-        if self.namespace is not None and not _full(self.namespace, res.namespace):
+        # a resource without a namespace is in "default" for selection
+        if self.namespace is not None and not (_full(self.namespace, res.namespace)
+                                               or (not res.namespace and _full(self.namespace, "default"))):
             return False
         if self.label_selector and not _selects(self.label_selector, res.labels()):
             return False
@@ -257,7 +259,23 @@ def json6902(resources: list[Resource], ops: Node, selector: Selector, where: Or
     for res in [r for r in resources if selector.matches(r)]:
         # kustomize records the id before every JSON patch: the op may rename.
         res.remember_id()
+        added = _build_annotations(res, where)
         res.node = apply_json_patch(res.node, ops, where)
+        md = res.node.mapping("metadata")
+        ann = md.mapping("annotations") if md is not None else None
+        if added and ann is not None and not ann.items:
+            del md.items["annotations"]  # type: ignore[union-attr]
+
+
+def _build_annotations(res: Resource, where: Origin) -> bool:
+    """While kustomize builds, every resource carries internal annotations,
+    so an op may add to ``/metadata/annotations/...`` of a resource that has
+    none: give it the (empty) map for the op; True when one was added."""
+    md = res.node.mapping("metadata")
+    if md is None or "annotations" in md.items:
+        return False
+    md.items["annotations"] = Mapping({}, where)
+    return True
 
 
 def is_json_patch(docs: list[Node]) -> bool:
