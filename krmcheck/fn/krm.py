@@ -207,7 +207,8 @@ def _describe(spec: FunctionSpec, ctx: Context) -> str:
 def _argv(spec: FunctionSpec, config: Config, ctx: Context) -> tuple[str, ...]:
     if spec.exec_path:
         # like Go's exec.Command with Dir set: a relative path is the kustomization's
-        return (str(ctx.kdir / spec.exec_path),)
+        # (absolute, since the process runs with the kustomization as its directory)
+        return (os.path.abspath(ctx.kdir / spec.exec_path),)
     if not spec.image:
         raise BuildError(f"function config {config.describe()} names neither an image nor "
                          f"an exec path", spec.origin or config.at)
