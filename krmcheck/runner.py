@@ -74,13 +74,28 @@ def run_build(directory: Path, restrictor: str, out: TextIO, err: TextIO,
                                           functions=functions or FunctionOptions(),
                                           catalogs=_catalog_context(files, trusted_catalogs, network)))
     try:
-        resources = builder.build(directory)
+        resources = _build(builder, directory)
     except BuildError as e:
         err.write(_warning_lines(builder) + f"Error: {e}\n")
         return EXIT_BROKEN
     err.write(_warning_lines(builder))  # kubectl warns on stderr as it loads each kustomization
     out.write(emit_all([r.node for r in resources]))
     return EXIT_OK
+
+
+def _build(builder: Builder, directory: Path) -> list[Resource]:
+    """``Builder.build``, where any failure becomes a BuildError: this is the
+    boundary at which a defect in krmcheck turns into one clear message
+    naming the root, never a traceback."""
+    try:
+        return builder.build(directory)
+    except BuildError:
+        raise
+    except RecursionError:
+        raise BuildError(f"{directory}: the kustomizations nest too deeply") from None
+    except Exception as e:  # noqa: BLE001 - the named boundary described above
+        raise BuildError(f"internal error in krmcheck while building {directory}: "
+                         f"{type(e).__name__}: {e} (please report this)") from None
 
 
 def _warning_lines(builder: Builder) -> str:
@@ -259,7 +274,7 @@ def _check_root(builder: Builder, files: Files, root: Path, vopts: ValidatorOpti
                 config: krmconfig.Config = krmconfig.EMPTY) -> RootReport:
     name = files.display(root)
     try:
-        resources = builder.build(root)
+        resources = _build(builder, root)
     except BuildError as e:
         return RootReport(name, (), (_build_finding(e, name),) + _deprecations(builder, name, config),
                           build_failed=True)
