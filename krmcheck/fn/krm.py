@@ -60,8 +60,9 @@ class KrmFunction:
         if self.spec.exec_path and not ctx.enable_exec:
             return _skipped(config, resources, generator)
         out = call(self.spec, config, ctx, None if generator else resources)
-        ctx.results.extend((_named(r, self.spec), runtime.resource_for(r, out.items))
-                           for r in out.results)
+        for r in out.results:
+            res = runtime.resource_for(r, out.items)
+            ctx.results.append((runtime.with_resource(_named(r, self.spec), res), res))
         if out.stderr:
             ctx.logs.append((f"function {self.spec.describe()}", out.stderr))
         if generator:

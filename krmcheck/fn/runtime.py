@@ -19,6 +19,7 @@ removed, new ones appended, duplicates refused.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Iterable
 
@@ -326,9 +327,12 @@ def _text(v: object) -> str:
 
 
 def resource_for(result: Result, resources: list[Resource]) -> Resource | None:
+    """The output item a Result names: by resourceRef, else by ``file.path``
+    and ``file.index`` against the path and index annotations the items
+    carried through the function."""
     ref = result.resource_ref
     if ref is None:
-        return None
+        return _by_file(result, resources) if result.file_path else None
     for res in resources:
         if res.kind == ref.kind and res.name == ref.name and \
                 (res.namespace or "default") == (ref.namespace or "default") and \
@@ -336,6 +340,27 @@ def resource_for(result: Result, resources: list[Resource]) -> Resource | None:
                  == res.gvk.group):
             return res
     return None
+
+
+def _by_file(result: Result, resources: list[Resource]) -> Resource | None:
+    in_file = []
+    for res in resources:
+        ann = _annotations(res.node)
+        if ann is not None and result.file_path in (ann.value(PATH), ann.value(LEGACY_PATH)):
+            in_file.append((res, ann.value(INDEX) or ann.value(LEGACY_INDEX)))
+    for res, index in in_file:
+        if str(index or "0") == str(result.file_index):
+            return res
+    return in_file[0][0] if in_file else None
+
+
+def with_resource(result: Result, res: Resource | None) -> Result:
+    """The Result naming ``res`` by resourceRef (so it is located at its
+    source), when it named it only by file."""
+    if res is None or result.resource_ref is not None:
+        return result
+    ref = ResourceRef(res.api_version, res.kind, res.name, res.namespace)
+    return dataclasses.replace(result, resource_ref=ref, file_path="", file_index=0)
 
 
 # --- coming back: matching, provenance and state ------------------------------------------

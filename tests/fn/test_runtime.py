@@ -177,3 +177,21 @@ def test_default_paths_and_strip() -> None:
     assert ann is not None and ann.value("config.kubernetes.io/path") == "ns/service_web.yaml"
     runtime.strip_wire_annotations([res])
     assert res.annotations() is None
+
+
+def test_a_result_naming_only_a_file_is_tied_to_the_item_with_that_path_and_index() -> None:
+    from krmcheck.fn import runtime as rt
+    from krmcheck.kustomize.resource import Resource as Res
+    from krmcheck.results import Result as Res_
+    from krmcheck.tree.load import load_documents as load
+
+    items = [Res(n) for n in load(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  annotations:\n"
+        "    config.kubernetes.io/path: cms.yaml\n    config.kubernetes.io/index: '0'\n"
+        "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n  annotations:\n"
+        "    config.kubernetes.io/path: cms.yaml\n    config.kubernetes.io/index: '1'\n", "x.yaml")]
+    result = Res_(message="m", file_path="cms.yaml", file_index=1)
+    found = rt.resource_for(result, items)
+    assert found is items[1]
+    tied = rt.with_resource(result, found)
+    assert tied.resource_ref is not None and tied.resource_ref.name == "b" and not tied.file_path
