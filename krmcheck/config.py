@@ -20,7 +20,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import jsonschema
 
@@ -214,7 +214,7 @@ def _message(error: jsonschema.ValidationError) -> str:
 def _type_name(kind: object) -> str:
     names = {"object": "map", "array": "list", "boolean": "boolean (true or false)"}
     if isinstance(kind, list):
-        return " or ".join(names.get(k, k) for k in kind)
+        return " or ".join(cast(str, names.get(k, k)) for k in kind)  # k is Any: a JSON schema type name
     return names.get(str(kind), str(kind))
 
 
@@ -245,7 +245,8 @@ def _config(root: Mapping, display: str, directory: Path) -> Config:
 
 def _version_problems(root: Mapping) -> Iterator[tuple[Location, str]]:
     """A Kubernetes version the schema validator has no schemas for, at its line."""
-    schema = root.mapping("validators").get("schema") if root.mapping("validators") else None
+    validators = root.mapping("validators")
+    schema = validators.get("schema") if validators else None
     places = [("kubernetes-version", root.get("kubernetes-version"))]
     if isinstance(schema, Mapping):
         places.append(("validators.schema.kubernetes-version", schema.get("kubernetes-version")))
@@ -361,7 +362,7 @@ def function_config(entry: Mapping, directory: Path, display: str) -> Mapping | 
 def config_map(node: Node) -> Mapping:
     """kpt's ``configMap:`` shorthand: a ConfigMap named function-input with this data."""
     at = node.origin
-    data = {k: Scalar(v.as_string() if isinstance(v, Scalar) else "", v.origin)
+    data: dict[str, Node] = {k: Scalar(v.as_string() if isinstance(v, Scalar) else "", v.origin)
             for k, v in (node.items.items() if isinstance(node, Mapping) else ())}
     return Mapping({"apiVersion": Scalar("v1", at), "kind": Scalar("ConfigMap", at),
                     "metadata": Mapping({"name": Scalar("function-input", at)}, at),

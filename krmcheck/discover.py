@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, cast
 
 import yaml
 
@@ -151,7 +152,7 @@ def changed_since(ref: str, root: Path) -> list[Path]:
 
     repo = Repo(str(root))
     old = porcelain.parse_commit(repo, ref)
-    head = repo[repo.head()]
+    head = cast(Any, repo[repo.head()])  # cast: HEAD names a commit, which has .tree
     paths: set[str] = set()
     for change in tree_changes(repo.object_store, old.tree, head.tree):
         for entry in (change.old, change.new):

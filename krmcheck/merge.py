@@ -379,7 +379,7 @@ _ROOTS: dict[str, Callable[[Any], list[str]]] = {
     JSON: lambda doc: [x["root"] for x in doc["roots"]],
 }
 _FORMAT_NAMES = {JUNIT: "JUnit XML report", SARIF: "SARIF 2.1.0 log", JSON: "krmcheck JSON report"}
-_TALLIES = {JUNIT: _junit_tally, SARIF: _sarif_tally, JSON: _json_tally}
+_TALLIES: dict[str, Callable[[Any], Tally]] = {JUNIT: _junit_tally, SARIF: _sarif_tally, JSON: _json_tally}
 
 
 def tallies(reports: Sequence[Report]) -> list[Tally]:

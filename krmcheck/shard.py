@@ -23,13 +23,13 @@ _SPEC = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
 
 
 class Shard(NamedTuple):
-    """Shard ``index`` (1-based) of ``count``."""
+    """Shard ``number`` (1-based) of ``total``."""
 
-    index: int
-    count: int
+    number: int
+    total: int
 
     def __str__(self) -> str:
-        return f"{self.index}/{self.count}"
+        return f"{self.number}/{self.total}"
 
 
 def parse_shard(text: str) -> Shard:
@@ -130,7 +130,7 @@ def select(roots: Sequence[Path], shard: Shard,
     """The roots shard ``shard`` checks, in the order of ``roots``; groups
     are never split, so a shard may be empty when there are fewer groups
     than shards."""
-    chosen = set(balance(groups(roots, infos), shard.count)[shard.index - 1])
+    chosen = set(balance(groups(roots, infos), shard.total)[shard.number - 1])
     return [r for r in roots if r in chosen]
 
 

@@ -59,7 +59,7 @@ def names(top: Path, paths: list[Path]) -> list[str]:
                                            (" 3 / 3 ", Shard(3, 3))])
 def test_parse_shard_reads_k_of_n(text: str, expected: Shard) -> None:
     assert parse_shard(text) == expected
-    assert str(expected) == f"{expected.index}/{expected.count}"
+    assert str(expected) == f"{expected.number}/{expected.total}"
 
 
 @pytest.mark.parametrize("text,fragment", [

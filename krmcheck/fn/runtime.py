@@ -188,10 +188,10 @@ def _composed(node: Mapping) -> yaml.MappingNode:
     """The emitter's text of ``node`` as a PyYAML graph (styles kept)."""
     ynode = yaml.compose(emit(node), Loader=yaml.CSafeLoader if hasattr(yaml, "CSafeLoader")
                          else yaml.SafeLoader)
+    assert isinstance(ynode, yaml.MappingNode)
     for n in _ywalk(ynode):
         n.tag = _STR if isinstance(n, yaml.ScalarNode) else (
             _MAP if isinstance(n, yaml.MappingNode) else _SEQ)
-    assert isinstance(ynode, yaml.MappingNode)
     return ynode
 
 
@@ -564,7 +564,7 @@ def replace_by_id(current: list[Resource], outputs: list[Resource], plugin: str,
                   origin: Origin | None = None) -> list[Resource]:
     """kustomize's UpdateResMapValues: each output replaces the resource with
     its current id or is appended; resources without an output are removed."""
-    seen: set[tuple[str, str, str, str]] = set()
+    seen: set[tuple[str, str, str, str, str]] = set()
     for res in outputs:
         key = id_key(res.id())
         if key in seen:

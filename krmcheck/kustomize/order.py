@@ -80,7 +80,11 @@ def sort_legacy(resources: list[Resource], first: tuple[str, ...],
     rank = {k: i - len(first) for i, k in enumerate(first)}
     rank.update({k: i + 1 for i, k in enumerate(last)})
     keyed = [(res.gvk, _id_text(res), res) for res in resources]
-    keyed.sort(key=functools.cmp_to_key(lambda a, b: _compare(a[:2], b[:2], rank)))
+
+    def compare(a: tuple[Gvk, str, Resource], b: tuple[Gvk, str, Resource]) -> int:
+        return _compare(a[:2], b[:2], rank)
+
+    keyed.sort(key=functools.cmp_to_key(compare))
     return [res for _, _, res in keyed]
 
 

@@ -29,7 +29,7 @@ import weakref
 from dataclasses import dataclass, field
 from http.client import responses
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Any, Callable, cast
 from urllib.parse import unquote_plus, urljoin
 
 from krmcheck.kustomize.errors import BuildError
@@ -429,7 +429,8 @@ def _client(url: str, timeout: float) -> tuple[GitClient, str]:
     from dulwich.client import default_urllib3_manager, get_transport_and_path
 
     if is_http_url(url):
-        pool = default_urllib3_manager(None, timeout=timeout)
+        # cast: dulwich's stubs type pool_manager as a plain PoolManager only
+        pool = cast(Any, default_urllib3_manager(None, timeout=timeout))
         return get_transport_and_path(url, pool_manager=pool, quiet=True)
     return get_transport_and_path(url, quiet=True)
 
@@ -461,11 +462,12 @@ def _fetch_wanted(client: GitClient, path: str, repo: Repo,
         chosen.append(pick(refs))
         return [chosen[0]] if chosen[0] else sorted(set(refs.values()))
 
+    # cast: newer dulwich types refs with its Ref/ObjectID NewTypes (plain bytes at runtime)
     try:
-        client.fetch(path, repo, determine_wants=wants, depth=depth)
+        client.fetch(path, repo, determine_wants=cast(Any, wants), depth=depth)
     except NotImplementedError:  # some transports cannot fetch shallow
         chosen.clear()
-        client.fetch(path, repo, determine_wants=wants)
+        client.fetch(path, repo, determine_wants=cast(Any, wants))
     return chosen[0]
 
 
@@ -501,7 +503,8 @@ def _peel(repo: Repo, sha: bytes) -> bytes:
 def _checkout(repo: Repo, commit: bytes) -> None:
     from dulwich.index import build_index_from_tree
 
-    repo.refs[b"HEAD"] = commit  # detached, as after ``git checkout FETCH_HEAD``
+    # cast: newer dulwich types refs with its Ref/ObjectID NewTypes (plain bytes at runtime)
+    repo.refs[cast(Any, b"HEAD")] = cast(Any, commit)  # detached, as after ``git checkout FETCH_HEAD``
     build_index_from_tree(repo.path, repo.index_path(), repo.object_store,
                           repo[commit].tree)  # type: ignore[attr-defined]
 

@@ -348,9 +348,10 @@ def _resources_of(doc: Node) -> list[Resource]:
     if not isinstance(doc, Mapping):
         raise BuildError("a resource must be a map", doc.origin)
     kind = doc.value("kind")
-    if isinstance(kind, str) and kind.endswith("List") and isinstance(doc.items.get("items"), Sequence):
+    listed = doc.items.get("items")
+    if isinstance(kind, str) and kind.endswith("List") and isinstance(listed, Sequence):
         out: list[Resource] = []
-        for item in doc.items["items"].items:  # type: ignore[union-attr]
+        for item in listed.items:
             out.extend(_resources_of(item))
         return out
     if not kind:
@@ -393,4 +394,4 @@ def _add_hash_suffixes(resources: list[Resource]) -> None:
 
 def _is_local_config(res: Resource) -> bool:
     ann = res.annotations()
-    return bool(ann) and ann.value(LOCAL_CONFIG) == "true"
+    return ann is not None and bool(ann) and ann.value(LOCAL_CONFIG) == "true"

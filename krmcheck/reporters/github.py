@@ -37,7 +37,7 @@ class GithubReporter:
     def write(self, run: RunReport, out: TextIO) -> None:
         env = os.environ if self.env is None else self.env
         findings = ordered(run.findings)
-        out.write(annotations(findings))
+        out.write(annotation_lines(findings))
         if env.get("GITHUB_STEP_SUMMARY"):
             _append(env["GITHUB_STEP_SUMMARY"], job_summary(run, findings))
         if env.get("GITHUB_OUTPUT"):
@@ -65,7 +65,7 @@ def annotation(finding: Finding) -> str:
     return f"::{_command(finding)} {joined}::{escape_data(finding.message)}\n"
 
 
-def annotations(findings: list[Finding]) -> str:
+def annotation_lines(findings: list[Finding]) -> str:
     """The commands for the most severe findings GitHub will show, plus a
     notice counting the rest."""
     shown = _within_limits(sorted(findings, key=_most_severe_first))

@@ -10,6 +10,7 @@ another type, literal blocks for multi-line strings. libyaml's emitter
 from __future__ import annotations
 
 import functools
+from typing import Any
 
 import yaml
 
@@ -20,6 +21,7 @@ _STR = "tag:yaml.org,2002:str"
 _MAP = "tag:yaml.org,2002:map"
 _SEQ = "tag:yaml.org,2002:seq"
 
+_BaseDumper: type[Any]
 try:
     _BaseDumper = yaml.CDumper  # type: ignore[attr-defined]
 except AttributeError:  # pragma: no cover

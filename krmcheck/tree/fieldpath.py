@@ -36,7 +36,7 @@ class Step(NamedTuple):
     """One step of a path; exactly one of the three fields is set."""
 
     key: str | None = None
-    index: int | None = None
+    position: int | None = None
     match: tuple[str, str] | None = None  # (field, value); field "" matches a scalar item
 
     def __str__(self) -> str:
@@ -48,7 +48,7 @@ def key(name: str) -> Step:
 
 
 def index(position: int) -> Step:
-    return Step(index=position)
+    return Step(position=position)
 
 
 def match(field: str, value: str) -> Step:
@@ -87,7 +87,7 @@ def _pointer_step(part: str, original: str) -> Step:
     if re.search(r"~(?![01])", part):
         raise ValueError(f"invalid field path {original!r}: '~' must be followed by 0 or 1 in a JSON pointer")
     if _DIGITS.fullmatch(part):
-        return Step(index=int(part))
+        return Step(position=int(part))
     return Step(key=part.replace("~1", "/").replace("~0", "~"))
 
 
@@ -160,7 +160,7 @@ class _Parser:
             raise self.error("empty key")
         word = "".join(chars)
         if not escaped and _DIGITS.fullmatch(word):
-            self.out.append(Step(index=int(word)))
+            self.out.append(Step(position=int(word)))
         else:
             self.out.append(Step(key=word))
 
@@ -184,7 +184,7 @@ class _Parser:
         elif content == "":
             raise self.error("empty brackets")
         elif _INDEX.fullmatch(content.strip()):
-            self.out.append(Step(index=int(content)))
+            self.out.append(Step(position=int(content)))
         elif content == "*":
             raise self.error("wildcard '[*]' does not name one field")
         else:
@@ -237,8 +237,8 @@ def format(steps: Iterable[Step]) -> str:
     for step in steps:
         if step.key is not None:
             out.append(_format_key(step.key, first=not out))
-        elif step.index is not None:
-            out.append(f"[{step.index}]")
+        elif step.position is not None:
+            out.append(f"[{step.position}]")
         elif step.match is not None:
             out.append(_format_match(*step.match))
         else:
@@ -283,12 +283,12 @@ def _child(node: Node, step: Step) -> Node | None:
     if isinstance(node, Mapping):
         if step.key is not None:
             return node.items.get(step.key)
-        if step.index is not None:  # "ports.80" on a map keyed by number
-            return node.items.get(str(step.index))
+        if step.position is not None:  # "ports.80" on a map keyed by number
+            return node.items.get(str(step.position))
         return None
     if isinstance(node, Sequence):
-        if step.index is not None:
-            return _item(node, step.index)
+        if step.position is not None:
+            return _item(node, step.position)
         if step.key is not None and _DIGITS.fullmatch(step.key):
             return _item(node, int(step.key))
         if step.match is not None:

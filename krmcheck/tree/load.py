@@ -6,7 +6,7 @@ resolved with kustomize's rules (:mod:`krmcheck.tree.scalars`), not PyYAML's.
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Any, Iterator
 
 import yaml
 
@@ -16,6 +16,7 @@ from krmcheck.tree.scalars import UnrepresentableScalar, resolve_plain
 
 _PLAIN = "!krmcheck/plain"
 
+_BaseLoader: type[Any]
 try:
     _BaseLoader = yaml.CSafeLoader  # type: ignore[attr-defined]
 except AttributeError:  # pragma: no cover - PyYAML built without libyaml
@@ -94,6 +95,7 @@ def _convert(node: yaml.Node, path: str, by: str, origin: Origin | None,
         return _scalar(node, path, by, origin)
     if isinstance(node, yaml.SequenceNode):
         return Sequence([_convert(item, path, by, None, duplicate_keys) for item in node.value], origin)
+    assert isinstance(node, yaml.MappingNode)
     items: dict[str, Node] = {}
     for knode, vnode in _merged_pairs(node):
         key = _key_text(knode)

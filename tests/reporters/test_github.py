@@ -5,7 +5,7 @@ from pathlib import Path
 
 from reporter_sample import BUILD, NO_LIMIT, finding, sample_run
 
-from krmcheck.reporters.github import (GithubReporter, annotation, annotations, escape_data,
+from krmcheck.reporters.github import (GithubReporter, annotation, annotation_lines, escape_data,
                                        escape_property)
 from krmcheck.results import Finding, RootReport, RunReport
 from krmcheck.tree.origin import Location
@@ -44,7 +44,7 @@ def commands(text: str) -> list[str]:
 
 def test_at_most_ten_errors_and_ten_warnings_most_severe_first() -> None:
     findings = many("info", 3) + many("warning", 12) + many("error", 25)
-    text = annotations(findings)
+    text = annotation_lines(findings)
     assert commands(text) == ["::error"] * 10 + ["::warning"] * 10 + ["::notice"] * 4
     lines = text.splitlines()
     # Within a severity, location order: the first ten errors are lines 1..10.
@@ -55,14 +55,14 @@ def test_at_most_ten_errors_and_ten_warnings_most_severe_first() -> None:
 
 
 def test_counting_notice_takes_a_notice_slot() -> None:
-    text = annotations(many("info", 12))
+    text = annotation_lines(many("info", 12))
     assert commands(text) == ["::notice"] * 10
     assert text.splitlines()[-1].startswith("::notice title=krmcheck::3 more findings")
 
 
 def test_nothing_counted_when_all_fit() -> None:
-    assert commands(annotations(many("info", 10))) == ["::notice"] * 10
-    assert annotations([]) == ""
+    assert commands(annotation_lines(many("info", 10))) == ["::notice"] * 10
+    assert annotation_lines([]) == ""
 
 
 def test_summary_and_outputs_are_appended_to_the_named_files(tmp_path: Path) -> None:

@@ -236,7 +236,7 @@ def _effective_ns(namespace: str, gvk: Gvk) -> str:
 
 class Options(NamedTuple):
     delimiter: str = ""
-    index: int = 0
+    position: int = 0
     create: bool = False
 
     @staticmethod
@@ -374,6 +374,7 @@ def _source_value(resources: list[Resource], r: Replacement) -> Node:
     node = lookup(matches[0].node, split_path(fp))
     if _is_empty(node):
         raise ValueError(f"fieldPath `{fp}` is missing for replacement source {r.source}")
+    assert node is not None  # _is_empty is true for None
     return _refined(node, r.options)
 
 
@@ -392,9 +393,9 @@ def _refined(node: Node, options: Options) -> Node:
     if not isinstance(node, Scalar):
         raise ValueError("delimiter option can only be used with scalar nodes")
     parts = _text(node).split(options.delimiter)
-    if not 0 <= options.index < len(parts):
-        raise ValueError(f"options.index {options.index} is out of bounds for value {_text(node)}")
-    return Scalar(typed(parts[options.index], node.value), node.origin, node.trail)
+    if not 0 <= options.position < len(parts):
+        raise ValueError(f"options.index {options.position} is out of bounds for value {_text(node)}")
+    return Scalar(typed(parts[options.position], node.value), node.origin, node.trail)
 
 
 def _is_target(res: Resource, t: Target) -> bool:
@@ -444,12 +445,12 @@ def _set(container: Node, key: str | int, value: Node, options: Options, writer:
             raise ValueError("delimiter option can only be used with scalar nodes")
         parts = _text(target).split(options.delimiter) if not _is_new(target) else [""]
         v = _text(value)
-        if options.index < 0:
+        if options.position < 0:
             parts.insert(0, v)
-        elif options.index >= len(parts):
+        elif options.position >= len(parts):
             parts.append(v)
         else:
-            parts[options.index] = v
+            parts[options.position] = v
         value = Scalar(options.delimiter.join(parts), value.origin, value.trail)
     if _is_new(target):
         _put(container, key, Scalar(created(_text(value)), writer, (value.origin,)))
