@@ -213,10 +213,13 @@ Sieve = Callable[[Resource], bool]
 
 
 def _prefixes_suffixes_equal(r: Resource, other: Resource, allow_empty: bool) -> bool:
+    # kustomize lists prefixes in the order they were applied (innermost
+    # first); Resource.prefixes holds the outermost first.
+    rp, op = r.prefixes[::-1], other.prefixes[::-1]
     if allow_empty:
-        return ((not r.prefixes or not other.prefixes or _same_ending(r.prefixes, other.prefixes))
+        return ((not rp or not op or _same_ending(rp, op))
                 and (not r.suffixes or not other.suffixes or _same_ending(r.suffixes, other.suffixes)))
-    return _same_ending(r.prefixes, other.prefixes) and _same_ending(r.suffixes, other.suffixes)
+    return _same_ending(rp, op) and _same_ending(r.suffixes, other.suffixes)
 
 
 def _same_ending(a: list[str], b: list[str]) -> bool:
