@@ -1,8 +1,8 @@
 """Keeping Secret values out of every output.
 
-A validator's message may quote the value it complains about; when that value
-is (or contains) a Secret's data, the text is masked before any reporter sees
-it. Both the base64 form in ``data`` and the decoded text are masked.
+A validator's message may quote the value it complains about; in a Result
+about a Secret, every value the Secrets hold is masked before any reporter
+sees it. Both the base64 form in ``data`` and the decoded text are masked.
 """
 
 from __future__ import annotations
@@ -52,7 +52,12 @@ def _decoded(text: str) -> list[str]:
 
 
 def redact(result: Result, secrets: frozenset[str]) -> Result:
-    if not secrets:
+    """Mask secret values in a Result about a Secret (or about no resource in
+    particular). A Result about another resource quotes that resource's own
+    values, which are not secret even when a Secret happens to hold the same
+    text (a user name, say)."""
+    ref = result.resource_ref
+    if not secrets or (ref is not None and ref.kind != "Secret"):
         return result
     message = result.message
     for value in sorted(secrets, key=len, reverse=True):

@@ -31,3 +31,15 @@ def test_secret_value_in_a_schema_message_is_masked(tmp_path: Path, monkeypatch:
     for text in (out, *(Path(f).read_text() for f in ("out.json", "out.sarif", "out.xml"))):
         assert "98765432" not in text
         assert "<redacted>" in text or "&lt;redacted&gt;" in text
+
+
+def test_findings_about_other_resources_are_left_alone() -> None:
+    from krmcheck.redact import redact
+    from krmcheck.results import ResourceRef, Result
+
+    secrets = frozenset({"storefront"})
+    label = Result("'storefront backend' is not a valid label value",
+                   resource_ref=ResourceRef("apps/v1", "Deployment", "api"))
+    assert redact(label, secrets) is label
+    secret = Result("'storefront' is wrong", resource_ref=ResourceRef("v1", "Secret", "db"))
+    assert redact(secret, secrets).message == "'<redacted>' is wrong"
