@@ -83,6 +83,12 @@ def iter_documents(text: str, path: str, by: str = "resource",
         line = mark.line + 1 if mark else 1
         col = mark.column + 1 if mark else 1
         raise LoadError(path, line, col, f"invalid YAML: {e.problem or e.context}") from None
+    except yaml.reader.ReaderError as e:
+        pos = e.position
+        line = text.count("\n", 0, pos) + 1
+        col = pos - text.rfind("\n", 0, pos)
+        what = f"#x{e.character:04x}" if isinstance(e.character, int) else repr(e.character)
+        raise LoadError(path, line, col, f"invalid YAML: unacceptable character {what}: {e.reason}") from None
     except yaml.YAMLError as e:
         raise LoadError(path, 1, 1, f"invalid YAML: {e}") from None
 

@@ -75,3 +75,10 @@ def test_no_document_end_marker_after_keep_chomped_block() -> None:
 def test_an_anchor_may_be_defined_again_as_in_go_yaml() -> None:
     doc = load_documents("a: &x 1\nb: *x\nc: &x 2\nd: *x\n", "x.yaml")[0]
     assert emit(doc) == "a: 1\nb: 1\nc: 2\nd: 2\n"
+
+
+def test_a_control_character_is_an_error_at_its_position() -> None:
+    with pytest.raises(LoadError) as e:
+        load_documents("a: 1\nb: x\x1by\n", "x.yaml")
+    assert (e.value.line, e.value.col) == (2, 5)
+    assert "#x001b" in e.value.message and "<unicode string>" not in e.value.message
