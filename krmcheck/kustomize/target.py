@@ -80,7 +80,7 @@ class Builder:
         self.function_results.clear()
         self.function_logs.clear()
         with openapi.using(self.tables.start_build()):
-            acc = self._accumulate_dir(directory, None, ())
+            acc = self._accumulate_dir(directory, None, (), top)
         resources = list(acc)
         try:
             _add_hash_suffixes(resources)
@@ -96,7 +96,7 @@ class Builder:
 
     # --- accumulation ---------------------------------------------------------
     def _accumulate_dir(self, directory: Path, origin: Origin | None,
-                        stack: tuple[str, ...]) -> ResourceList:
+                        stack: tuple[str, ...], loaded: Kustomization | None = None) -> ResourceList:
         real = os.path.realpath(directory)
         if real in stack:
             raise BuildError(f"cycle detected: {self.files.display(directory)} includes itself", origin)
@@ -108,7 +108,8 @@ class Builder:
             return ResourceList([r.copy() for r in cached])
         first_warning = len(self.warnings)
         first_result = len(self.function_results)
-        k = kfile.load(directory, self.files, origin)
+        # the top kustomization is already loaded by build(): read each file once
+        k = loaded if loaded is not None else kfile.load(directory, self.files, origin)
         self.warnings.extend(deprecation.warnings_of(k))
         if k.is_component and origin is not None:
             raise BuildError(f"{k.display} is a Component; list it under components:, not resources:",
