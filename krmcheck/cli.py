@@ -5,8 +5,11 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import time
+from collections.abc import Callable, Mapping
+from importlib import metadata
 from pathlib import Path
-from typing import Sequence
+from typing import Sequence, TextIO
 
 from krmcheck import merge, runner, shard
 from krmcheck.fn import serve
@@ -17,20 +20,40 @@ from krmcheck.kustomize.files import RESTRICTORS, ROOT_ONLY
 FAIL_ON = ("error", "warning", "info", "never")
 
 
+SUBCOMMANDS = """commands:
+  krmcheck [check] [PATH...]     render and validate (the default; its options below)
+  krmcheck build DIR             print what `kubectl kustomize DIR` prints
+  krmcheck fn VALIDATOR...       run built-in validators as an exec KRM function
+  krmcheck catalog view LOCATION print a KRM function catalog, to decide whether to trust it
+  krmcheck merge-reports INPUT...
+                                 join the JUnit, SARIF and JSON reports of --shard jobs
+Each command has its own --help."""
+
+
 def _check_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="krmcheck",
-        description="Render every kustomize overlay, validate it, and report each finding "
-                    "at the source line that caused it. Other commands: `krmcheck build DIR`, "
-                    "`krmcheck merge-reports INPUT...`.")
+        description="Render every kustomize overlay, validate it, and report each finding\n"
+                    "at the source line that caused it.\n\n" + SUBCOMMANDS,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--version", action="version", version=f"krmcheck {_version()}")
     p.add_argument("paths", nargs="*", default=["."], metavar="PATH",
-                   help="directories to search for kustomizations, or changed files "
-                        "(only the roots that read them are checked); default: .")
-    p.add_argument("--roots", nargs="+", metavar="MODE|DIR", default=None,
-                   help="'all' checks every kustomization; DIR... checks exactly those; "
-                        "default: the kustomizations no other one includes")
+                   help="directories to search for kustomizations and plain manifests, or "
+                        "changed files (only the roots that read them are checked); default: .")
+    p.add_argument("--roots", action="append", metavar="MODE|DIR", default=None,
+                   help="'all' checks every kustomization; a directory checks exactly that one "
+                        "(repeat for several); default: the kustomizations no other one includes, "
+                        "and the manifests no kustomization reads")
+    p.add_argument("--exclude", action="append", default=[], metavar="PATTERN",
+                   help="gitignore-style pattern (relative to the current directory) of paths "
+                        "that are never roots and whose findings are suppressed; repeatable")
+    p.add_argument("--baseline", metavar="FILE",
+                   help="fail only on findings that are not recorded in FILE")
+    p.add_argument("--write-baseline", metavar="FILE",
+                   help="record the current findings in FILE (then the run passes on them)")
     p.add_argument("--changed-since", metavar="REF",
-                   help="only check roots that read files changed since this git commit")
+                   help="only check roots that read files changed since this git commit "
+                        "(a branch, tag or id, with ~N and ^N: HEAD~1, origin/main)")
     p.add_argument("--kubernetes-version", metavar="VERSION",
                    help="schema version to validate against (default: newest bundled)")
     p.add_argument("--strict", action="store_true", help="reject fields the schema does not know")
@@ -167,8 +190,12 @@ def parse_merge(argv: Sequence[str]) -> merge.MergeOptions:
 
 def parse_check(argv: Sequence[str]) -> runner.CheckOptions:
     a = _check_parser().parse_args(list(argv))
+    roots = tuple(a.roots or ())
+    if "all" in roots and len(roots) > 1:
+        _check_parser().error("--roots all cannot be combined with directories")
     return runner.CheckOptions(
-        paths=tuple(Path(p) for p in a.paths), roots=tuple(a.roots) if a.roots else (),
+        paths=tuple(Path(p) for p in a.paths), roots=() if roots == ("default",) else roots,
+        exclude=tuple(a.exclude), baseline=a.baseline, write_baseline=a.write_baseline,
         changed_since=a.changed_since, kubernetes_version=a.kubernetes_version,
         strict=a.strict, fail_on=a.fail_on, junit=a.junit, sarif=a.sarif, json=a.json,
         github=a.github, load_restrictor=a.load_restrictor, jobs=a.jobs, shard=a.shard,
@@ -211,7 +238,48 @@ def main(argv: Sequence[str] | None = None) -> int:
                            ValidatorOptions(f.kubernetes_version, f.strict))
     if args[:1] == ["check"]:
         args = args[1:]
-    return runner.run_check(parse_check(args), sys.stdout, sys.stderr)
+    return runner.run_check(parse_check(args), sys.stdout, sys.stderr,
+                            progress=ProgressLine.for_stream(sys.stderr, os.environ))
+
+
+class ProgressLine:
+    """``[12/40] overlays/prod`` on one rewritten terminal line, shown only
+    once a run has taken a second, and never when the stream is not a
+    terminal or in CI (logs would fill with carriage returns)."""
+
+    DELAY = 1.0
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.start = time.monotonic()
+        self.shown = False
+
+    @classmethod
+    def for_stream(cls, stream: TextIO, env: Mapping[str, str]) -> Callable[[int, int, str], None] | None:
+        if not stream.isatty() or env.get("CI") or env.get("GITHUB_ACTIONS"):
+            return None
+        return cls(stream)
+
+    def __call__(self, done: int, total: int, root: str) -> None:
+        if done >= total:
+            if self.shown:
+                self.stream.write("\r\033[K")
+                self.stream.flush()
+            return
+        if time.monotonic() - self.start < self.DELAY:
+            return
+        width = 70
+        text = f"[{done}/{total}] {root}"
+        self.stream.write("\r\033[K" + (text if len(text) <= width else text[:width - 3] + "..."))
+        self.stream.flush()
+        self.shown = True
+
+
+def _version() -> str:
+    try:
+        return metadata.version("krmcheck")
+    except metadata.PackageNotFoundError:
+        return "unknown"
 
 
 def run() -> None:

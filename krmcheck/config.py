@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import posixpath
 import shutil
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -25,6 +26,7 @@ from typing import Any, cast
 import jsonschema
 
 from krmcheck.fn.spec import FunctionSpec, Mount
+from krmcheck.scope import PathPatterns
 from krmcheck.tree.load import LoadError, load_documents
 from krmcheck.tree.node import Mapping, Node, Scalar
 from krmcheck.tree.node import Sequence as SequenceNode
@@ -33,6 +35,10 @@ from krmcheck.validators import VALIDATORS, ValidatorOptions
 
 FILE_NAMES = (".krmcheck.yaml", ".krmcheck.yml")
 BY = "krmcheck config"
+# Ids of findings that come from somewhere else than a registered validator:
+# the schema validator's kinds without a schema, kubectl's deprecation
+# warnings, and ignore comments or annotations that silence nothing.
+EXTRA_IDS = ("schema-missing", "deprecation", "unused-ignore")
 
 
 class ConfigError(Exception):
@@ -45,11 +51,12 @@ class ConfigError(Exception):
 
 @dataclass(frozen=True)
 class ValidatorSetting:
-    """One built-in validator's entry under ``validators:``."""
+    """One validator's entry under ``validators:`` (or an override's)."""
 
     enabled: bool = True
     kubernetes_version: str | None = None
     strict: bool | None = None
+    severity: str | None = None  # error, warning or info; None: the validator's own
 
 
 @dataclass(frozen=True)
@@ -82,9 +89,21 @@ class Config:
     trusted_catalogs: tuple[TrustedCatalog, ...] = ()
     kptfile_validators: bool = False
     external_validators: tuple[ExternalValidator, ...] = ()
+    exclude: PathPatterns | None = None
+    # per-path settings, in the order written: (files, validator id -> setting)
+    overrides: tuple[tuple[PathPatterns, dict[str, ValidatorSetting]], ...] = ()
+    baseline: Path | None = None
 
     def enabled(self, validator_id: str) -> bool:
         return self.validators.get(validator_id, ValidatorSetting()).enabled
+
+    @property
+    def disabled(self) -> tuple[str, ...]:
+        return tuple(sorted(v for v, s in self.validators.items() if not s.enabled))
+
+    @property
+    def severities(self) -> dict[str, str]:
+        return {v: s.severity for v, s in self.validators.items() if s.severity}
 
     def options_for(self, validator_id: str, flags: ValidatorOptions) -> ValidatorOptions:
         """What one validator runs with: the command line's ``flags`` first,
@@ -228,8 +247,11 @@ def _config(root: Mapping, display: str, directory: Path) -> Config:
             externals.append(external_validator(entry, directory, display))
         except ConfigError as e:
             problems += e.problems
+    names = {v.name for v in externals}
+    problems += _unknown_ids(root, names)
     if problems:
         raise ConfigError(problems)
+    base = posixpath.dirname(display)
     return Config(
         path=display,
         fail_on=_str(root.get("fail-on")),
@@ -240,7 +262,41 @@ def _config(root: Mapping, display: str, directory: Path) -> Config:
                                for n in (root.sequence("trusted-catalogs") or SequenceNode()).items
                                if isinstance(n, Scalar)),
         kptfile_validators=_bool(root.get("kptfile-validators")) or False,
-        external_validators=tuple(externals))
+        external_validators=tuple(externals),
+        exclude=PathPatterns(base, _strings(root.get("exclude")), f"{display} exclude") if "exclude" in root else None,
+        overrides=tuple((PathPatterns(base, _strings(o.get("paths")), f"{display} overrides"),
+                         _settings(o.mapping("validators") or Mapping()))
+                        for o in (root.sequence("overrides") or SequenceNode()).items
+                        if isinstance(o, Mapping)),
+        baseline=directory / _text(root.get("baseline")) if "baseline" in root else None)
+
+
+def _strings(node: Node | None) -> tuple[str, ...]:
+    items = node.items if isinstance(node, SequenceNode) else []
+    return tuple(n.as_string() for n in items if isinstance(n, Scalar))
+
+
+def known_ids(external_names: Iterable[str] = ()) -> list[str]:
+    """Validator ids a configuration may name."""
+    return sorted(set(VALIDATORS) | set(EXTRA_IDS) | set(external_names))
+
+
+def _unknown_ids(root: Mapping, external_names: set[str]) -> Iterator[tuple[Location, str]]:
+    """A validator id that no validator has (a typo would silently do nothing)."""
+    known = known_ids(external_names)
+    tables = [("validators", root.mapping("validators"))]
+    for i, o in enumerate((root.sequence("overrides") or SequenceNode()).items):
+        if isinstance(o, Mapping):
+            tables.append((f"overrides[{i}].validators", o.mapping("validators")))
+    for where, table in tables:
+        for key in (table.items if table is not None else {}):
+            if key not in known:
+                node = table.items[key]  # type: ignore[union-attr]
+                yield (_key_location(node), f"{where}.{key}: unknown validator; known: {', '.join(known)}")
+
+
+def _key_location(node: Node) -> Location:
+    return node.origin.location
 
 
 def _version_problems(root: Mapping) -> Iterator[tuple[Location, str]]:
@@ -277,7 +333,8 @@ def _settings(node: Mapping) -> dict[str, ValidatorSetting]:
         elif isinstance(entry, Mapping):
             settings[vid] = ValidatorSetting(entry.value("enabled") is not False,
                                              _str(entry.get("kubernetes-version")),
-                                             _bool(entry.get("strict")))
+                                             _bool(entry.get("strict")),
+                                             _str(entry.get("severity")))
     return settings
 
 

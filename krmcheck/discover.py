@@ -4,15 +4,26 @@ roots a set of changed files touches."""
 from __future__ import annotations
 
 import os
+import re
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import yaml
 
 from krmcheck.kustomize.kustomization import FILENAMES
 
 SKIP_DIRS = frozenset({".git", "node_modules", ".venv", "__pycache__", ".terraform"})
+MANIFEST_SUFFIXES = (".yaml", ".yml")
+
+# Says whether a path (a directory when the flag is set) is excluded from
+# the run (``exclude:``, ``--exclude``).
+Skip = Callable[[Path, bool], bool]
+
+
+def _never(path: Path, directory: bool) -> bool:
+    return False
 
 
 @dataclass
@@ -34,17 +45,96 @@ def repo_root(start: Path) -> Path:
     return start.resolve()
 
 
-def find_kustomizations(paths: list[Path]) -> list[Path]:
+def find_kustomizations(paths: list[Path], skip: Skip = _never) -> list[Path]:
     """Every directory under ``paths`` holding a kustomization file, sorted."""
     found: set[Path] = set()
+    for directory, filenames in _walk(paths, skip):
+        if any(n in filenames for n in FILENAMES):
+            found.add(directory)
+    return sorted(found)
+
+
+def _walk(paths: Iterable[Path], skip: Skip) -> Iterator[tuple[Path, list[str]]]:
+    """(directory, its file names) under ``paths``, leaving out what ``skip``
+    excludes and the directories no repository checks (.git, node_modules...)."""
     for p in paths:
         if p.is_file():
             p = p.parent
+        if skip(p.resolve(), True):
+            continue
         for dirpath, dirnames, filenames in os.walk(p):
-            dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
-            if any(n in filenames for n in FILENAMES):
-                found.add(Path(dirpath).resolve())
-    return sorted(found)
+            here = Path(dirpath).resolve()
+            dirnames[:] = sorted(d for d in dirnames
+                                 if d not in SKIP_DIRS and not skip(here / d, True))
+            yield here, sorted(f for f in filenames if not skip(here / f, False))
+
+
+# A Kubernetes object's file has top-level apiVersion and kind lines; the
+# apiVersions of kustomize's and kpt's own configuration files are not objects.
+_API_VERSION = re.compile(r"^apiVersion:[ \t]*[\"']?([^\s\"'#]+)", re.MULTILINE)
+_KIND = re.compile(r"^kind:[ \t]*\S", re.MULTILINE)
+_NOT_OBJECTS = ("kustomize.config.k8s.io/", "kpt.dev/", "config.kubernetes.io/", "fn.kpt.dev/")
+LOCAL_CONFIG = "config.kubernetes.io/local-config"
+
+
+def find_manifests(paths: list[Path], infos: dict[Path, KustomizationInfo],
+                   skip: Skip = _never, also_read: Iterable[Path] = ()) -> list[Path]:
+    """YAML files under ``paths`` (or among them, when they are files) that
+    hold Kubernetes objects and that nothing reads: no kustomization of
+    ``infos``, no Kptfile beside them, nothing in ``also_read`` (function
+    configurations the run's configuration names). Helm charts (a directory
+    with ``Chart.yaml``) hold templates, not objects."""
+    read = {f for info in infos.values() for f in info.files} | {p.resolve() for p in also_read}
+    found: list[Path] = []
+    charts: list[Path] = []
+    files = [p for p in paths if p.is_file() and not skip(p.resolve(), False)]
+    for directory, names in _walk([p for p in paths if p.is_dir()], skip):
+        if "Chart.yaml" in names:
+            charts.append(directory)
+        if any(directory == c or c in directory.parents for c in charts):
+            continue
+        if "Kptfile" in names:
+            read |= _kptfile_reads(directory)
+        files.extend(directory / n for n in names)
+    for path in files:
+        path = path.resolve()
+        if (path.suffix in MANIFEST_SUFFIXES and path.name not in FILENAMES
+                and path not in read and is_manifest(path)):
+            found.append(path)
+    return sorted(set(found))
+
+
+_CONFIG_PATH = re.compile(r"^\s*-?\s*configPath:\s*[\"']?([^\s\"'#]+)", re.MULTILINE)
+
+
+def _kptfile_reads(directory: Path) -> set[Path]:
+    """The function configurations a Kptfile's pipeline names (``configPath``)."""
+    try:
+        text = (directory / "Kptfile").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return set()
+    return {(directory / rel).resolve() for rel in _CONFIG_PATH.findall(text)}
+
+
+def is_input_name(path: Path) -> bool:
+    """Whether writing a report to ``path`` would overwrite something krmcheck
+    reads: a kustomization, its configuration, or a Kubernetes manifest."""
+    if path.name in FILENAMES or path.name in (".krmcheck.yaml", ".krmcheck.yml"):
+        return True
+    return path.is_file() and path.suffix in MANIFEST_SUFFIXES and is_manifest(path)
+
+
+def is_manifest(path: Path) -> bool:
+    """Whether a file looks like Kubernetes objects (not proof: the build decides)."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    versions = _API_VERSION.findall(text)
+    if LOCAL_CONFIG in text:
+        return False  # kpt's marker for configuration that is never applied
+    return bool(versions) and bool(_KIND.search(text)) and not any(
+        v.startswith(_NOT_OBJECTS) or v == "builtin" for v in versions)
 
 
 def read_info(directory: Path) -> KustomizationInfo:
@@ -73,7 +163,8 @@ def _entries(value: object) -> list[str]:
 def _collect(info: KustomizationInfo, data: dict) -> None:
     d = info.directory
     info.is_component = data.get("kind") == "Component"
-    for key in ("resources", "bases", "components", "generators", "transformers", "validators"):
+    for key in ("resources", "bases", "components", "generators", "transformers", "validators",
+                "catalogs"):
         for rel in _entries(data.get(key)):
             if "\n" in rel or "://" in rel:
                 continue
@@ -90,6 +181,13 @@ def _collect(info: KustomizationInfo, data: dict) -> None:
         for item in data.get(key) or []:
             if isinstance(item, dict) and isinstance(item.get("path"), str):
                 info.files.add((d / item["path"]).resolve())
+    openapi = data.get("openapi")
+    if isinstance(openapi, dict) and isinstance(openapi.get("path"), str):
+        info.files.add((d / openapi["path"]).resolve())
+    for chart in data.get("helmCharts") or []:
+        if isinstance(chart, dict):
+            for rel in _entries(chart.get("additionalValuesFiles")) + _entries([chart.get("valuesFile")]):
+                info.files.add((d / rel).resolve())
     for key in ("configMapGenerator", "secretGenerator"):
         for item in data.get(key) or []:
             if not isinstance(item, dict):
@@ -105,9 +203,30 @@ def graph(kdirs: list[Path]) -> dict[Path, KustomizationInfo]:
 
 
 def default_roots(infos: dict[Path, KustomizationInfo]) -> list[Path]:
-    """Kustomizations no other one includes; Components are never roots."""
-    included = {t for i in infos.values() for t in i.dirs}
-    return [d for d, i in sorted(infos.items()) if d not in included and not i.is_component]
+    """Kustomizations no other one includes; Components are never roots.
+
+    A kustomization that only a cycle of inclusions reaches (two that include
+    each other, or one that lists itself) is a root too, one per cycle, so
+    that its build reports the cycle instead of nothing being checked."""
+    included = {t for d, i in infos.items() for t in i.dirs if t != d}
+    roots = [d for d, i in sorted(infos.items()) if d not in included and not i.is_component]
+    reached = _reachable(roots, infos)
+    for d, i in sorted(infos.items()):
+        if d not in reached and not i.is_component:
+            roots.append(d)
+            reached |= _reachable([d], infos)
+    return sorted(roots)
+
+
+def _reachable(start: Iterable[Path], infos: dict[Path, KustomizationInfo]) -> set[Path]:
+    seen: set[Path] = set()
+    stack = list(start)
+    while stack:
+        d = stack.pop()
+        if d not in seen:
+            seen.add(d)
+            stack.extend(infos[d].dirs if d in infos else ())
+    return seen
 
 
 def all_roots(infos: dict[Path, KustomizationInfo]) -> list[Path]:
@@ -115,7 +234,10 @@ def all_roots(infos: dict[Path, KustomizationInfo]) -> list[Path]:
 
 
 def reads(root: Path, infos: dict[Path, KustomizationInfo]) -> set[Path]:
-    """Every file a root can read, through the kustomizations it includes."""
+    """Every file a root can read, through the kustomizations it includes
+    (a plain manifest root reads itself)."""
+    if root.is_file():
+        return {root}
     seen: set[Path] = set()
     out: set[Path] = set()
     stack = [root]
@@ -145,22 +267,134 @@ def touched_roots(roots: list[Path], changed: list[Path],
 
 def changed_since(ref: str, root: Path) -> list[Path]:
     """Files that differ between commit ``ref`` and the work tree: committed
-    since, staged, unstaged or untracked (dulwich; no git binary needed)."""
+    since, staged, unstaged or untracked (dulwich; no git binary needed).
+    ``ref`` is a branch, tag, full or abbreviated id, each optionally
+    followed by ``~N`` and ``^N`` steps (``HEAD~1``, ``main^``)."""
     from dulwich import porcelain
     from dulwich.diff_tree import tree_changes
     from dulwich.repo import Repo
 
     repo = Repo(str(root))
-    old = porcelain.parse_commit(repo, ref)
-    head = cast(Any, repo[repo.head()])  # cast: HEAD names a commit, which has .tree
+    old = resolve_commit(repo, ref)
+    head: Any = repo[repo.head()]  # HEAD names a commit, which has .tree
     paths: set[str] = set()
     for change in tree_changes(repo.object_store, old.tree, head.tree):
         for entry in (change.old, change.new):
             if entry is not None and entry.path is not None:
-                paths.add(entry.path.decode())
+                paths.add(_text(entry.path))
     status = porcelain.status(repo)
     for kind in ("add", "delete", "modify"):
-        paths.update(p.decode() for p in status.staged.get(kind, []))
-    paths.update(p.decode() if isinstance(p, bytes) else p for p in status.unstaged)
-    paths.update(status.untracked)
+        paths.update(_text(p) for p in status.staged.get(kind, []))
+    paths.update(_text(p) for p in status.unstaged)
+    paths.update(_text(p) for p in status.untracked)
     return sorted(root / p for p in paths)
+
+
+def _text(path: str | bytes) -> str:
+    # dulwich gives bytes or str depending on the field and its version
+    return os.fsdecode(path)
+
+
+_REV = re.compile(r"(.*?)((?:[~^]\d*)*)")
+_REV_STEP = re.compile(r"([~^])(\d*)")
+
+
+def resolve_commit(repo: Any, spec: str) -> Any:
+    """The commit ``spec`` names, with git's ``~N`` (Nth first-parent
+    ancestor) and ``^N`` (Nth parent) suffixes; KeyError when there is none."""
+    from dulwich.objectspec import parse_commit
+
+    m = _REV.fullmatch(spec)
+    base, steps = (m[1], m[2]) if m else (spec, "")
+    commit = parse_commit(repo, (base or "HEAD").encode())
+    for op, digits in _REV_STEP.findall(steps):
+        count = int(digits) if digits else 1
+        if op == "~":
+            for _ in range(count):
+                commit = _parent(repo, commit, 1, spec)
+        elif count:
+            commit = _parent(repo, commit, count, spec)
+    return commit
+
+
+def _parent(repo: Any, commit: Any, number: int, spec: str) -> Any:
+    if len(commit.parents) < number:
+        raise KeyError(f"{spec}: the commit has no such parent")
+    return repo[commit.parents[number - 1]]
+
+
+class NothingToCheck(Exception):
+    """A path, root or revision that gives the run nothing it can check."""
+
+
+@dataclass(frozen=True)
+class Selection:
+    roots: tuple[Path, ...]  # kustomization directories and plain manifest files
+    infos: dict[Path, KustomizationInfo]
+    changed: bool  # only what changed files touch (pre-commit, --changed-since)
+
+
+def select(paths: tuple[Path, ...], mode: tuple[str, ...], changed_since: str | None,
+           top: Path, skip: Skip = _never, also_read: tuple[Path, ...] = ()) -> Selection:
+    """The roots a run checks.
+
+    Directories in ``paths`` are searched; files in them are changed files
+    (as pre-commit passes them), as are the files changed since
+    ``changed_since``: then only the roots that read one of them are kept.
+    ``mode`` is ``("all",)`` (every kustomization is a root), explicit root
+    directories, or empty (the kustomizations no other one includes). Plain
+    manifests that nothing reads (see :func:`find_manifests`) are roots of
+    their own."""
+    for p in paths:
+        if not p.exists() and not changed_since:
+            raise NothingToCheck(f"{p}: no such file or directory")
+    if mode and mode != ("all",):
+        return _explicit(mode)
+    directories = [p for p in paths if p.is_dir()]
+    changed = [p for p in paths if not p.is_dir()]
+    if changed_since:
+        changed += _changed(changed_since, top)
+    search = [Path(".")] if changed or changed_since else directories or [Path(".")]
+    infos = graph(find_kustomizations(search, skip))
+    kustomizations = all_roots(infos) if mode == ("all",) else default_roots(infos)
+    if changed or changed_since:
+        manifests = find_manifests([c for c in changed if c.is_file()], infos, skip, also_read)
+        roots = touched_roots(kustomizations, changed, infos) + manifests
+        return Selection(tuple(sorted(set(roots))), infos, True)
+    manifests = find_manifests(directories, infos, skip, also_read)
+    for d in directories:
+        _something_under(d, kustomizations + manifests, skip)
+    return Selection(tuple(sorted(set(kustomizations + manifests))), infos, False)
+
+
+def _explicit(mode: tuple[str, ...]) -> Selection:
+    for given in mode:
+        if not Path(given).is_dir():
+            raise NothingToCheck(f"--roots {given}: not a directory")
+    roots = tuple(Path(r).resolve() for r in mode)
+    return Selection(roots, graph([r for r in roots if find_kustomization(r)]), False)
+
+
+def find_kustomization(directory: Path) -> bool:
+    return any((directory / n).is_file() for n in FILENAMES)
+
+
+def _changed(ref: str, top: Path) -> list[Path]:
+    try:
+        return changed_since(ref, top)
+    except KeyError:
+        raise NothingToCheck(f"--changed-since {ref}: no such commit, branch or tag") from None
+    except Exception as e:  # noqa: BLE001 - dulwich raises many types; this is the boundary
+        raise NothingToCheck(f"--changed-since {ref}: {e}") from None
+
+
+def _something_under(directory: Path, roots: list[Path], skip: Skip) -> None:
+    """A searched directory must hold something to check (a mistyped path
+    or the wrong checkout must not pass as a clean run)."""
+    real = directory.resolve()
+    if any(r == real or real in r.parents for r in roots):
+        return
+    if skip(real, True):
+        raise NothingToCheck(f"{directory}: nothing to check: the path is excluded")
+    raise NothingToCheck(f"{directory}: nothing to check: no kustomization and no Kubernetes "
+                         f"manifest (a YAML file with apiVersion and kind) under it")

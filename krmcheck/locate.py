@@ -65,7 +65,7 @@ class Locator:
         if resource is None:
             return Finding(result, self.root, self._fallback(result))
         node = _target(resource, result.field_path)
-        return Finding(result, self.root, node.origin.location, node.trail)
+        return Finding(result, self.root, node.origin.location, node.trail, source_id(resource))
 
     # --- which resource -------------------------------------------------------
     def find(self, result: Result) -> Resource | None:
@@ -110,6 +110,12 @@ class Locator:
 
     def _fallback(self, result: Result) -> Location:
         return Location(_norm(result.file_path) if result.file_path else self.kustomization_file, 1, 1)
+
+
+def source_id(resource: Resource) -> str:
+    """``Kind/namespace/name`` as the resource's source file names it."""
+    rid = resource.orig_id()
+    return str(ResourceRef(rid.gvk.api_version, rid.gvk.kind, rid.name, rid.namespace))
 
 
 def _target(resource: Resource, field_path: str) -> Node:

@@ -22,6 +22,7 @@ from urllib.parse import unquote
 
 import jsonschema
 
+from krmcheck.reporters import json_report
 from krmcheck.results import SEVERITIES, SEVERITY_RANK
 
 JUNIT, SARIF, JSON = "junit", "sarif", "json"
@@ -276,8 +277,8 @@ def merge_sarif(reports: Sequence[Report]) -> str:
             rules.setdefault(rule["id"], rule)
     rule_ids = sorted(rules)
     index = {rule_id: i for i, rule_id in enumerate(rule_ids)}
-    results = sorted((_with_rule_id(res, run) for run in runs for res in run.get("results", [])),
-                     key=_sarif_key)
+    results = _regrouped(sorted((_with_rule_id(res, run) for run in runs
+                                 for res in run.get("results", [])), key=_sarif_key))
     for res in results:
         if res.get("ruleId") in index:
             res["ruleIndex"] = index[res["ruleId"]]
@@ -291,6 +292,23 @@ def merge_sarif(reports: Sequence[Report]) -> str:
     merged["results"] = results
     doc = {"$schema": reports[0].content.get("$schema", ""), "version": "2.1.0", "runs": [merged]}
     return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+
+
+def _regrouped(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Results of the same defect from two shards as one, listing both's roots."""
+    out: list[dict[str, Any]] = []
+    seen: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for res in results:
+        key = _sarif_key(res)[:-1] + (bool(res.get("suppressions")),)
+        props = res.get("properties")
+        earlier = seen.get(key)
+        if earlier is not None and isinstance(props, dict) and isinstance(earlier.get("properties"), dict):
+            roots = earlier["properties"].get("roots", []) + props.get("roots", [])
+            earlier["properties"]["roots"] = sorted(set(roots))
+            continue
+        seen[key] = res
+        out.append(res)
+    return out
 
 
 def _with_rule_id(result: dict[str, Any], run: dict[str, Any]) -> dict[str, Any]:
@@ -316,8 +334,13 @@ def _sarif_key(result: dict[str, Any]) -> tuple[str, int, int, int, str, str, st
 
 
 def _sarif_roots(doc: dict[str, Any]) -> set[str]:
-    return {str(res["properties"]["root"]) for run in doc["runs"] for res in run.get("results", [])
-            if isinstance(res.get("properties"), dict) and "root" in res["properties"]}
+    found: set[str] = set()
+    for run in doc["runs"]:
+        for res in run.get("results", []):
+            props = res.get("properties")
+            if isinstance(props, dict):
+                found.update(str(r) for r in props.get("roots", [props.get("root")]) if r is not None)
+    return found
 
 
 def _sarif_succeeded(run: dict[str, Any]) -> bool:
@@ -329,7 +352,7 @@ def _sarif_tally(doc: dict[str, Any]) -> Tally:
     for run in doc["runs"]:
         for res in run.get("results", []):
             severity = _SARIF_LEVELS.get(res.get("level", "warning"))  # SARIF's default level
-            if severity:
+            if severity and not res.get("suppressions"):
                 counts[severity] += 1
     failed = not all(_sarif_succeeded(run) for run in doc["runs"])
     return Tally(counts["error"], counts["warning"], counts["info"], None, failed)
@@ -338,10 +361,18 @@ def _sarif_tally(doc: dict[str, Any]) -> Tally:
 # --- JSON --------------------------------------------------------------------------
 
 def merge_json(reports: Sequence[Report]) -> str:
-    """Roots by name, findings in report order, the summary recounted."""
+    """Roots by name, findings in report order, defects regrouped (a defect
+    two shards both saw is one), the summary recounted."""
     roots = sorted((x for r in reports for x in r.content["roots"]), key=lambda x: x["root"])
     findings = sorted((f for r in reports for f in r.content["findings"]), key=_json_key)
-    doc = {"roots": roots, "findings": findings, "summary": _summary(findings)}
+    suppressed = sorted((f for r in reports for f in r.content.get("suppressed", [])), key=_json_key)
+    baselines = sorted({r.content["baseline"] for r in reports if r.content.get("baseline")})
+    doc = {"roots": roots, "findings": findings, "defects": json_report.defect_entries(findings),
+           "suppressed": suppressed,
+           "notes": [n for r in reports for n in r.content.get("notes", [])],
+           "disabled": sorted({d for r in reports for d in r.content.get("disabled", [])}),
+           "baseline": baselines[0] if baselines else None,
+           "summary": json_report.summary(findings, len(roots), len(suppressed))}
     return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
 
 
@@ -350,12 +381,8 @@ def _json_key(f: dict[str, Any]) -> tuple[str, int, int, int, str, str, str]:
             f["validator"], f["message"], f["root"])
 
 
-def _summary(findings: Sequence[dict[str, Any]]) -> dict[str, int]:
-    return {f"{s}s": sum(1 for f in findings if f["severity"] == s) for s in SEVERITIES}
-
-
 def _json_tally(doc: dict[str, Any]) -> Tally:
-    s = _summary(doc["findings"])
+    s = json_report.summary(doc["findings"], len(doc["roots"]), 0)
     failed = any(x["buildFailed"] for x in doc["roots"])
     return Tally(s["errors"], s["warnings"], s["infos"], len(doc["roots"]), failed)
 

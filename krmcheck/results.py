@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import functools
+import hashlib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -66,6 +69,10 @@ class Finding:
     root: str
     location: Location
     trail: tuple[Origin, ...] = field(default=())
+    # The resource as its source file names it (``Kind/namespace/name``
+    # before prefixes, suffixes, namespaces or hashes an overlay added), so
+    # that a base's defect has one identity in every root; "" when unknown.
+    source_id: str = ""
 
     @property
     def severity(self) -> str:
@@ -79,15 +86,108 @@ class Finding:
     def rule(self) -> str:
         return self.result.validator or "krmcheck"
 
+    @property
+    def resource_id(self) -> str:
+        """The resource's identity for baselines: as the source names it."""
+        if self.source_id:
+            return self.source_id
+        return str(self.result.resource_ref) if self.result.resource_ref else ""
+
+    @property
+    def fingerprint(self) -> str:
+        """What stays the same while the defect does, whatever moves around
+        it: validator, file, resource and message (no line numbers)."""
+        return fingerprint(self.rule, self.location.path, self.resource_id, self.message)
+
+
+def fingerprint(validator: str, path: str, resource: str, message: str) -> str:
+    text = "\0".join((validator, path, resource, message))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+
+
+@dataclass(frozen=True)
+class Suppressed:
+    """A finding that something asked to silence: kept, counted and listed."""
+
+    finding: Finding
+    by: str  # comment, annotation, exclude, override, baseline
+    where: str  # what silenced it: the comment's location, the pattern, the baseline file...
+
+
+@dataclass(frozen=True)
+class Defect:
+    """One defect: the findings of every root that renders it, all at the same
+    location, from the same validator, with the same message."""
+
+    findings: tuple[Finding, ...]  # one or more per root, ordered by root
+
+    @property
+    def finding(self) -> Finding:
+        """The representative finding (the first root's)."""
+        return self.findings[0]
+
+    @property
+    def roots(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(f.root for f in self.findings))
+
+    @property
+    def severity(self) -> str:
+        return max((f.severity for f in self.findings), key=lambda s: SEVERITY_RANK.get(s, 0))
+
+    @property
+    def location(self) -> Location:
+        return self.finding.location
+
+    @property
+    def message(self) -> str:
+        return self.finding.message
+
+    @property
+    def rule(self) -> str:
+        return self.finding.rule
+
+    @property
+    def trail(self) -> tuple[Origin, ...]:
+        return self.finding.trail
+
+    @property
+    def fingerprint(self) -> str:
+        return self.finding.fingerprint
+
+
+def defect_key(finding: Finding) -> tuple[Location, str, str]:
+    return (finding.location, finding.rule, finding.message)
+
+
+def group(findings: Iterable[Finding]) -> list[Defect]:
+    """Findings as defects, in the order each defect is first seen."""
+    by_key: dict[tuple[Location, str, str], list[Finding]] = {}
+    for f in findings:
+        by_key.setdefault(defect_key(f), []).append(f)
+    return [Defect(tuple(sorted(fs, key=lambda f: f.root))) for fs in by_key.values()]
+
 
 @dataclass(frozen=True)
 class RootReport:
     """What checking one kustomization root produced."""
 
-    root: str  # repo-relative directory of the kustomization
+    root: str  # repo-relative directory of the kustomization (or file, for a plain manifest)
     resources: tuple[ResourceRef, ...] = ()  # every rendered resource, in output order
     findings: tuple[Finding, ...] = ()
     build_failed: bool = False  # the root could not be built (its findings say why)
+    suppressed: tuple[Suppressed, ...] = ()
+    # Where the root's resources carry a krmcheck.io/ignore annotation, with
+    # the validator ids it names (an annotation that silences nothing is reported).
+    ignore_annotations: tuple[tuple[Location, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class Note:
+    """Something the run wants a person to know that is not a finding
+    (a baseline entry that can go, a path with nothing to check)."""
+
+    message: str
+    location: Location | None = None
 
 
 @dataclass(frozen=True)
@@ -96,13 +196,28 @@ class RunReport:
 
     roots: tuple[RootReport, ...]
     fail_on: str = "error"
+    # The current directory relative to the top of the repository ("" at the
+    # top): the text report names files from there, so they are clickable.
+    cwd: str = ""
+    notes: tuple[Note, ...] = ()
+    disabled: tuple[str, ...] = ()  # validators turned off by the configuration
+    baseline: str = ""  # the baseline file in use, if any
 
     @property
     def findings(self) -> list[Finding]:
         return [f for r in self.roots for f in r.findings]
 
+    @functools.cached_property
+    def defects(self) -> list[Defect]:
+        return group(self.findings)
+
+    @property
+    def suppressed(self) -> list[Suppressed]:
+        return [s for r in self.roots for s in r.suppressed]
+
     def count(self, severity: str) -> int:
-        return sum(1 for f in self.findings if f.severity == severity)
+        """Defects of ``severity`` (a defect many roots render counts once)."""
+        return sum(1 for d in self.defects if d.severity == severity)
 
     @property
     def build_failed(self) -> bool:

@@ -3,14 +3,17 @@ decides the exit code."""
 
 from __future__ import annotations
 
+import io
 import os
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence, TextIO
 
+from krmcheck import baseline as kbaseline
 from krmcheck import config as krmconfig
-from krmcheck import discover, kptfile
+from krmcheck import discover, kptfile, suppression
 from krmcheck import merge as kmerge
 from krmcheck import shard as kshard
 from krmcheck.fn import catalog as fn_catalog
@@ -22,14 +25,15 @@ from krmcheck.kustomize.files import ROOT_ONLY, Files
 from krmcheck.kustomize.kustomization import find_file
 from krmcheck.kustomize.resource import Resource
 from krmcheck.kustomize.target import BuildOptions, Builder
-from krmcheck.locate import locate_all
+from krmcheck.locate import Locator
 from krmcheck.redact import redact, secret_values
 from krmcheck.reporters import REPORTERS, plural
-from krmcheck.results import (SEVERITY_RANK, Finding, ResourceRef, Result, RootReport,
+from krmcheck.results import (SEVERITY_RANK, Finding, Note, ResourceRef, Result, RootReport,
                               RunReport)
+from krmcheck.scope import PathPatterns, any_match
 from krmcheck.tree.emit import emit_all
 from krmcheck.tree.origin import Location
-from krmcheck.validators import VALIDATORS, ValidatorOptions
+from krmcheck.validators import VALIDATORS, ValidatorOptions, schema
 
 EXIT_OK, EXIT_FINDINGS, EXIT_BROKEN = 0, 1, 2
 
@@ -55,6 +59,9 @@ class CheckOptions:
     functions: FunctionOptions = FunctionOptions()  # exec plugins and KRM functions
     trusted_catalogs: tuple[str, ...] = ()  # --trusted-catalog LOCATION...
     shard: kshard.Shard | None = None  # --shard K/N: check only this part of the roots
+    exclude: tuple[str, ...] = ()  # --exclude PATTERN...: gitignore-style, relative to the cwd
+    baseline: str | None = None  # --baseline FILE
+    write_baseline: str | None = None  # --write-baseline FILE
 
 
 class UsageError(Exception):
@@ -88,7 +95,7 @@ def _build(builder: Builder, directory: Path) -> list[Resource]:
     boundary at which a defect in krmcheck turns into one clear message
     naming the root, never a traceback."""
     try:
-        return builder.build(directory)
+        return builder.load_manifest(directory) if directory.is_file() else builder.build(directory)
     except BuildError:
         raise
     except RecursionError:
@@ -172,23 +179,51 @@ def _merged_exit_code(tallies: Sequence[kmerge.Tally], fail_on: str) -> int:
 
 # --- check -----------------------------------------------------------------------
 
+Progress = Callable[[int, int, str], None]  # (roots done, roots in all, the root just done)
+
+
 def run_check(opts: CheckOptions, out: TextIO, err: TextIO,
-              env: dict[str, str] | None = None) -> int:
+              env: dict[str, str] | None = None, progress: Progress | None = None) -> int:
     env = dict(os.environ) if env is None else env
+    top = discover.repo_root(Path.cwd())
+    files = Files(top)
     try:
-        roots = _select_roots(opts)
+        config = _load_config(opts)
+        excludes = _excludes(opts, config, files)
+        selection = _select(opts, top, files, excludes, config)
+        roots = list(selection.roots)
         if opts.shard is not None:
             roots = kshard.select(roots, opts.shard)
         vopts = ValidatorOptions(opts.kubernetes_version, opts.strict)
         _check_validator_options(vopts)
-        config = _load_config(opts)
+        readers = _readers(roots, selection.infos, files)
+        known = _baseline(opts, config, files)
+        _prepare_outputs(opts, set(readers) | {config.path}, files)
     except UsageError as e:
         err.write(f"krmcheck: error: {e}\n")
         return EXIT_BROKEN
-    reports = _check_all(opts, roots, vopts, config)
-    run = RunReport(reports, opts.fail_on or config.fail_on or "error")
+    reports = _check_all(opts, roots, vopts, config, progress or _silent)
+    policy = suppression.Policy(severities=config.severities, overrides=_overrides(config),
+                                exclude=excludes, comments=tuple(_comments(readers, top)),
+                                readers=readers)
+    reports = suppression.apply(schema.missing_per_run(reports), policy)
+    notes: tuple[Note, ...] = ()
+    if opts.write_baseline:
+        _write_report(opts.write_baseline, kbaseline.dump(f for r in reports for f in r.findings))
+        known = kbaseline.load(Path(opts.write_baseline), files.display(Path(opts.write_baseline).resolve()))
+    if known is not None:
+        reports, notes = suppression.apply_baseline(reports, known, set(readers))
+    if not roots and selection.changed:
+        notes += (Note("no root reads the changed files; nothing to check"),)
+    run = RunReport(reports, opts.fail_on or config.fail_on or "error",
+                    cwd=_cwd_from_top(top), notes=notes, disabled=config.disabled,
+                    baseline=known.display if known is not None else "")
     _report(run, opts, out, env)
     return exit_code(run)
+
+
+def _silent(done: int, total: int, root: str) -> None:
+    pass
 
 
 def exit_code(run: RunReport) -> int:
@@ -202,27 +237,94 @@ def exit_code(run: RunReport) -> int:
     return EXIT_OK
 
 
-def _select_roots(opts: CheckOptions) -> list[Path]:
-    for p in opts.paths:
-        if not p.exists() and not opts.changed_since:
-            raise UsageError(f"{p}: no such file or directory")
-    if opts.roots and opts.roots != ("all",):
-        for given in opts.roots:
-            if not Path(given).is_dir():
-                raise UsageError(f"--roots {given}: not a directory")
-        return [Path(r).resolve() for r in opts.roots]
-    search = [p for p in opts.paths if p.is_dir()] or [Path(".")]
-    changed = [p for p in opts.paths if not p.is_dir()]
-    infos = discover.graph(discover.find_kustomizations(search if not changed else [Path(".")]))
-    roots = discover.all_roots(infos) if opts.roots == ("all",) else discover.default_roots(infos)
-    if opts.changed_since:
+def _select(opts: CheckOptions, top: Path, files: Files, excludes: tuple[PathPatterns, ...],
+            config: krmconfig.Config) -> discover.Selection:
+    def skip(path: Path, directory: bool) -> bool:
+        return any_match(excludes, files.display(path), directory) is not None
+
+    try:
+        return discover.select(opts.paths, opts.roots, opts.changed_since, top, skip,
+                               _config_reads(config, top))
+    except discover.NothingToCheck as e:
+        raise UsageError(str(e)) from None
+
+
+def _config_reads(config: krmconfig.Config, top: Path) -> tuple[Path, ...]:
+    """The function configurations ``.krmcheck.yaml`` reads (never plain manifests)."""
+    origins = [v.function_config.origin.path for v in config.external_validators
+               if v.function_config is not None]
+    return tuple(top / p for p in origins if p and p != config.path)
+
+
+def _excludes(opts: CheckOptions, config: krmconfig.Config, files: Files) -> tuple[PathPatterns, ...]:
+    """``exclude:`` of the configuration, then ``--exclude`` (relative to the current directory)."""
+    found = [config.exclude] if config.exclude is not None else []
+    if opts.exclude:
+        found.append(PathPatterns(_cwd_from_top(files.repo_root), opts.exclude, "--exclude"))
+    return tuple(found)
+
+
+def _cwd_from_top(top: Path) -> str:
+    here = Files(top).display(Path.cwd())
+    return "" if here == "." else here
+
+
+def _overrides(config: krmconfig.Config) -> tuple[tuple[PathPatterns, dict[str, str]], ...]:
+    return tuple((scope, {v: ("off" if not s.enabled else s.severity or "") for v, s in settings.items()
+                          if not s.enabled or s.severity})
+                 for scope, settings in config.overrides)
+
+
+def _readers(roots: Sequence[Path], infos: dict[Path, discover.KustomizationInfo],
+             files: Files) -> dict[str, tuple[str, ...]]:
+    """Each file the roots read (repo-relative), with the roots that read it."""
+    readers: dict[str, list[str]] = {}
+    for root in roots:
+        name = files.display(root)
+        for path in discover.reads(root, infos):
+            if path.is_file():
+                readers.setdefault(files.display(path), []).append(name)
+    return {path: tuple(names) for path, names in readers.items()}
+
+
+def _comments(readers: dict[str, tuple[str, ...]], top: Path) -> Iterator[suppression.Ignore]:
+    for path in sorted(readers):
         try:
-            changed += discover.changed_since(opts.changed_since, discover.repo_root(Path.cwd()))
-        except Exception as e:  # dulwich raises many types; this is the boundary
-            raise UsageError(f"--changed-since {opts.changed_since}: {e}") from None
-    if changed:
-        roots = discover.touched_roots(roots, changed, infos)
-    return roots
+            text = (top / path).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue  # the build reports a file it cannot read
+        yield from suppression.comments_in(path, text)
+
+
+def _baseline(opts: CheckOptions, config: krmconfig.Config, files: Files) -> kbaseline.Baseline | None:
+    """``--baseline`` (relative to the current directory), else the configuration's ``baseline:``."""
+    path = Path(opts.baseline).resolve() if opts.baseline else config.baseline
+    if path is None or opts.write_baseline:
+        return None
+    try:
+        return kbaseline.load(path, files.display(path))
+    except kbaseline.BaselineError as e:
+        raise UsageError(str(e)) from None
+
+
+def _prepare_outputs(opts: CheckOptions, inputs: set[str], files: Files) -> None:
+    """Report files: parent directories made, and each one writable and not
+    an input of the run, before any root is built."""
+    for flag, target in (("--junit", opts.junit), ("--sarif", opts.sarif), ("--json", opts.json),
+                         ("--write-baseline", opts.write_baseline)):
+        if not target:
+            continue
+        path = Path(target)
+        if files.display(path.resolve()) in inputs or discover.is_input_name(path):
+            raise UsageError(f"{flag} {target}: is an input of the run; write the report elsewhere")
+        if path.is_dir():
+            raise UsageError(f"{flag} {target}: is a directory")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with open(path, "a", encoding="utf-8"):
+                pass
+        except OSError as e:
+            raise UsageError(f"{flag} {target}: cannot write: {e.strerror or e}") from None
 
 
 def _check_validator_options(vopts: ValidatorOptions) -> None:
@@ -245,20 +347,25 @@ def _load_config(opts: CheckOptions) -> krmconfig.Config:
 
 
 def _check_all(opts: CheckOptions, roots: list[Path], vopts: ValidatorOptions,
-               config: krmconfig.Config) -> tuple[RootReport, ...]:
+               config: krmconfig.Config, progress: Progress) -> tuple[RootReport, ...]:
     """Every root's report in ``roots`` order, whatever ran where: with
     ``--jobs`` > 1, batches of roots sharing bases go to worker processes."""
     batches = kshard.worker_batches(roots, opts.jobs) if opts.jobs > 1 else [roots]
     if len(batches) <= 1:
-        return _check_batch(opts, roots, vopts, config)
+        return _check_batch(opts, roots, vopts, config, progress, len(roots))
+    by_root: dict[Path, RootReport] = {}
     with ProcessPoolExecutor(max_workers=len(batches)) as pool:
-        futures = [pool.submit(_check_batch, opts, b, vopts, config) for b in batches]
-        by_root = {r: rep for b, f in zip(batches, futures) for r, rep in zip(b, f.result())}
+        futures = {pool.submit(_check_batch, opts, b, vopts, config): b for b in batches}
+        for future in as_completed(futures):
+            for root, report in zip(futures[future], future.result()):
+                by_root[root] = report
+                progress(len(by_root), len(roots), report.root)
     return tuple(by_root[r] for r in roots)
 
 
 def _check_batch(opts: CheckOptions, roots: list[Path], vopts: ValidatorOptions,
-                 config: krmconfig.Config) -> tuple[RootReport, ...]:
+                 config: krmconfig.Config, progress: Progress = _silent,
+                 total: int = 0) -> tuple[RootReport, ...]:
     # One Builder per batch (per process): it caches rendered directories
     # and holds per-build state, so it is never shared between workers.
     files = Files(discover.repo_root(Path.cwd()))
@@ -267,7 +374,11 @@ def _check_batch(opts: CheckOptions, roots: list[Path], vopts: ValidatorOptions,
                                           opts.helm_command, functions=opts.functions,
                                           catalogs=_catalog_context(files, opts.trusted_catalogs,
                                                                     opts.network, config)))
-    return tuple(_check_root(builder, files, root, vopts, config) for root in roots)
+    reports = []
+    for root in roots:
+        reports.append(_check_root(builder, files, root, vopts, config))
+        progress(len(reports), total, reports[-1].root)
+    return tuple(reports)
 
 
 def _check_root(builder: Builder, files: Files, root: Path, vopts: ValidatorOptions,
@@ -286,11 +397,13 @@ def _check_root(builder: Builder, files: Files, root: Path, vopts: ValidatorOpti
         broken: tuple[Finding, ...] = ()
     except BuildError as e:
         broken = (_build_finding(e, name),)
-    results = [redact(r, secrets) for r in results]
-    findings = locate_all(results, resources, name, _kustomization_file(files, root))
-    return RootReport(name, tuple(_ref(r) for r in resources),
-                      tuple(findings) + broken + _deprecations(builder, name, config),
-                      build_failed=bool(broken))
+    results = [redact(r, secrets) for r in results if config.enabled(r.validator)]
+    locator = Locator(resources, name, _kustomization_file(files, root))
+    located = [locator.locate(r) for r in results] + list(broken + _deprecations(builder, name, config))
+    kept, silenced, annotations = suppression.by_annotation(located, resources, locator.find)
+    return RootReport(name, tuple(_ref(r) for r in resources), tuple(kept),
+                      build_failed=bool(broken), suppressed=tuple(silenced),
+                      ignore_annotations=tuple(annotations))
 
 
 def _external(files: Files, root: Path, resources: list[Resource],
@@ -298,9 +411,10 @@ def _external(files: Files, root: Path, resources: list[Resource],
     """The Results of ``.krmcheck.yaml``'s external validators, then those of
     the root's Kptfile (with ``kptfile-validators: true``)."""
     declared = config.external_validators
-    if config.kptfile_validators:
+    directory = root.parent if root.is_file() else root  # a plain manifest's directory
+    if config.kptfile_validators and root.is_dir():
         declared += kptfile.validators(root, files.display(root))
-    where = external.Environment(root, dict(os.environ))
+    where = external.Environment(directory, dict(os.environ))
     return [r for v in declared for r in external.validate(v, resources, where)]
 
 
@@ -316,6 +430,8 @@ def _deprecations(builder: Builder, root: str, config: krmconfig.Config) -> tupl
 
 
 def _kustomization_file(files: Files, root: Path) -> str:
+    if root.is_file():
+        return files.display(root)  # a plain manifest
     found = find_file(root)
     return files.display(found) if found else files.display(root / "kustomization.yaml")
 
@@ -351,5 +467,13 @@ def _report(run: RunReport, opts: CheckOptions, out: TextIO, env: dict[str, str]
         REPORTERS["github"].write(run, out)
     for fmt, target in (("junit", opts.junit), ("sarif", opts.sarif), ("json", opts.json)):
         if target:
-            with open(target, "w", encoding="utf-8") as fh:
-                REPORTERS[fmt].write(run, fh)
+            buffer = io.StringIO()
+            REPORTERS[fmt].write(run, buffer)
+            _write_report(target, buffer.getvalue())
+
+
+def _write_report(target: str, text: str) -> None:
+    """Write a report file whole (its directory was made, and the path
+    checked, before the run)."""
+    with open(target, "w", encoding="utf-8") as fh:
+        fh.write(text)

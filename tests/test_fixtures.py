@@ -48,8 +48,8 @@ DEFECTS = [
     ("apps/api/overlays/production/kustomization.yaml", 29, 9, "metadata", "label value"),
 ]
 
-# Which roots render each defect: a base or a component defect is reported
-# once for every overlay that includes it.
+# Which roots render each defect: a base or a component defect is one
+# finding that names every overlay that includes it.
 REACHED_BY = {
     "apps/api/base/deployment.yaml": ("apps/api/overlays/production", "apps/api/overlays/staging"),
     "apps/web/overlays/production/patches/deployment-env.yaml": ("apps/web/overlays/production",),
@@ -60,8 +60,9 @@ REACHED_BY = {
 }
 
 # Error findings of one run over the whole demo repository (one per root
-# that renders a defect).
+# that renders a defect), and the defects they are.
 ERROR_COUNT = sum(len(roots) for roots in REACHED_BY.values())
+DEFECT_COUNT = len(DEFECTS)
 
 _LINE = re.compile(
     r"^(?P<path>[^\s:]+):(?P<line>\d+):(?P<col>\d+): (?P<severity>error|warning|info): "
@@ -75,7 +76,12 @@ class Reported(NamedTuple):
     severity: str
     message: str
     validator: str
-    root: str
+    root: str  # as printed: one root, or "2 roots: a, b"
+
+    @property
+    def roots(self) -> tuple[str, ...]:
+        _, _, names = self.root.rpartition("roots: ")
+        return tuple(names.split(", "))
 
 
 def parse_text(out: str) -> list[Reported]:
@@ -155,15 +161,28 @@ def test_demo_reports_each_defect_in_every_root_that_renders_it(
         demo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     main(["."])
     errors = errors_of(capsys.readouterr().out)
-    expected = sorted((path, line, root) for path, line, *_ in DEFECTS for root in REACHED_BY[path])
-    assert sorted((e.path, e.line, e.root) for e in errors) == expected
+    expected = sorted((path, line, REACHED_BY[path]) for path, line, *_ in DEFECTS)
+    assert sorted((e.path, e.line, e.roots) for e in errors) == expected
 
 
 def test_demo_reports_no_other_error(demo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     main(["."])
     errors = errors_of(capsys.readouterr().out)
     assert {(e.path, e.line) for e in errors} == {(d[0], d[1]) for d in DEFECTS}
-    assert len(errors) == ERROR_COUNT
+    assert len(errors) == DEFECT_COUNT
+
+
+def test_demo_json_keeps_each_root_s_finding_and_groups_defects(
+        demo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([".", "--json", "report.json"]) == 1
+    doc = json.loads((demo / "report.json").read_text())
+    findings = [f for f in doc["findings"] if f["severity"] == "error"]
+    assert sorted((f["path"], f["line"], f["root"]) for f in findings) == sorted(
+        (path, line, root) for path, line, *_ in DEFECTS for root in REACHED_BY[path])
+    defects = [d for d in doc["defects"] if d["severity"] == "error"]
+    assert sorted((d["path"], tuple(d["roots"])) for d in defects) == sorted(
+        (path, REACHED_BY[path]) for path, *_ in DEFECTS)
+    assert (doc["summary"]["errors"], len(findings)) == (DEFECT_COUNT, ERROR_COUNT)
 
 
 def test_demo_junit_points_at_each_defect(demo: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -194,9 +213,9 @@ def test_demo_sarif_points_at_each_defect(demo: Path, capsys: pytest.CaptureFixt
         physical = r["locations"][0]["physicalLocation"]
         places.append((physical["artifactLocation"]["uri"], physical["region"]["startLine"],
                        r["ruleId"]))
-    expected = [(path, line, validator) for path, line, _col, validator, _f in DEFECTS
-                for _root in REACHED_BY[path]]
+    expected = [(path, line, validator) for path, line, _col, validator, _f in DEFECTS]
     assert sorted(places) == sorted(expected)
+    assert sorted(tuple(r["properties"]["roots"]) for r in errors) == sorted(REACHED_BY.values())
 
 
 def test_clean_passes_with_exit_0(clean: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -206,7 +225,7 @@ def test_clean_passes_with_exit_0(clean: Path, capsys: pytest.CaptureFixture[str
 
 def test_fail_on_never_exits_0_but_still_reports(demo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main([".", "--fail-on", "never"]) == 0
-    assert len(errors_of(capsys.readouterr().out)) == ERROR_COUNT
+    assert len(errors_of(capsys.readouterr().out)) == DEFECT_COUNT
 
 
 def test_one_overlay_reports_only_its_own_defects(demo: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -222,13 +241,23 @@ def test_paths_are_relative_to_the_git_top_level(
     # fixture's own directory, as a pull request would show them.
     if not (PROJECT / ".git").exists():
         pytest.skip("the project is not a git work tree")
+    # The text report names files from the current directory (clickable in a
+    # terminal); the file reports from the top of the repository.
     monkeypatch.chdir(PROJECT / "fixtures")
-    assert main(["gitops-demo"]) == 1
+    assert main(["gitops-demo", "--json", str(PROJECT / "tmp-report.json")]) == 1
     errors = errors_of(capsys.readouterr().out)
+    shown = "gitops-demo/"
+    assert {(e.path, e.line) for e in errors} == {(shown + d[0], d[1]) for d in DEFECTS}
+    assert {r for e in errors for r in e.roots} == {shown + root for roots in REACHED_BY.values()
+                                                   for root in roots}
+    report = PROJECT / "tmp-report.json"
+    try:
+        doc = json.loads(report.read_text())
+    finally:
+        report.unlink()
     prefix = "fixtures/gitops-demo/"
-    assert {(e.path, e.line) for e in errors} == {(prefix + d[0], d[1]) for d in DEFECTS}
-    assert {e.root for e in errors} == {prefix + root for roots in REACHED_BY.values()
-                                        for root in roots}
+    assert {(f["path"], f["line"]) for f in doc["findings"] if f["severity"] == "error"} == {
+        (prefix + d[0], d[1]) for d in DEFECTS}
 
 
 needs_kubectl = pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not installed")

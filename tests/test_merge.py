@@ -130,8 +130,19 @@ def test_json_roots_and_findings_are_joined_in_report_order(tmp_path: Path,
     assert [r["root"] for r in doc["roots"]] == ["a", "b", "c"]
     assert [(f["path"], f["line"]) for f in doc["findings"]] == [("a.yaml", 2), ("a.yaml", 9),
                                                                  ("z.yaml", 1)]
-    assert doc["summary"] == {"errors": 2, "warnings": 1, "infos": 0}
+    assert doc["summary"] == {"errors": 2, "warnings": 1, "infos": 0, "defects": 3,
+                              "findings": 3, "roots": 3, "suppressed": 0}
     assert "3 roots" in capsys.readouterr().out
+
+
+def test_json_defects_seen_by_two_shards_are_one(tmp_path: Path) -> None:
+    one = json_report(tmp_path, "one.json", ["a"], [finding("a", path="base.yaml")])
+    two = json_report(tmp_path, "two.json", ["b"], [finding("b", path="base.yaml")])
+    out = tmp_path / "merged.json"
+    assert main(["merge-reports", "--json", str(out), str(one), str(two)]) == 1
+    doc = json.loads(out.read_text())
+    assert [d["roots"] for d in doc["defects"]] == [["a", "b"]]
+    assert (doc["summary"]["errors"], doc["summary"]["findings"]) == (1, 2)
 
 
 @pytest.mark.parametrize("severity,fail_on,code", [

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
+from typing import Any
+
+import yaml
 
 from krmcheck.kustomize.errors import BuildError
 from krmcheck.kustomize.files import Files
@@ -124,19 +129,70 @@ def load(directory: Path, files: Files, origin: Origin | None = None) -> Kustomi
     return k
 
 
-_CANONICAL = {n.lower(): n for n in SUPPORTED | KNOWN_UNSUPPORTED}
+@functools.cache
+def _field_table() -> dict[str, dict[str, Any]]:
+    """``kustomization_fields.yaml``: each Go type's fields, by JSON name."""
+    text = resources.files("krmcheck.kustomize").joinpath("kustomization_fields.yaml").read_text()
+    table: dict[str, dict[str, Any]] = yaml.safe_load(text)
+    return table
 
 
-def _canonical_keys(node: Mapping) -> None:
+@functools.cache
+def _struct_fields() -> dict[str, dict[str, str]]:
+    """Each type's fields and the type of their value (a list's element type)."""
+    return {name: {f: (t[0] if isinstance(t, list) else t) for f, t in fields.items()}
+            for name, fields in _field_table().items()}
+
+
+@functools.cache
+def _list_fields() -> frozenset[tuple[str, str]]:
+    """(type, field) pairs whose value is a list of objects."""
+    return frozenset((name, f) for name, fields in _field_table().items()
+                     for f, t in fields.items() if isinstance(t, list))
+
+
+def check_field_names(node: Mapping, type_name: str, where: str) -> None:
+    """Match field names as kustomize's decoder does (an exact name first,
+    else case-insensitively; ``newtag`` is ``newTag``) and refuse a field the
+    type does not have, at its line. ``where`` names ``node`` in messages."""
+    fields = _struct_fields()[type_name]
+    _canonical_keys(node, fields)
+    for name, child in node.items.items():
+        kind = fields.get(name)
+        if kind is None:
+            inside = f" in {where}" if where else ""
+            raise BuildError(f"invalid Kustomization: unknown field \"{name}\"{inside}; "
+                             f"known fields: {', '.join(sorted(fields))}", child.origin)
+        if kind == "free":
+            continue
+        path = f"{where}.{name}" if where else name
+        if (type_name, name) in _list_fields():
+            if isinstance(child, Sequence):
+                for i, entry in enumerate(child.items):
+                    if isinstance(entry, Mapping):
+                        check_field_names(entry, kind, f"{path}[{i}]")
+        elif isinstance(child, Mapping):
+            check_field_names(child, kind, path)
+
+
+def _canonical_keys(node: Mapping, fields: dict[str, str]) -> None:
     """kustomize reads kustomizations with Go's JSON decoder, which matches
-    field names case-insensitively (``nameprefix`` is ``namePrefix``)."""
-    if all(k in SUPPORTED or k in KNOWN_UNSUPPORTED for k in node.items):
+    field names case-insensitively; a name spelled exactly wins over one
+    that only matches without case (as kubectl shows)."""
+    if all(k in fields for k in node.items):
         return
-    node.items = {_CANONICAL.get(k.lower(), k): v for k, v in node.items.items()}
+    by_lower = {n.lower(): n for n in fields}
+    renamed: dict[str, Node] = {}
+    for key, value in node.items.items():
+        name = key if key in fields else by_lower.get(key.lower(), key)
+        if name != key and name in node.items:
+            continue  # the exact spelling is also present and wins
+        renamed[name] = value
+    node.items = renamed
 
 
 def _check_fields(k: Kustomization) -> None:
-    _canonical_keys(k.node)
+    _canonical_keys(k.node, _struct_fields()["Kustomization"])
     kind = k.node.value("kind")
     if kind not in (None, *KINDS):
         raise BuildError(f"kind '{kind}' is not Kustomization or Component", k.origin("kind"))
@@ -150,3 +206,4 @@ def _check_fields(k: Kustomization) -> None:
         if name in KNOWN_UNSUPPORTED:
             raise BuildError(f"'{name}' is not supported yet by krmcheck", node.origin)
         raise BuildError(f"invalid Kustomization: unknown field \"{name}\"", node.origin)
+    check_field_names(k.node, "Kustomization", "")

@@ -94,6 +94,15 @@ class Builder:
         buildmetadata.finish(resources, self.stamper)
         return resources
 
+    def load_manifest(self, path: Path) -> list[Resource]:
+        """The resources of a plain manifest file that no kustomization reads,
+        as they would be applied: no kustomization, no transformation."""
+        self.stamper = None
+        self.warnings.clear()
+        self.function_results.clear()
+        self.function_logs.clear()
+        return self._load_file(path, Origin(self.files.display(path), 1, 1))
+
     # --- accumulation ---------------------------------------------------------
     def _accumulate_dir(self, directory: Path, origin: Origin | None,
                         stack: tuple[str, ...], loaded: Kustomization | None = None) -> ResourceList:

@@ -7,10 +7,11 @@ runner decides the exit code, never a reporter.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import posixpath
+from collections.abc import Iterable, Sequence
 from typing import Protocol, TextIO
 
-from krmcheck.results import SEVERITY_RANK, Finding, RunReport
+from krmcheck.results import SEVERITY_RANK, Defect, Finding, RunReport
 from krmcheck.tree.origin import Location
 
 
@@ -30,6 +31,30 @@ def ordered(findings: Iterable[Finding]) -> list[Finding]:
     return sorted(findings, key=sort_key)
 
 
+def ordered_defects(defects: Iterable[Defect]) -> list[Defect]:
+    """Defects in location order (each by its first root's finding)."""
+    return sorted(defects, key=lambda d: sort_key(d.finding)[:-1] + (",".join(d.roots),))
+
+
+def most_severe_first(defects: Iterable[Defect]) -> list[Defect]:
+    """Errors, then warnings, then infos; location order within each."""
+    return sorted(ordered_defects(defects), key=lambda d: -SEVERITY_RANK.get(d.severity, 0))
+
+
+def roots_text(roots: Sequence[str], shown: int = 3) -> str:
+    """``overlays/prod`` or ``3 roots: a, b, c`` or ``14 roots: a, b, c and 11 more``."""
+    if len(roots) == 1:
+        return roots[0]
+    names = ", ".join(roots[:shown])
+    more = f" and {len(roots) - shown} more" if len(roots) > shown else ""
+    return f"{len(roots)} roots: {names}{more}"
+
+
+def relative(path: str, cwd: str) -> str:
+    """A repo-relative ``path`` as seen from ``cwd`` (repo-relative too)."""
+    return posixpath.relpath(path, cwd) if cwd and path else path
+
+
 def where(location: Location) -> str:
     """``path:line:col``, shortened when the position (or the file) is unknown."""
     if location.line > 0:
@@ -42,11 +67,19 @@ def plural(count: int, noun: str) -> str:
 
 
 def counts_line(run: RunReport) -> str:
-    """``N errors, N warnings, N infos in R roots`` (the same words everywhere)."""
+    """``N errors, N warnings, N infos in R roots`` (the same words everywhere),
+    counting defects: a defect that several roots render counts once."""
     words = ", ".join(plural(run.count(s), s) for s in ("error", "warning", "info"))
+    line = f"{words} in {plural(len(run.roots), 'root')}"
+    found = len(run.findings)
+    if found != len(run.defects):
+        line += f" ({plural(found, 'finding')} before grouping by defect)"
+    if run.suppressed:
+        line += f"; {len(run.suppressed)} suppressed"
     failed = sum(1 for r in run.roots if r.build_failed)
-    tail = f"; {plural(failed, 'root')} failed to build" if failed else ""
-    return f"{words} in {plural(len(run.roots), 'root')}{tail}"
+    if failed:
+        line += f"; {plural(failed, 'root')} failed to build"
+    return line
 
 
 # The format modules use the helpers above, so they are imported only once

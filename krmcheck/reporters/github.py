@@ -4,13 +4,16 @@ Annotations are workflow commands written to ``out`` (the step's log)::
 
     ::error file=PATH,line=L,col=C,title=TITLE::MESSAGE
 
-GitHub shows at most 10 error and 10 warning annotations per step (and
-treats notices alike), so the most severe findings are annotated first and
-one last ``::notice`` counts the ones left out. Every finding, annotated or
-not, is listed in the Markdown job summary appended to the file named by
-``GITHUB_STEP_SUMMARY``; ``errors=N`` and ``warnings=N`` go to the file named
-by ``GITHUB_OUTPUT`` (the action's outputs). Neither file is touched when its
-variable is unset, e.g. outside Actions.
+Annotations, the summary and the outputs count defects: a base line that
+twelve roots render is one annotation naming the twelve roots. GitHub shows
+at most 10 error and 10 warning annotations per step (and treats notices
+alike), so the most severe defects are annotated first and one last
+``::notice`` counts the ones left out. Every defect, annotated or not, is
+listed (errors first) in the Markdown job summary appended to the file named
+by ``GITHUB_STEP_SUMMARY``, which stays under GitHub's 1 MiB limit per step
+and says how many rows it left out; ``errors=N`` and ``warnings=N`` go to the
+file named by ``GITHUB_OUTPUT`` (the action's outputs). Neither file is
+touched when its variable is unset, e.g. outside Actions.
 """
 
 from __future__ import annotations
@@ -20,12 +23,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TextIO
 
-from krmcheck.reporters import counts_line, ordered, where
-from krmcheck.results import SEVERITY_RANK, Finding, RunReport
+from krmcheck.reporters import counts_line, most_severe_first, roots_text, where
+from krmcheck.results import Defect, RunReport
 
 # https://docs.github.com/actions/reference/workflow-commands-for-github-actions
 COMMANDS = {"error": "error", "warning": "warning", "info": "notice"}
 PER_STEP_LIMIT = 10
+# GitHub refuses a job summary over 1 MiB; keep well under it.
+SUMMARY_LIMIT = 1024 * 1024 - 16 * 1024
 
 
 @dataclass(frozen=True)
@@ -36,10 +41,10 @@ class GithubReporter:
 
     def write(self, run: RunReport, out: TextIO) -> None:
         env = os.environ if self.env is None else self.env
-        findings = ordered(run.findings)
-        out.write(annotation_lines(findings))
+        defects = most_severe_first(run.defects)
+        out.write(annotation_lines(defects))
         if env.get("GITHUB_STEP_SUMMARY"):
-            _append(env["GITHUB_STEP_SUMMARY"], job_summary(run, findings))
+            _append(env["GITHUB_STEP_SUMMARY"], job_summary(run, defects))
         if env.get("GITHUB_OUTPUT"):
             _append(env["GITHUB_OUTPUT"], step_outputs(run))
 
@@ -54,23 +59,23 @@ def escape_property(text: str) -> str:
     return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def annotation(finding: Finding) -> str:
+def annotation(defect: Defect) -> str:
     props = []
-    if finding.location.path:
-        props.append(("file", finding.location.path))
-        if finding.location.line > 0:
-            props += [("line", str(finding.location.line)), ("col", str(finding.location.col))]
-    props.append(("title", f"krmcheck {finding.rule} ({finding.root})"))
+    if defect.location.path:
+        props.append(("file", defect.location.path))
+        if defect.location.line > 0:
+            props += [("line", str(defect.location.line)), ("col", str(defect.location.col))]
+    props.append(("title", f"krmcheck {defect.rule} ({roots_text(defect.roots)})"))
     joined = ",".join(f"{key}={escape_property(value)}" for key, value in props)
-    return f"::{_command(finding)} {joined}::{escape_data(finding.message)}\n"
+    return f"::{_command(defect)} {joined}::{escape_data(defect.message)}\n"
 
 
-def annotation_lines(findings: list[Finding]) -> str:
-    """The commands for the most severe findings GitHub will show, plus a
-    notice counting the rest."""
-    shown = _within_limits(sorted(findings, key=_most_severe_first))
-    lines = [annotation(f) for f in shown]
-    left = len(findings) - len(shown)
+def annotation_lines(defects: list[Defect]) -> str:
+    """The commands for the most severe defects GitHub will show (``defects``
+    come most severe first), plus a notice counting the rest."""
+    shown = _within_limits(defects)
+    lines = [annotation(d) for d in shown]
+    left = len(defects) - len(shown)
     if left:
         lines.append(
             f"::notice title=krmcheck::{left} more finding{'s' if left != 1 else ''}"
@@ -79,43 +84,50 @@ def annotation_lines(findings: list[Finding]) -> str:
     return "".join(lines)
 
 
-def _within_limits(findings: list[Finding]) -> list[Finding]:
-    picked: list[Finding] = []
+def _within_limits(defects: list[Defect]) -> list[Defect]:
+    picked: list[Defect] = []
     used = {command: 0 for command in COMMANDS.values()}
-    for finding in findings:
-        command = _command(finding)
+    for defect in defects:
+        command = _command(defect)
         if used[command] < PER_STEP_LIMIT:
             used[command] += 1
-            picked.append(finding)
-    if len(picked) < len(findings) and used["notice"] == PER_STEP_LIMIT:
+            picked.append(defect)
+    if len(picked) < len(defects) and used["notice"] == PER_STEP_LIMIT:
         # The counting notice needs one of the notice slots.
         picked.pop()
     return picked
 
 
-def _command(finding: Finding) -> str:
-    return COMMANDS.get(finding.severity, "notice")
+def _command(defect: Defect) -> str:
+    return COMMANDS.get(defect.severity, "notice")
 
 
-def _most_severe_first(finding: Finding) -> int:
-    # sorted() is stable, so location order holds within a severity.
-    return -SEVERITY_RANK.get(finding.severity, 0)
-
-
-def job_summary(run: RunReport, findings: list[Finding]) -> str:
+def job_summary(run: RunReport, defects: list[Defect], limit: int = SUMMARY_LIMIT) -> str:
+    """The summary: counts, then one row per defect (``defects`` come errors
+    first), as many rows as fit in ``limit`` bytes."""
     # The leading blank line ends whatever block an earlier step left open
     # (a table would otherwise swallow our heading).
-    lines = ["", "## krmcheck", "", f"**{counts_line(run)}**"]
-    if findings:
-        lines += ["", "| Severity | Location | Message | Validator | Root |",
-                  "| --- | --- | --- | --- | --- |"]
-        lines += [_row(f) for f in findings]
-    return "\n".join(lines) + "\n"
+    head = "\n".join(["", "## krmcheck", "", f"**{counts_line(run)}**"]) + "\n"
+    if not defects:
+        return head
+    table = "\n| Severity | Location | Message | Validator | Roots |\n| --- | --- | --- | --- | --- |\n"
+    rows: list[str] = []
+    used = len((head + table).encode("utf-8")) + 200  # room for the closing line
+    for defect in defects:
+        row = _row(defect) + "\n"
+        used += len(row.encode("utf-8"))
+        if used > limit:
+            break
+        rows.append(row)
+    left = len(defects) - len(rows)
+    tail = (f"\n{left} more row{'s' if left != 1 else ''} left out: GitHub limits a job summary "
+            f"to 1 MiB; the JSON and SARIF reports list every finding.\n") if left else ""
+    return head + table + "".join(rows) + tail
 
 
-def _row(finding: Finding) -> str:
-    cells = (finding.severity, _code(where(finding.location)), _markdown_text(finding.message),
-             _code(finding.rule), _code(finding.root))
+def _row(defect: Defect) -> str:
+    cells = (defect.severity, _code(where(defect.location)), _markdown_text(defect.message),
+             _code(defect.rule), _code(roots_text(defect.roots)))
     return "| " + " | ".join(cells) + " |"
 
 

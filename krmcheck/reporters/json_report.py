@@ -1,20 +1,32 @@
 """Machine-readable report: the whole run as one JSON document.
 
-``roots`` lists every root checked (with its rendered resources), and
-``findings`` every finding in report order, each with its source location,
-validator, the resource and field the validator named, and its trail of
-earlier writers (newest first, as in the text report). ``summary`` counts
-findings by severity. The field names follow the KRM Functions result
-(``resourceRef``, ``field``) so other tools can read them alike.
+- ``roots``: every root checked, with its rendered resources;
+- ``findings``: every finding of every root, in report order, each with its
+  source location, validator, the resource and field the validator named,
+  the resource as its source file names it (``resourceId``), and its trail
+  of earlier writers (newest first, as in the text report);
+- ``defects``: the same findings grouped by defect (same location,
+  validator and message), each with the roots that render it and its
+  baseline fingerprint;
+- ``suppressed``: the findings something silenced, each with ``by`` (comment,
+  annotation, exclude, override, baseline) and ``where`` (what silenced it);
+- ``notes``, ``disabled`` (validators the configuration turned off),
+  ``baseline`` (the baseline file in use);
+- ``summary``: defects by severity, and how many findings, defects, roots
+  and suppressed findings there are.
+
+The field names follow the KRM Functions result (``resourceRef``,
+``field``) so other tools can read them alike.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from typing import Any, TextIO
 
 from krmcheck.reporters import ordered
-from krmcheck.results import Finding, RootReport, RunReport
+from krmcheck.results import SEVERITIES, SEVERITY_RANK, Finding, RootReport, RunReport, fingerprint
 
 
 class JsonReporter:
@@ -24,14 +36,19 @@ class JsonReporter:
 
 
 def document(run: RunReport) -> dict[str, Any]:
+    findings = [finding_entry(f) for f in ordered(run.findings)]
+    suppressed = [dict(finding_entry(s.finding), by=s.by, where=s.where)
+                  for s in sorted(run.suppressed, key=lambda s: _key(finding_entry(s.finding)))]
     return {
         "roots": [root_entry(r) for r in sorted(run.roots, key=lambda r: r.root)],
-        "findings": [finding_entry(f) for f in ordered(run.findings)],
-        "summary": {
-            "errors": run.count("error"),
-            "warnings": run.count("warning"),
-            "infos": run.count("info"),
-        },
+        "findings": findings,
+        "defects": defect_entries(findings),
+        "suppressed": suppressed,
+        "notes": [{"message": n.message, "path": n.location.path if n.location else None}
+                  for n in run.notes],
+        "disabled": list(run.disabled),
+        "baseline": run.baseline or None,
+        "summary": summary(findings, len(run.roots), len(suppressed)),
     }
 
 
@@ -54,9 +71,40 @@ def finding_entry(finding: Finding) -> dict[str, Any]:
         "validator": finding.rule,
         "root": finding.root,
         "resourceRef": ref.to_dict() if ref is not None else None,
+        "resourceId": finding.resource_id,
         "field": finding.result.field_path or None,
         "trail": [
             {"path": o.path, "line": o.line, "col": o.col, "by": o.by}
             for o in reversed(finding.trail)
         ],
     }
+
+
+def _key(f: dict[str, Any]) -> tuple[str, int, int, int, str, str, str]:
+    """``reporters.sort_key`` of a finding entry."""
+    return (f["path"], f["line"], f["col"], -SEVERITY_RANK.get(f["severity"], 0),
+            f["validator"], f["message"], f["root"])
+
+
+def defect_entries(findings: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Finding entries grouped by defect, in report order (also used to merge shards)."""
+    groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+    for f in sorted(findings, key=_key):
+        groups.setdefault((f["path"], f["line"], f["col"], f["validator"], f["message"]), []).append(f)
+    out = []
+    for members in groups.values():
+        first = members[0]
+        entry = {k: v for k, v in first.items() if k not in ("root", "resourceId")}
+        entry["severity"] = max((m["severity"] for m in members), key=lambda s: SEVERITY_RANK.get(s, 0))
+        entry["roots"] = sorted({m["root"] for m in members})
+        entry["fingerprint"] = fingerprint(first["validator"], first["path"],
+                                           first.get("resourceId") or "", first["message"])
+        out.append(entry)
+    return out
+
+
+def summary(findings: list[dict[str, Any]], roots: int, suppressed: int) -> dict[str, int]:
+    defects = defect_entries(findings)
+    counts = {f"{s}s": sum(1 for d in defects if d["severity"] == s) for s in SEVERITIES}
+    return {**counts, "defects": len(defects), "findings": len(findings), "roots": roots,
+            "suppressed": suppressed}

@@ -5,6 +5,14 @@ every result points at its rule by id and index. Locations are
 repo-relative URIs under ``%SRCROOT%`` (the checkout), with the 1-based
 line and column; the provenance trail becomes ``relatedLocations``, newest
 writer first, each saying what wrote the earlier value.
+
+A result is a defect: the roots that render it are listed in its
+properties, and ``partialFingerprints`` carries the fingerprint a baseline
+matches (validator, file, resource and message, no line numbers), so code
+scanning follows a defect while lines move. Suppressed findings are results
+too, with a ``suppressions`` entry saying what silenced them (``inSource``
+for an ignore comment or annotation, ``external`` for the configuration or a
+baseline).
 """
 
 from __future__ import annotations
@@ -16,8 +24,11 @@ from types import MappingProxyType
 from typing import Any, TextIO
 from urllib.parse import quote
 
-from krmcheck.reporters import ordered
-from krmcheck.results import Finding, RunReport
+from krmcheck.reporters import ordered_defects
+from krmcheck.results import Defect, RunReport, Suppressed, group
+
+FINGERPRINT_KEY = "krmcheck/v1"
+_IN_SOURCE = ("comment", "annotation")
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 LEVELS = {"error": "error", "warning": "warning", "info": "note"}
@@ -37,8 +48,9 @@ class SarifReporter:
         out.write("\n")
 
     def log(self, run: RunReport) -> dict[str, Any]:
-        findings = ordered(run.findings)
-        rule_ids = sorted({f.rule for f in findings})
+        defects = ordered_defects(run.defects)
+        silenced = _suppressed_defects(run.suppressed)
+        rule_ids = sorted({d.rule for d in defects} | {d.rule for d, _ in silenced})
         index = {rule_id: i for i, rule_id in enumerate(rule_ids)}
         return {
             "$schema": SCHEMA_URI,
@@ -50,7 +62,8 @@ class SarifReporter:
                 }},
                 "invocations": [{"executionSuccessful": not run.build_failed}],
                 "columnKind": "unicodeCodePoints",  # PyYAML columns count code points
-                "results": [result(f, index[f.rule]) for f in findings],
+                "results": [result(d, index[d.rule]) for d in defects]
+                + [dict(result(d, index[d.rule]), suppressions=why) for d, why in silenced],
             }],
         }
 
@@ -60,24 +73,36 @@ class SarifReporter:
         return {"id": rule_id, "shortDescription": {"text": text}}
 
 
-def result(finding: Finding, rule_index: int) -> dict[str, Any]:
+def _suppressed_defects(suppressed: list[Suppressed]) -> list[tuple[Defect, list[dict[str, str]]]]:
+    """Suppressed findings as defects, each with its SARIF suppressions."""
+    why = {id(s.finding): s for s in suppressed}
+    out = []
+    for defect in ordered_defects(group(s.finding for s in suppressed)):
+        reasons = {(why[id(f)].by, why[id(f)].where) for f in defect.findings}
+        out.append((defect, [{"kind": "inSource" if by in _IN_SOURCE else "external",
+                              "justification": f"{by}: {where}"} for by, where in sorted(reasons)]))
+    return out
+
+
+def result(defect: Defect, rule_index: int) -> dict[str, Any]:
     out: dict[str, Any] = {
-        "ruleId": finding.rule,
+        "ruleId": defect.rule,
         "ruleIndex": rule_index,
-        "level": LEVELS.get(finding.severity, "note"),
-        "message": {"text": finding.message},
+        "level": LEVELS.get(defect.severity, "note"),
+        "message": {"text": defect.message},
     }
-    if finding.location.path:
-        where = physical(finding.location.path, finding.location.line, finding.location.col)
+    if defect.location.path:
+        where = physical(defect.location.path, defect.location.line, defect.location.col)
         out["locations"] = [{"physicalLocation": where}]
     related = [
         {"id": i, "physicalLocation": physical(o.path, o.line, o.col),
          "message": {"text": f"earlier value, set by {o.by}"}}
-        for i, o in enumerate(reversed(finding.trail)) if o.path
+        for i, o in enumerate(reversed(defect.trail)) if o.path
     ]
     if related:
         out["relatedLocations"] = related
-    out["properties"] = _properties(finding)
+    out["partialFingerprints"] = {FINGERPRINT_KEY: defect.fingerprint}
+    out["properties"] = _properties(defect)
     return out
 
 
@@ -94,11 +119,11 @@ def uri(path: str) -> str:
     return quote(path, safe="/!$&'()*+,;=@-._~")
 
 
-def _properties(finding: Finding) -> dict[str, Any]:
-    props: dict[str, Any] = {"root": finding.root}
-    ref = finding.result.resource_ref
+def _properties(defect: Defect) -> dict[str, Any]:
+    props: dict[str, Any] = {"root": defect.roots[0], "roots": list(defect.roots)}
+    ref = defect.finding.result.resource_ref
     if ref is not None:
         props["resourceRef"] = ref.to_dict()
-    if finding.result.field_path:
-        props["field"] = finding.result.field_path
+    if defect.finding.result.field_path:
+        props["field"] = defect.finding.result.field_path
     return props

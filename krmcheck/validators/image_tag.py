@@ -2,7 +2,9 @@
 
 An image without a tag or digest (``nginx``) or with the ``latest`` tag
 (``nginx:latest``) can change under a running workload and makes rollbacks
-meaningless. Each such image is an error at its ``image`` field. Checked:
+meaningless. Each such image is a warning at its ``image`` field (a policy
+the API server does not enforce; ``validators: {image-tag: {severity: error}}``
+makes it an error). Checked:
 ``containers``, ``initContainers`` and ``ephemeralContainers`` of Pods, of
 PodTemplates, of CronJobs' job templates, and of the pod template at
 ``spec.template.spec`` of every other kind (Deployment, StatefulSet,
@@ -51,7 +53,8 @@ def validate(items: Sequence[Mapping], options: ValidatorOptions) -> list[Result
                 rule, why = problem
                 owner = f"container {image.container!r}: " if image.container else ""
                 message = f"{owner}image {image.reference!r} {why}"
-                results.append(make_result(id, item, message, field_path(image.path), rule=rule))
+                results.append(make_result(id, item, message, field_path(image.path),
+                                           severity="warning", rule=rule))
     return results
 
 

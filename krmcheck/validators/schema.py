@@ -7,11 +7,15 @@ that is wrong: a value of the wrong type, a value outside the allowed set, a
 missing required field (reported at the object that lacks it). In strict mode
 (``--strict``) fields the schema does not know are errors too, reported at the
 unknown field. Kinds without a bundled schema (custom resources) are not
-checked; one info result per apiVersion and kind says so.
+checked; one info result per apiVersion and kind says so, with the id
+``schema-missing`` (a run reports each kind once, with how many resources and
+roots it has).
 """
 
 from __future__ import annotations
 
+import builtins
+import dataclasses
 import functools
 import json
 import re
@@ -24,12 +28,13 @@ import fastjsonschema
 import jsonschema
 from referencing import Registry, Resource
 
-from krmcheck.results import Result
+from krmcheck.results import Finding, Result, RootReport
 from krmcheck.tree.node import Mapping
 from krmcheck.validators import ValidatorOptions, field_path, make_result, resource_ref
 
 id = "schema"
 description = "resources match the Kubernetes JSON schema of their kind"
+MISSING = "schema-missing"  # the id of the info findings about kinds without a schema
 
 _SCHEMA_ROOT = "kubernetes-json-schema"
 _DIR_NAME = re.compile(r"v(\d+)\.(\d+)\.0-local")
@@ -275,8 +280,40 @@ def _shorten(text: str, limit: int) -> str:
 
 def _skipped_result(items: list[Mapping], version: str) -> Result:
     first = resource_ref(items[0])
-    count = f"{len(items)} resources" if len(items) > 1 else "1 resource"
     message = (f"no schema for {first.kind} ({first.apiVersion}) in Kubernetes {version}; "
-               f"{count} of this kind not checked")
-    return make_result(id, items[0], message, "", severity="info", rule="no-schema",
-                       extra_tags=(("kubernetes-version", version),))
+               f"{_count(len(items), 'resource')} of this kind not checked")
+    # at the kind: the line that names what has no schema (a name an overlay
+    # prefixed would point into the overlay)
+    return make_result(MISSING, items[0], message, "kind", severity="info", rule="no-schema",
+                       extra_tags=(("kubernetes-version", version), ("count", str(len(items)))))
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def missing_per_run(roots: Sequence[RootReport]) -> tuple[RootReport, ...]:
+    """One ``schema-missing`` finding per kind for the whole run: each root's
+    finding about a kind is moved to the kind's first location and says how
+    many resources and roots the run has of it, so that reports show it once."""
+    kinds: dict[tuple[str, str], list[Finding]] = {}
+    for root in roots:
+        for f in root.findings:
+            if f.rule == MISSING and f.result.resource_ref is not None:
+                ref = f.result.resource_ref
+                kinds.setdefault((ref.apiVersion, ref.kind), []).append(f)
+    if not kinds:
+        return tuple(roots)
+    moved: dict[int, Finding] = {}
+    for (api_version, kind), found in kinds.items():
+        first = min(found, key=lambda f: (f.location, f.root))
+        tags = dict(first.result.tags)
+        total = sum(int(dict(f.result.tags).get("count", "1")) for f in found)
+        named = len({f.root for f in found})
+        message = (f"no schema for {kind} ({api_version}) in Kubernetes {tags.get('kubernetes-version', '')}: "
+                   f"{_count(total, 'resource')} in {_count(named, 'root')} not checked")
+        for f in found:
+            moved[builtins.id(f)] = dataclasses.replace(
+                first, root=f.root, result=dataclasses.replace(first.result, message=message))
+    return tuple(dataclasses.replace(r, findings=tuple(moved.get(builtins.id(f), f) for f in r.findings))
+                 for r in roots)

@@ -125,7 +125,7 @@ def test_items_go_back_byte_for_byte() -> None:
     serve.serve(["image-tag"], io.StringIO(text), out, io.StringIO())
     assert out.getvalue().startswith(text)
     assert out.getvalue()[len(text):].startswith("results:\n- ")
-    assert code == 1
+    assert code == 0  # image-tag reports warnings
 
 
 def test_no_results_leaves_the_input_unchanged_and_exits_0() -> None:
@@ -144,7 +144,7 @@ def test_warnings_and_infos_do_not_fail() -> None:
 
 def test_plain_yaml_stream_becomes_a_resource_list() -> None:
     code, answer, _ = run(["image-tag"], POD + "---\n" + POD.replace("name: p", "name: q"))
-    assert code == 1
+    assert code == 0  # image-tag reports warnings
     assert answer["apiVersion"] == "config.kubernetes.io/v1" and answer["kind"] == "ResourceList"
     assert [i["metadata"]["name"] for i in answer["items"]] == ["p", "q"]
     assert [r["field"]["path"] for r in answer["results"]] == ["spec.containers[0].image"] * 2

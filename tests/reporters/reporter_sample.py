@@ -1,15 +1,19 @@
 """A hand-built run shared by the reporter tests.
 
-Three roots, given out of order: a production overlay with an error (an
+Four roots, given out of order: a production overlay with an error (an
 image tag an overlay rewrote, so it has a trail), a warning in a file whose
 name holds a comma and a multi-line message, and an info with Markdown/HTML
-punctuation that a component patch wrote last (a trail of two); a staging overlay that failed to build (a finding with no
-resource); and a clean dev overlay.
+punctuation that a component patch wrote last (a trail of two); a second
+production overlay that renders the same base warning (one defect, two
+roots) and has a finding an ignore comment suppressed; a staging overlay
+that failed to build (a finding with no resource); and a clean dev overlay.
 """
 
 from __future__ import annotations
 
-from krmcheck.results import Finding, ResourceRef, Result, RootReport, RunReport
+import dataclasses
+
+from krmcheck.results import Finding, Note, ResourceRef, Result, RootReport, RunReport, Suppressed
 from krmcheck.tree.origin import Location, Origin
 
 WEB = ResourceRef("apps/v1", "Deployment", "prod-web", "prod")
@@ -44,9 +48,21 @@ BUILD = finding(
     "overlays/staging", Location("overlays/staging/kustomization.yaml", 4, 3))
 
 
+EU_WEB = ResourceRef("apps/v1", "Deployment", "eu-web", "eu")
+NO_LIMIT_EU = dataclasses.replace(
+    NO_LIMIT, root="overlays/prod-eu",
+    result=dataclasses.replace(NO_LIMIT.result, resource_ref=EU_WEB))
+IGNORED = finding(
+    "replicas: 1 is below the minimum of 2", "error", "replicas", "overlays/prod-eu",
+    Location("base/deploy, v2.yaml", 8, 13), EU_WEB, "spec.replicas")
+
+
 def sample_run(fail_on: str = "error") -> RunReport:
     return RunReport((
         RootReport("overlays/staging", (), (BUILD,), build_failed=True),
         RootReport("overlays/prod", (WEB, SVC, CONFIG), (LABEL, IMAGE_TAG, NO_LIMIT)),
+        RootReport("overlays/prod-eu", (EU_WEB,), (NO_LIMIT_EU,),
+                   suppressed=(Suppressed(IGNORED, "comment", "base/deploy, v2.yaml:8:20"),)),
         RootReport("overlays/dev", (DEV_WEB,), ()),
-    ), fail_on)
+    ), fail_on, notes=(Note("baseline b.json: no finding matches the entry [image-tag] "
+                            "Deployment/api: old; it can be removed", Location("base/api.yaml", 0, 0)),))

@@ -24,7 +24,7 @@ def case(tree: ET.Element, suite: str, name: str) -> ET.Element:
 def test_one_suite_per_root_one_case_per_resource() -> None:
     tree = parse(sample_run())
     assert [s.get("name") for s in tree.iter("testsuite")] == [
-        "overlays/dev", "overlays/prod", "overlays/staging"]
+        "overlays/dev", "overlays/prod", "overlays/prod-eu", "overlays/staging"]
     prod = tree.find("testsuite[@name='overlays/prod']")
     assert prod is not None
     assert [(c.get("name"), c.get("classname")) for c in prod.iter("testcase")] == [

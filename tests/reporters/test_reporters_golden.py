@@ -6,6 +6,7 @@ tests/reporters`` and review the diff.
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import os
 import random
@@ -70,8 +71,7 @@ def test_output_does_not_depend_on_input_order(name: str, tmp_path: Path) -> Non
     shuffle = random.Random(7)
     roots = list(run.roots)
     shuffle.shuffle(roots)
-    shuffled = RunReport(tuple(
-        type(root)(root.root, root.resources,
-                   tuple(shuffle.sample(root.findings, len(root.findings))), root.build_failed)
-        for root in roots), run.fail_on)
+    shuffled = dataclasses.replace(run, roots=tuple(
+        dataclasses.replace(root, findings=tuple(shuffle.sample(root.findings, len(root.findings))))
+        for root in roots))
     assert render(name, shuffled, tmp_path / "shuffled") == render(name, run, tmp_path / "plain")

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
-from reporter_sample import finding, sample_run
+from reporter_sample import NO_LIMIT, finding, sample_run
 
 from krmcheck.reporters.sarif import SarifReporter, uri
 from krmcheck.results import RootReport, RunReport
@@ -43,14 +43,28 @@ def test_rules_catalog_and_results_refer_to_it() -> None:
     run_log = sarif(sample_run(), SarifReporter({"image-tag": "Images are pinned."}))["runs"][0]
     rules = run_log["tool"]["driver"]["rules"]
     assert run_log["tool"]["driver"]["name"] == "krmcheck"
-    assert [r["id"] for r in rules] == ["build", "image-tag", "labels", "resource-limits"]
+    assert [r["id"] for r in rules] == ["build", "image-tag", "labels", "replicas", "resource-limits"]
     assert rules[1]["shortDescription"] == {"text": "Images are pinned."}
     assert rules[0]["shortDescription"] == {"text": "The kustomization could not be built."}
     for result in run_log["results"]:
         assert rules[result["ruleIndex"]]["id"] == result["ruleId"]
     assert [(r["ruleId"], r["level"]) for r in run_log["results"]] == [
         ("resource-limits", "warning"), ("labels", "note"), ("image-tag", "error"),
-        ("build", "error")]
+        ("build", "error"), ("replicas", "error")]
+
+
+def test_a_defect_is_one_result_with_its_roots_and_fingerprint() -> None:
+    results = sarif(sample_run())["runs"][0]["results"]
+    shared = results[0]
+    assert shared["properties"]["roots"] == ["overlays/prod", "overlays/prod-eu"]
+    assert shared["partialFingerprints"] == {"krmcheck/v1": NO_LIMIT.fingerprint}
+    assert "suppressions" not in shared
+
+
+def test_suppressed_findings_are_results_with_suppressions() -> None:
+    ignored = sarif(sample_run())["runs"][0]["results"][-1]
+    assert ignored["suppressions"] == [
+        {"kind": "inSource", "justification": "comment: base/deploy, v2.yaml:8:20"}]
 
 
 def test_result_location_and_trail() -> None:

@@ -2,10 +2,14 @@ from __future__ import annotations
 
 import io
 
-from reporter_sample import BUILD, IMAGE_TAG, LABEL, NO_LIMIT, sample_run
+from reporter_sample import BUILD, IMAGE_TAG, LABEL, NO_LIMIT, NO_LIMIT_EU, sample_run
 
-from krmcheck.reporters.text import TextReporter, finding_lines
-from krmcheck.results import RootReport, RunReport
+from krmcheck.reporters.text import TextReporter, defect_lines
+from krmcheck.results import Defect, Finding, RootReport, RunReport, group
+
+
+def finding_lines(finding: Finding, cwd: str = "") -> str:
+    return defect_lines(Defect((finding,)), cwd)
 
 
 def test_a_finding_is_one_compiler_style_line() -> None:
@@ -29,7 +33,28 @@ def test_later_lines_of_a_message_are_indented() -> None:
         "    set resources.limits.memory [resource-limits] (overlays/prod)\n")
 
 
-def test_findings_sorted_by_location_then_summary() -> None:
+def test_a_defect_of_several_roots_is_one_line_naming_them() -> None:
+    [defect] = group([NO_LIMIT, NO_LIMIT_EU])
+    assert finding_lines(NO_LIMIT).endswith("[resource-limits] (overlays/prod)\n")
+    assert defect_lines(defect).endswith(
+        "[resource-limits] (2 roots: overlays/prod, overlays/prod-eu)\n")
+
+
+def test_long_root_lists_are_shortened() -> None:
+    import dataclasses
+    many = [dataclasses.replace(NO_LIMIT, root=f"overlays/r{i}") for i in range(7)]
+    [defect] = group(many)
+    assert "(7 roots: overlays/r0, overlays/r1, overlays/r2 and 4 more)" in defect_lines(defect)
+
+
+def test_paths_are_relative_to_the_current_directory() -> None:
+    assert finding_lines(IMAGE_TAG, cwd="overlays").splitlines() == [
+        "prod/kustomization.yaml:9:13: error: image \"nginx\" uses tag \"latest\"; pin 100% of "
+        "images [image-tag] (prod)",
+        "  via ../base/deployment.yaml:20:16 (resource)"]
+
+
+def test_findings_sorted_by_location_then_notes_and_summary() -> None:
     out = io.StringIO()
     TextReporter().write(sample_run(), out)
     heads = [line.split(": ")[0] for line in out.getvalue().splitlines()
@@ -39,7 +64,9 @@ def test_findings_sorted_by_location_then_summary() -> None:
         "components/labels/patch.yaml:5:5",
         "overlays/prod/kustomization.yaml:9:13",
         "overlays/staging/kustomization.yaml:4:3",
-        "2 errors, 1 warning, 1 info in 3 roots; 1 root failed to build",
+        "base/api.yaml",
+        "2 errors, 1 warning, 1 info in 4 roots (5 findings before grouping by defect); "
+        "1 suppressed; 1 root failed to build",
     ]
 
 
