@@ -9,6 +9,7 @@ Needs the real kpt (1.0); skipped where it is not installed.
 from __future__ import annotations
 
 import json
+import tempfile
 import shutil
 import subprocess
 import sys
@@ -103,9 +104,10 @@ def kpt_key(result: dict[str, Any]) -> Key:
 def check(repo: Path, target: str, monkeypatch: pytest.MonkeyPatch, *flags: str) -> tuple[int, list[dict[str, Any]]]:
     """krmcheck's own findings, through its JSON report."""
     monkeypatch.chdir(repo)
-    report = repo.parent / f"{repo.name}-report.json"
-    code = main([target, "--github", "off", "--json", str(report), *flags])
-    return code, json.loads(report.read_text())["findings"]
+    with tempfile.TemporaryDirectory() as scratch:  # never beside the fixtures
+        report = Path(scratch) / f"{repo.name}-report.json"
+        code = main([target, "--github", "off", "--json", str(report), *flags])
+        return code, json.loads(report.read_text())["findings"]
 
 
 def document_index(path: Path, line: int) -> int:
