@@ -57,6 +57,14 @@ def _check_parser() -> argparse.ArgumentParser:
     p.add_argument("--kubernetes-version", metavar="VERSION",
                    help="schema version to validate against (default: newest bundled)")
     p.add_argument("--strict", action="store_true", help="reject fields the schema does not know")
+    p.add_argument("--schema-location", action="append", default=[], metavar="LOCATION",
+                   help="where to find schemas of custom kinds the repository's CRDs do not cover: "
+                        "a directory in the CRDs-catalog layout (GROUP/KIND_VERSION.json), a "
+                        "template with kubeconform's placeholders ({{.Group}}, {{.ResourceKind}}, "
+                        "{{.ResourceAPIVersion}}...), or an http(s) URL (fetched only with "
+                        "--network, once, into the cache); repeatable, tried in order")
+    p.add_argument("--require-schemas", action="store_true",
+                   help="a kind no schema source covers is an error, not an info")
     p.add_argument("--fail-on", choices=FAIL_ON, default=None,
                    help="lowest severity that fails the run (default: .krmcheck.yaml's "
                         "fail-on, else error)")
@@ -196,6 +204,7 @@ def parse_check(argv: Sequence[str]) -> runner.CheckOptions:
     return runner.CheckOptions(
         paths=tuple(Path(p) for p in a.paths), roots=() if roots == ("default",) else roots,
         exclude=tuple(a.exclude), baseline=a.baseline, write_baseline=a.write_baseline,
+        schema_locations=tuple(a.schema_location), require_schemas=a.require_schemas,
         changed_since=a.changed_since, kubernetes_version=a.kubernetes_version,
         strict=a.strict, fail_on=a.fail_on, junit=a.junit, sarif=a.sarif, json=a.json,
         github=a.github, load_restrictor=a.load_restrictor, jobs=a.jobs, shard=a.shard,

@@ -89,6 +89,8 @@ class Config:
     trusted_catalogs: tuple[TrustedCatalog, ...] = ()
     kptfile_validators: bool = False
     external_validators: tuple[ExternalValidator, ...] = ()
+    schema_locations: tuple[str, ...] = ()  # relative paths resolved against the file's directory
+    require_schemas: bool = False
     exclude: PathPatterns | None = None
     # per-path settings, in the order written: (files, validator id -> setting)
     overrides: tuple[tuple[PathPatterns, dict[str, ValidatorSetting]], ...] = ()
@@ -111,7 +113,7 @@ class Config:
         own = self.validators.get(validator_id, ValidatorSetting())
         strict = own.strict if own.strict is not None else bool(self.strict)
         return ValidatorOptions(flags.kubernetes_version or own.kubernetes_version or self.kubernetes_version,
-                                flags.strict or strict)
+                                flags.strict or strict, flags.schemas)
 
 
 EMPTY = Config()
@@ -263,12 +265,21 @@ def _config(root: Mapping, display: str, directory: Path) -> Config:
                                if isinstance(n, Scalar)),
         kptfile_validators=_bool(root.get("kptfile-validators")) or False,
         external_validators=tuple(externals),
+        schema_locations=tuple(_location(loc, directory) for loc in _strings(root.get("schema-locations"))),
+        require_schemas=_bool(root.get("require-schemas")) or False,
         exclude=PathPatterns(base, _strings(root.get("exclude")), f"{display} exclude") if "exclude" in root else None,
         overrides=tuple((PathPatterns(base, _strings(o.get("paths")), f"{display} overrides"),
                          _settings(o.mapping("validators") or Mapping()))
                         for o in (root.sequence("overrides") or SequenceNode()).items
                         if isinstance(o, Mapping)),
         baseline=directory / _text(root.get("baseline")) if "baseline" in root else None)
+
+
+def _location(written: str, directory: Path) -> str:
+    """A schema location: URLs as written, paths relative to the file."""
+    if written.startswith(("http://", "https://")) or Path(written).is_absolute():
+        return written
+    return str(directory / written)
 
 
 def _strings(node: Node | None) -> tuple[str, ...]:

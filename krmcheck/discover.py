@@ -116,6 +116,23 @@ def _kptfile_reads(directory: Path) -> set[Path]:
     return {(directory / rel).resolve() for rel in _CONFIG_PATH.findall(text)}
 
 
+def find_crd_files(paths: list[Path], skip: Skip = _never) -> list[Path]:
+    """YAML and JSON files under ``paths`` that may hold CustomResourceDefinitions
+    (Helm charts' ``crds/`` folders included), for schemas of custom kinds."""
+    found = []
+    for directory, names in _walk([p for p in paths if p.is_dir()] or [Path(".")], skip):
+        for name in names:
+            if name.endswith((".yaml", ".yml", ".json")):
+                path = directory / name
+                try:
+                    text = path.read_text(encoding="utf-8", errors="replace")
+                except OSError:
+                    continue
+                if "CustomResourceDefinition" in text:
+                    found.append(path)
+    return sorted(found)
+
+
 def is_input_name(path: Path) -> bool:
     """Whether writing a report to ``path`` would overwrite something krmcheck
     reads: a kustomization, its configuration, or a Kubernetes manifest."""

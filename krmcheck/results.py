@@ -179,6 +179,10 @@ class RootReport:
     # Where the root's resources carry a krmcheck.io/ignore annotation, with
     # the validator ids it names (an annotation that silences nothing is reported).
     ignore_annotations: tuple[tuple[Location, str], ...] = ()
+    # per kind: (apiVersion, kind, schema source, where the schema came from,
+    # rendered resources); the source is "" when no schema was found
+    coverage: tuple[tuple[str, str, str, str, int], ...] = ()
+    crds: tuple[tuple[str, str, str], ...] = ()  # CRDs it renders: (group, kind, where)
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,10 @@ decides the exit code."""
 
 from __future__ import annotations
 
+import collections
+import dataclasses
 import io
+import json
 import os
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -12,6 +15,7 @@ from pathlib import Path
 from typing import Sequence, TextIO
 
 from krmcheck import baseline as kbaseline
+from krmcheck import cache
 from krmcheck import config as krmconfig
 from krmcheck import discover, kptfile, suppression
 from krmcheck import merge as kmerge
@@ -30,6 +34,10 @@ from krmcheck.redact import redact, secret_values
 from krmcheck.reporters import REPORTERS, plural
 from krmcheck.results import (SEVERITY_RANK, Finding, Note, ResourceRef, Result, RootReport,
                               RunReport)
+from krmcheck.schemas import crds
+from krmcheck.schemas import locations as schema_locations
+from krmcheck.schemas import sources as schema_sources
+from krmcheck.schemas.sources import SchemaSettings
 from krmcheck.scope import PathPatterns, any_match
 from krmcheck.tree.emit import emit_all
 from krmcheck.tree.origin import Location
@@ -60,6 +68,8 @@ class CheckOptions:
     trusted_catalogs: tuple[str, ...] = ()  # --trusted-catalog LOCATION...
     shard: kshard.Shard | None = None  # --shard K/N: check only this part of the roots
     exclude: tuple[str, ...] = ()  # --exclude PATTERN...: gitignore-style, relative to the cwd
+    schema_locations: tuple[str, ...] = ()  # --schema-location, in order
+    require_schemas: bool = False  # --require-schemas: a kind without a schema is an error
     baseline: str | None = None  # --baseline FILE
     write_baseline: str | None = None  # --write-baseline FILE
 
@@ -187,6 +197,7 @@ def run_check(opts: CheckOptions, out: TextIO, err: TextIO,
     env = dict(os.environ) if env is None else env
     top = discover.repo_root(Path.cwd())
     files = Files(top)
+    schema_sources.new_run()
     try:
         config = _load_config(opts)
         excludes = _excludes(opts, config, files)
@@ -194,7 +205,8 @@ def run_check(opts: CheckOptions, out: TextIO, err: TextIO,
         roots = list(selection.roots)
         if opts.shard is not None:
             roots = kshard.select(roots, opts.shard)
-        vopts = ValidatorOptions(opts.kubernetes_version, opts.strict)
+        vopts = ValidatorOptions(opts.kubernetes_version, opts.strict,
+                                 _schema_settings(opts, config, selection, files, excludes))
         _check_validator_options(vopts)
         readers = _readers(roots, selection.infos, files)
         known = _baseline(opts, config, files)
@@ -203,7 +215,11 @@ def run_check(opts: CheckOptions, out: TextIO, err: TextIO,
         err.write(f"krmcheck: error: {e}\n")
         return EXIT_BROKEN
     reports = _check_all(opts, roots, vopts, config, progress or _silent)
-    policy = suppression.Policy(severities=config.severities, overrides=_overrides(config),
+    reports = _with_crds_of_other_roots(opts, roots, reports, vopts, config)
+    severities = dict(config.severities)
+    if opts.require_schemas or config.require_schemas:
+        severities[schema.MISSING] = "error"
+    policy = suppression.Policy(severities=severities, overrides=_overrides(config),
                                 exclude=excludes, comments=tuple(_comments(readers, top)),
                                 readers=readers)
     reports = suppression.apply(schema.missing_per_run(reports), policy)
@@ -247,6 +263,55 @@ def _select(opts: CheckOptions, top: Path, files: Files, excludes: tuple[PathPat
                                _config_reads(config, top))
     except discover.NothingToCheck as e:
         raise UsageError(str(e)) from None
+
+
+def _schema_settings(opts: CheckOptions, config: krmconfig.Config, selection: discover.Selection,
+                     files: Files, excludes: tuple[PathPatterns, ...]) -> SchemaSettings:
+    """Where schemas come from: the CRD files of the whole repository (a
+    checked overlay's CRDs often live elsewhere), then ``--schema-location``
+    (relative to the current directory) and the configuration's
+    ``schema-locations``, then the cache."""
+    def skip(path: Path, directory: bool) -> bool:
+        return any_match(excludes, files.display(path), directory) is not None
+
+    crd_files = tuple((str(p), files.display(p)) for p in discover.find_crd_files([files.repo_root], skip))
+    given = tuple(loc if loc.startswith(("http://", "https://")) else str(Path(loc).resolve())
+                  for loc in opts.schema_locations)
+    chosen = given + config.schema_locations
+    for location in chosen:
+        try:
+            schema_locations.check_template(location)
+        except schema_locations.LocationError as e:
+            raise UsageError(f"--schema-location {e}") from None
+    return SchemaSettings("", opts.strict, crd_files, (), chosen, str(cache.directory() / "schemas"),
+                          opts.network)
+
+
+def _with_crds_of_other_roots(opts: CheckOptions, roots: list[Path], reports: tuple[RootReport, ...],
+                              vopts: ValidatorOptions, config: krmconfig.Config) -> tuple[RootReport, ...]:
+    """Roots that lacked schemas which another root's rendered CRDs give are
+    checked again with those CRDs (the repository's files and each root's own
+    CRDs were used the first time)."""
+    makers = {(group, kind): i for i, r in enumerate(reports) for group, kind, _ in r.crds}
+    needed: dict[int, set[int]] = {}
+    for i, r in enumerate(reports):
+        for api_version, kind, source, _, _ in r.coverage:
+            maker = makers.get((api_version.rpartition("/")[0], kind))
+            if not source and maker is not None and maker != i:
+                needed.setdefault(i, set()).add(maker)
+    if not needed or vopts.schemas is None:
+        return reports
+    makers_used = sorted({m for ms in needed.values() for m in ms})
+    files = Files(discover.repo_root(Path.cwd()))
+    builder = _builder(opts, files, config)
+    rendered = tuple((json.dumps(r.node.to_data()), str(r.node.origin.location))
+                     for m in makers_used for r in _build(builder, roots[m])
+                     if crds.is_crd({"kind": r.kind, "apiVersion": r.api_version}))
+    more = vopts._replace(schemas=dataclasses.replace(vopts.schemas, rendered_crds=rendered))
+    out = list(reports)
+    for i, report in zip(sorted(needed), _check_batch(opts, [roots[i] for i in sorted(needed)], more, config)):
+        out[i] = report
+    return tuple(out)
 
 
 def _config_reads(config: krmconfig.Config, top: Path) -> tuple[Path, ...]:
@@ -369,16 +434,19 @@ def _check_batch(opts: CheckOptions, roots: list[Path], vopts: ValidatorOptions,
     # One Builder per batch (per process): it caches rendered directories
     # and holds per-build state, so it is never shared between workers.
     files = Files(discover.repo_root(Path.cwd()))
-    builder = Builder(files, BuildOptions(opts.load_restrictor, opts.network,
-                                          opts.enable_alpha_plugins, opts.enable_helm,
-                                          opts.helm_command, functions=opts.functions,
-                                          catalogs=_catalog_context(files, opts.trusted_catalogs,
-                                                                    opts.network, config)))
+    builder = _builder(opts, files, config)
     reports = []
     for root in roots:
         reports.append(_check_root(builder, files, root, vopts, config))
         progress(len(reports), total, reports[-1].root)
     return tuple(reports)
+
+
+def _builder(opts: CheckOptions, files: Files, config: krmconfig.Config) -> Builder:
+    return Builder(files, BuildOptions(opts.load_restrictor, opts.network, opts.enable_alpha_plugins,
+                                       opts.enable_helm, opts.helm_command, functions=opts.functions,
+                                       catalogs=_catalog_context(files, opts.trusted_catalogs,
+                                                                 opts.network, config)))
 
 
 def _check_root(builder: Builder, files: Files, root: Path, vopts: ValidatorOptions,
@@ -403,7 +471,33 @@ def _check_root(builder: Builder, files: Files, root: Path, vopts: ValidatorOpti
     kept, silenced, annotations = suppression.by_annotation(located, resources, locator.find)
     return RootReport(name, tuple(_ref(r) for r in resources), tuple(kept),
                       build_failed=bool(broken), suppressed=tuple(silenced),
-                      ignore_annotations=tuple(annotations))
+                      ignore_annotations=tuple(annotations),
+                      coverage=_coverage(resources, vopts, config),
+                      crds=_rendered_crds(resources))
+
+
+def _coverage(resources: list[Resource], vopts: ValidatorOptions,
+              config: krmconfig.Config) -> tuple[tuple[str, str, str, str, int], ...]:
+    """Per kind: (apiVersion, kind, schema source, where, resources), source "" for none."""
+    if not config.enabled(schema.id):
+        return ()
+    items = [r.node for r in resources]
+    found = schema.coverage(items, config.options_for(schema.id, vopts))
+    counts = collections.Counter((r.api_version, r.kind) for r in resources)
+    return tuple((a, k, src, where, counts[(a, k)]) for (a, k), (src, where) in found.items())
+
+
+def _rendered_crds(resources: list[Resource]) -> tuple[tuple[str, str, str], ...]:
+    """(group, kind, where) of each CRD a root renders, for roots that use its kind."""
+    out = []
+    for r in resources:
+        if crds.is_crd({"kind": r.kind, "apiVersion": r.api_version}):
+            spec = r.node.mapping("spec")
+            names = spec.mapping("names") if spec is not None else None
+            group, kind = (spec.value("group") if spec else None), (names.value("kind") if names else None)
+            if isinstance(group, str) and isinstance(kind, str):
+                out.append((group, kind, str(r.node.origin.location)))
+    return tuple(out)
 
 
 def _external(files: Files, root: Path, resources: list[Resource],

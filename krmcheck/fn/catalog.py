@@ -60,6 +60,7 @@ from krmcheck.fn import oci
 from krmcheck.fn.plugin import Config
 from krmcheck.fn.spec import FunctionSpec, Mount
 from krmcheck.kustomize import remote
+from krmcheck import cache
 from krmcheck.kustomize.errors import BuildError
 from krmcheck.kustomize.files import Files
 from krmcheck.kustomize.kustomization import Kustomization
@@ -240,8 +241,7 @@ def host_platform() -> tuple[str, str]:
 
 
 def default_cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "krmcheck"
+    return cache.directory()
 
 
 @dataclass(frozen=True)

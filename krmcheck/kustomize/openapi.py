@@ -18,17 +18,16 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import lru_cache
-from importlib import resources
 from typing import Any, Iterator, NamedTuple
 
 import yaml
 
 from krmcheck.kustomize.errors import BuildError
+from krmcheck.schemas import builtin as builtin_schemas
 from krmcheck.kustomize.files import Files, check_restriction
 from krmcheck.kustomize.kustomization import Kustomization
 from krmcheck.kustomize.resource import Gvk
@@ -37,9 +36,6 @@ from krmcheck.tree.origin import Origin
 
 Schema = dict[str, Any]
 
-_PACKAGE = "kubernetes_validate"
-_SCHEMA_DIR = "kubernetes-json-schema"
-_VERSION_DIR = re.compile(r"^v(\d+)\.(\d+)\.(\d+)-local$")
 _GVK_EXT = "x-kubernetes-group-version-kind"
 _STRATEGY_EXT = "x-kubernetes-patch-strategy"
 _MERGE_KEY_EXT = "x-kubernetes-patch-merge-key"
@@ -69,30 +65,9 @@ class PatchMeta(NamedTuple):
 NO_META = PatchMeta("", "", ())
 
 
-def schema_versions() -> list[str]:
-    """The bundled schema directories, oldest first (``v1.32.0-local``...)."""
-    root = resources.files(_PACKAGE).joinpath(_SCHEMA_DIR)
-    found = []
-    for entry in root.iterdir():
-        m = _VERSION_DIR.match(entry.name)
-        if m:
-            found.append((tuple(int(g) for g in m.groups()), entry.name))
-    return [name for _, name in sorted(found)]
-
-
-@lru_cache(maxsize=None)
 def _definitions(version: str) -> dict[str, Schema]:
-    path = resources.files(_PACKAGE).joinpath(_SCHEMA_DIR, version, "_definitions.json")
-    doc = json.loads(path.read_text(encoding="utf-8"))
+    doc = builtin_schemas.definitions(version)
     return doc.get("$defs") or doc.get("definitions") or {}
-
-
-@lru_cache(maxsize=None)
-def _default_version() -> str:
-    versions = schema_versions()
-    if not versions:
-        raise RuntimeError("kubernetes-validate ships no schemas")
-    return versions[-1]
 
 
 # Groups whose kinds moved elsewhere before the bundled schemas begin.
@@ -211,7 +186,7 @@ def _meta_of(schema: Schema | None) -> PatchMeta:
 @lru_cache(maxsize=None)
 def builtin(version: str = "") -> Schemas:
     """The bundled Kubernetes schemas (newest by default), shared."""
-    version = version or _default_version()
+    version = version or builtin_schemas.versions()[-1]
     return Schemas(_definitions(version), f"builtin:{version}")
 
 

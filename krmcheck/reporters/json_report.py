@@ -1,6 +1,7 @@
 """Machine-readable report: the whole run as one JSON document.
 
-- ``roots``: every root checked, with its rendered resources;
+- ``roots``: every root checked, with its rendered resources and its schema
+  coverage (``schemas``: resources validated, by source, kinds with none);
 - ``findings``: every finding of every root, in report order, each with its
   source location, validator, the resource and field the validator named,
   the resource as its source file names it (``resourceId``), and its trail
@@ -57,6 +58,23 @@ def root_entry(root: RootReport) -> dict[str, Any]:
         "root": root.root,
         "buildFailed": root.build_failed,
         "resources": [ref.to_dict() for ref in root.resources],
+        "schemas": schema_coverage(root),
+    }
+
+
+def schema_coverage(root: RootReport) -> dict[str, Any]:
+    """How many of the root's resources a schema checked, by source, and the
+    kinds no source has."""
+    by_source: dict[str, int] = {}
+    for _, _, source, _, count in root.coverage:
+        if source:
+            by_source[source] = by_source.get(source, 0) + count
+    return {
+        "validated": sum(by_source.values()),
+        "bySource": dict(sorted(by_source.items())),
+        "missing": sorted(f"{kind} ({api})" for api, kind, source, _, _ in root.coverage if not source),
+        "kinds": [{"apiVersion": api, "kind": kind, "source": source or None, "where": where or None,
+                   "resources": count} for api, kind, source, where, count in sorted(root.coverage)],
     }
 
 

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from typing import NamedTuple, Protocol
 
 from krmcheck.results import ResourceRef, Result
+from krmcheck.schemas.sources import SchemaSettings
 from krmcheck.tree.node import Mapping, Node, Scalar
 
 
@@ -23,6 +24,9 @@ class ValidatorOptions(NamedTuple):
 
     kubernetes_version: str | None = None  # "1.30", "v1.30" or "1.30.2"; None: newest bundled
     strict: bool = False  # schema: reject fields the Kubernetes schema does not know
+    # schema: where schemas come from besides the built-in ones (repository
+    # CRDs, schema locations, the cache); None: built-in and the root's own CRDs
+    schemas: SchemaSettings | None = None
 
 
 class Validator(Protocol):

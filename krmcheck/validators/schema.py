@@ -16,204 +16,122 @@ from __future__ import annotations
 
 import builtins
 import dataclasses
-import functools
 import json
-import re
 from collections.abc import Callable, Iterator, Sequence
-from importlib import resources
-from importlib.resources.abc import Traversable
-from typing import Any, NamedTuple
+from typing import Any
 
-import fastjsonschema
 import jsonschema
-from referencing import Registry, Resource
 
 from krmcheck.results import Finding, Result, RootReport
+from krmcheck.schemas import builtin, crds
+from krmcheck.schemas.locations import LocationError
+from krmcheck.schemas.sources import BUILTIN, Checker, SchemaSettings, Sources, sources_for
 from krmcheck.tree.node import Mapping
 from krmcheck.validators import ValidatorOptions, field_path, make_result, resource_ref
 
 id = "schema"
-description = "resources match the Kubernetes JSON schema of their kind"
+description = "resources match the schema of their kind (built-in, repository CRD, schema location)"
 MISSING = "schema-missing"  # the id of the info findings about kinds without a schema
-
-_SCHEMA_ROOT = "kubernetes-json-schema"
-_DIR_NAME = re.compile(r"v(\d+)\.(\d+)\.0-local")
-_VERSION_ARG = re.compile(r"v?(\d+)\.(\d+)(?:\.\d+)?")
-# apiVersion and kind become a file name: accept nothing that could leave the directory.
-_GROUP = re.compile(r"[a-z0-9]([-a-z0-9.]*[a-z0-9])?")
-_NAME = re.compile(r"[A-Za-z0-9]+")
-
-
-class Kind(NamedTuple):
-    """Which schema a resource needs."""
-
-    version: str  # bundled Kubernetes version, "1.37"
-    strict: bool
-    api_version: str
-    kind: str
 
 
 def validate(items: Sequence[Mapping], options: ValidatorOptions) -> list[Result]:
-    version = resolve_version(options.kubernetes_version)
+    version = builtin.resolve_version(options.kubernetes_version)
+    sources = _sources(items, options, version)
     results: list[Result] = []
     skipped: dict[tuple[str, str], list[Mapping]] = {}
     for item in items:
         ref = resource_ref(item)
-        key = Kind(version, options.strict, ref.apiVersion, ref.kind)
         if not ref.apiVersion or not ref.kind:
             results.append(make_result(id, item, "resource has no apiVersion or kind", "", rule="kind"))
-        elif _fast_check(key) is None:
+            continue
+        checker = _find(sources, ref.apiVersion, ref.kind, results)
+        if checker is None:
             skipped.setdefault((ref.apiVersion, ref.kind), []).append(item)
         else:
-            results.extend(_check(item, key))
+            results.extend(_check(item, checker, version))
     results.extend(_skipped_result(kind_items, version) for kind_items in skipped.values())
     return results
 
 
-# -- versions -------------------------------------------------------------------
-
-@functools.cache
-def bundled_versions() -> tuple[str, ...]:
-    """Kubernetes versions the installed kubernetes-validate has schemas for, oldest first."""
-    found = [_DIR_NAME.fullmatch(entry.name) for entry in _schema_root().iterdir()]
-    pairs = sorted((int(m[1]), int(m[2])) for m in found if m)
-    return tuple(f"{major}.{minor}" for major, minor in pairs)
+def coverage(items: Sequence[Mapping], options: ValidatorOptions) -> dict[tuple[str, str], tuple[str, str]]:
+    """(apiVersion, kind) -> (source, where) of the schema each kind gets;
+    ("", "") for kinds no source has."""
+    version = builtin.resolve_version(options.kubernetes_version)
+    sources = _sources(items, options, version)
+    out: dict[tuple[str, str], tuple[str, str]] = {}
+    for item in items:
+        ref = resource_ref(item)
+        if (ref.apiVersion, ref.kind) not in out and ref.apiVersion and ref.kind:
+            checker = _find(sources, ref.apiVersion, ref.kind, [])
+            out[(ref.apiVersion, ref.kind)] = (checker.source, checker.where) if checker else ("", "")
+    return out
 
 
 def resolve_version(requested: str | None) -> str:
     """The bundled "major.minor" for a requested version; ValueError if none matches."""
-    versions = bundled_versions()
-    if requested is None:
-        return versions[-1]
-    m = _VERSION_ARG.fullmatch(requested.strip())
-    wanted = f"{int(m[1])}.{int(m[2])}" if m else ""
-    if wanted not in versions:
-        raise ValueError(f"unknown Kubernetes version {requested!r}; "
-                         f"schemas are bundled for {', '.join(versions)}")
-    return wanted
+    return builtin.resolve_version(requested)
 
 
-def _schema_root() -> Traversable:
-    return resources.files("kubernetes_validate").joinpath(_SCHEMA_ROOT)
+def bundled_versions() -> tuple[str, ...]:
+    return builtin.versions()
 
 
-def _schema_dir(version: str, strict: bool) -> Traversable:
-    return _schema_root().joinpath(f"v{version}.0-local" + ("-strict" if strict else ""))
+def _sources(items: Sequence[Mapping], options: ValidatorOptions, version: str) -> Sources:
+    """The run's sources, with the CRDs the root itself renders."""
+    settings = options.schemas or SchemaSettings(version)
+    settings = dataclasses.replace(settings, version=version, strict=options.strict)
+    found = [item for item in items if item.value("kind") == crds.CRD_KIND]
+    key = (settings, tuple(builtins.id(item) for item in found))
+    if _LAST[0] != key or _LAST[1] is None or not _LAST[1].current():
+        # validate() and coverage() of one root share the work
+        _LAST[:] = [key, sources_for(settings).with_crds(_crd_documents(found))]
+    overlay: Sources = _LAST[1]
+    return overlay
 
 
-# -- loading schemas ----------------------------------------------------------
-
-@functools.cache
-def _definitions(version: str, strict: bool) -> dict[str, Any]:
-    """``_definitions.json``: every type, under ``$defs``, that kind files ``$ref``."""
-    loaded: dict[str, Any] = json.loads(_schema_dir(version, strict).joinpath("_definitions.json").read_text())
-    return loaded
+_LAST: list[Any] = [None, None]
 
 
-@functools.cache
-def _kind_schema(key: Kind) -> dict[str, Any] | None:
-    """The schema file of a kind, or None when none is bundled.
-
-    Files are named ``<kind>-<first label of the group>-<version>.json``
-    (``deployment-apps-v1``, ``role-rbac-v1``; core kinds ``pod-v1``), so a
-    custom resource can land on a built-in's file name: the file's own
-    group/version/kind list must name the resource's.
-    """
-    group, _, version = key.api_version.rpartition("/")
-    if not _NAME.fullmatch(key.kind) or not _NAME.fullmatch(version) or (group and not _GROUP.fullmatch(group)):
-        return None
-    stem = "-".join(p for p in (key.kind.lower(), group.split(".")[0], version) if p)
-    path = _schema_dir(key.version, key.strict).joinpath(f"{stem}.json")
-    if not path.is_file():
-        return None
-    schema: dict[str, Any] = json.loads(path.read_text())
-    wanted = {"group": group, "version": version, "kind": key.kind}
-    return schema if wanted in schema.get("x-kubernetes-group-version-kind", []) else None
-
-
-@functools.cache
-def _fast_check(key: Kind) -> Callable[[Any], Any] | None:
-    """A compiled validator deciding quickly whether a resource is valid; None: no schema."""
-    schema = _kind_schema(key)
-    if schema is None:
-        return None
-    # Formats are not asserted, as in the full validator below (and the API server
-    # accepts "int32" and friends as plain numbers).
-    check: Callable[[Any], Any] = fastjsonschema.compile(_bundle(schema, _definitions(key.version, key.strict)),
-                                                         use_formats=False)
-    return check
-
-
-@functools.cache
-def _full_validator(key: Kind) -> jsonschema.protocols.Validator:
-    """A validator that lists every error with its path (slow; only for invalid resources)."""
-    defs = _definitions(key.version, key.strict)
-    registry: Registry[Any] = Registry().with_resource(defs["$id"], Resource.from_contents(defs))
-    return jsonschema.Draft202012Validator(_kind_schema(key) or {}, registry=registry)
-
-
-# Keywords whose value maps names to subschemas, lists subschemas, or is one.
-_SCHEMA_MAPS = ("properties", "patternProperties", "$defs")
-_SCHEMA_LISTS = ("oneOf", "anyOf", "allOf", "prefixItems")
-_SCHEMA_ONE = ("items", "additionalProperties", "not")
-_DROPPED = ("description", "$id", "$schema")
-
-
-def _bundle(schema: dict[str, Any], definitions: dict[str, Any]) -> dict[str, Any]:
-    """One self-contained schema: the kind plus the definitions it reaches, refs made local.
-
-    fastjsonschema resolves ``$ref`` by fetching URLs; a single document with
-    ``#/$defs/...`` pointers needs no resolver and compiles only what is used.
-    """
-    used: dict[str, Any] = {}
-    bundled = _localize(schema, definitions["$defs"], used)
-    bundled["$defs"] = used
-    return bundled
-
-
-def _localize(schema: Any, defs: dict[str, Any], used: dict[str, Any]) -> Any:
-    if not isinstance(schema, dict):
-        return schema
-    out: dict[str, Any] = {}
-    for key, value in schema.items():
-        if key == "$ref":
-            name = value.rpartition("/$defs/")[2]
-            out[key] = f"#/$defs/{name}"
-            if name not in used:
-                used[name] = {}  # placeholder first: definitions are recursive
-                used[name] = _localize(defs[name], defs, used)
-        elif key in _SCHEMA_MAPS:
-            out[key] = {name: _localize(sub, defs, used) for name, sub in value.items()}
-        elif key in _SCHEMA_LISTS:
-            out[key] = [_localize(sub, defs, used) for sub in value]
-        elif key in _SCHEMA_ONE:
-            out[key] = _localize(value, defs, used)
-        elif key not in _DROPPED and not key.startswith("x-"):
-            out[key] = value
+def _crd_documents(found: Sequence[Mapping]) -> list[tuple[str, str, Callable[[], Any], str]]:
+    out = []
+    for item in found:
+        spec = item.mapping("spec")
+        names = spec.mapping("names") if spec is not None else None
+        group = spec.value("group") if spec is not None else None
+        kind = names.value("kind") if names is not None else None
+        if isinstance(group, str) and isinstance(kind, str):
+            out.append((group, kind, item.to_data, str(item.origin.location)))
     return out
+
+
+def _find(sources: Sources, api_version: str, kind: str, results: list[Result]) -> Checker | None:
+    try:
+        return sources.find(api_version, kind)
+    except LocationError as e:
+        results.append(Result(message=f"schema location: {e}", severity="error",
+                              tags=(("validator", id), ("rule", "schema-location"))))
+        return None
 
 
 # -- checking -----------------------------------------------------------------
 
-def _check(item: Mapping, key: Kind) -> list[Result]:
+def _check(item: Mapping, checker: Checker, version: str) -> list[Result]:
     data = item.to_data()
-    check = _fast_check(key)
-    try:
-        if check is not None:
-            check(data)
+    if checker.valid(data):
         return []
-    except fastjsonschema.JsonSchemaException:
-        pass
     # The full validator is the authority: if it finds nothing, the item is valid.
+    tags: tuple[tuple[str, str], ...] = (("schema-source", checker.source),)
+    if checker.source == BUILTIN:
+        tags = (("kubernetes-version", version),) + tags
     seen: set[tuple[str, str]] = set()
     results = []
-    errors = sorted(_full_validator(key).iter_errors(data), key=lambda e: _sort_key(e.absolute_path))
+    errors = sorted(checker.full.iter_errors(data), key=lambda e: _sort_key(e.absolute_path))
     for error in errors:
         for path, message in _describe(error):
             if (path, message) not in seen:
                 seen.add((path, message))
                 results.append(make_result(id, item, message, path, rule=str(error.validator),
-                                           extra_tags=(("kubernetes-version", key.version),)))
+                                           extra_tags=tags))
     return results
 
 

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
-from krmcheck.kustomize.openapi import PatchMeta, has_schema, patch_meta, schema_versions
+from krmcheck.kustomize.openapi import PatchMeta, has_schema, patch_meta
+from krmcheck.schemas import builtin
 from krmcheck.kustomize.resource import Gvk
 
 DEPLOY = Gvk("apps", "v1", "Deployment")
@@ -54,11 +55,10 @@ def test_map_values_follow_additional_properties() -> None:
     assert has_schema(DEPLOY, ("metadata", "labels", "any-key"))
 
 
-def test_newest_bundled_schemas_are_used() -> None:
-    versions = schema_versions()
-    assert versions and all(v.endswith("-local") for v in versions)
-    numbers = [tuple(int(p) for p in v[1:].split("-")[0].split(".")) for v in versions]
-    assert numbers == sorted(numbers)
+def test_bundled_versions_are_listed_oldest_first() -> None:
+    versions = builtin.versions()
+    numbers = [tuple(int(p) for p in v.split(".")) for v in versions]
+    assert numbers and numbers == sorted(numbers) and numbers[0] >= (1, 25)
 
 
 def test_retired_api_versions_fall_back_to_the_served_kind() -> None:

@@ -60,7 +60,10 @@ IGNORED = finding(
 def sample_run(fail_on: str = "error") -> RunReport:
     return RunReport((
         RootReport("overlays/staging", (), (BUILD,), build_failed=True),
-        RootReport("overlays/prod", (WEB, SVC, CONFIG), (LABEL, IMAGE_TAG, NO_LIMIT)),
+        RootReport("overlays/prod", (WEB, SVC, CONFIG), (LABEL, IMAGE_TAG, NO_LIMIT),
+                   coverage=(("apps/v1", "Deployment", "built-in", "Kubernetes 1.37", 1),
+                             ("v1", "Service", "built-in", "Kubernetes 1.37", 1),
+                             ("example.com/v1", "Widget", "", "", 2))),
         RootReport("overlays/prod-eu", (EU_WEB,), (NO_LIMIT_EU,),
                    suppressed=(Suppressed(IGNORED, "comment", "base/deploy, v2.yaml:8:20"),)),
         RootReport("overlays/dev", (DEV_WEB,), ()),

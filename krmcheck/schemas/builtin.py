@@ -1,0 +1,82 @@
+"""The schemas of built-in kinds, as the ``kubernetes-validate`` package ships
+them: the one module that knows its directory layout.
+
+The package holds, per Kubernetes minor version, a directory
+``kubernetes-json-schema/v1.NN.0-local`` (and ``-strict``, where objects
+forbid unknown fields) with ``_definitions.json`` (every type, under
+``$defs``) and one file per kind, ``<kind>-<first label of the group>-<version>.json``
+(``deployment-apps-v1``, ``role-rbac-v1``; core kinds ``pod-v1``), whose
+``$ref`` point into the definitions.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from importlib import resources
+from importlib.resources.abc import Traversable
+from typing import Any
+
+PACKAGE = "kubernetes_validate"
+_ROOT = "kubernetes-json-schema"
+_DIR_NAME = re.compile(r"v(\d+)\.(\d+)\.0-local")
+_VERSION_ARG = re.compile(r"v?(\d+)\.(\d+)(?:\.\d+)?")
+# apiVersion and kind become a file name: accept nothing that could leave the directory.
+_GROUP = re.compile(r"[a-z0-9]([-a-z0-9.]*[a-z0-9])?")
+_NAME = re.compile(r"[A-Za-z0-9]+")
+
+
+@functools.cache
+def versions() -> tuple[str, ...]:
+    """Kubernetes versions with packaged schemas, oldest first ("1.25", ...)."""
+    found = [_DIR_NAME.fullmatch(entry.name) for entry in _root().iterdir()]
+    pairs = sorted((int(m[1]), int(m[2])) for m in found if m)
+    return tuple(f"{major}.{minor}" for major, minor in pairs)
+
+
+def resolve_version(requested: str | None) -> str:
+    """The packaged "major.minor" for a requested version; ValueError if none matches."""
+    known = versions()
+    if requested is None:
+        return known[-1]
+    m = _VERSION_ARG.fullmatch(requested.strip())
+    wanted = f"{int(m[1])}.{int(m[2])}" if m else ""
+    if wanted not in known:
+        raise ValueError(f"unknown Kubernetes version {requested!r}; "
+                         f"schemas are bundled for {', '.join(known)}")
+    return wanted
+
+
+def _root() -> Traversable:
+    return resources.files(PACKAGE).joinpath(_ROOT)
+
+
+def _directory(version: str, strict: bool) -> Traversable:
+    return _root().joinpath(f"v{version}.0-local" + ("-strict" if strict else ""))
+
+
+@functools.cache
+def definitions(version: str, strict: bool = False) -> dict[str, Any]:
+    """``_definitions.json`` of a version: its ``$id`` and every type under ``$defs``."""
+    loaded: dict[str, Any] = json.loads(_directory(version, strict).joinpath("_definitions.json").read_text())
+    return loaded
+
+
+@functools.cache
+def kind_schema(version: str, strict: bool, api_version: str, kind: str) -> dict[str, Any] | None:
+    """The schema file of a kind, or None when none is packaged.
+
+    A custom resource can land on a built-in's file name (a group whose
+    first label is ``apps``): the file's own group/version/kind list must
+    name the resource's."""
+    group, _, gv = api_version.rpartition("/")
+    if not _NAME.fullmatch(kind) or not _NAME.fullmatch(gv) or (group and not _GROUP.fullmatch(group)):
+        return None
+    stem = "-".join(p for p in (kind.lower(), group.split(".")[0], gv) if p)
+    path = _directory(version, strict).joinpath(f"{stem}.json")
+    if not path.is_file():
+        return None
+    schema: dict[str, Any] = json.loads(path.read_text())
+    wanted = {"group": group, "version": gv, "kind": kind}
+    return schema if wanted in schema.get("x-kubernetes-group-version-kind", []) else None

@@ -1,0 +1,310 @@
+"""Which schema checks each kind, from sources in a fixed order:
+
+1. ``built-in``: the schemas ``kubernetes-validate`` packages for the chosen
+   Kubernetes version (plus the API server's field rules, applied by the
+   schema validator);
+2. ``repository``: CustomResourceDefinitions in the repository (YAML files
+   under the checked paths, the ``crds/`` folders of the charts it holds)
+   and those rendered by the root being checked or by any root of the run;
+3. ``location``: ``--schema-location`` / ``schema-locations:`` entries, a
+   local directory (the CRDs-catalog layout ``GROUP/KIND_VERSION.json``) or
+   a template with kubeconform's placeholders; URLs only with ``--network``;
+4. ``cache``: catalogs pulled with ``krmcheck schemas pull``.
+
+Each kind's schema is compiled once per run (per process): a fast
+``fastjsonschema`` check decides, and ``jsonschema`` explains the failures.
+:class:`SchemaSettings` is what a run decides (picklable, for ``--jobs``
+workers); :func:`sources_for` gives the process's :class:`Sources` for it.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import fastjsonschema
+import jsonschema
+import yaml
+from referencing import Registry, Resource
+
+from krmcheck.schemas import builtin, crds, locations
+
+BUILTIN, REPOSITORY, LOCATION, CACHE = "built-in", "repository", "location", "cache"
+ORDER = (BUILTIN, REPOSITORY, LOCATION, CACHE)
+
+
+@dataclass(frozen=True)
+class SchemaSettings:
+    """Everything that decides which schema a kind gets (picklable)."""
+
+    version: str  # packaged Kubernetes "major.minor"
+    strict: bool = False
+    crd_files: tuple[tuple[str, str], ...] = ()  # (absolute path, repo-relative name) of files holding CRDs
+    rendered_crds: tuple[tuple[str, str], ...] = ()  # (JSON text, where) of CRDs other roots rendered
+    locations: tuple[str, ...] = ()  # --schema-location values, in order
+    cache_dir: str = ""  # where fetched and pulled schemas live
+    network: bool = False
+
+
+# Compiling a schema with fastjsonschema costs 10 ms to seconds (a large
+# CRD); jsonschema needs no compiling but is slower per object. A kind is
+# checked by jsonschema until this many of its objects have been seen, then
+# compiled: built-in kinds soon, custom kinds (few objects, large schemas) late.
+COMPILE_AFTER = {BUILTIN: 8, REPOSITORY: 256, LOCATION: 256, CACHE: 256}
+
+
+@dataclass
+class Checker:
+    """A kind's schema, compiled when it pays, and where it came from."""
+
+    source: str  # one of ORDER
+    where: str  # the CRD's file, the location's path or URL, the Kubernetes version
+    make_fast: Callable[[], Callable[[Any], Any]]  # raises JsonSchemaException when invalid
+    make_full: Callable[[], jsonschema.protocols.Validator]
+    structural: dict[str, Any] | None = None  # a CRD's own schema: defaults and CEL rules
+    _full: jsonschema.protocols.Validator | None = field(default=None, repr=False)
+    _fast: Callable[[Any], Any] | None = field(default=None, repr=False)
+    _seen: int = field(default=0, repr=False)
+
+    @property
+    def full(self) -> jsonschema.protocols.Validator:
+        """The validator that lists every error with its path."""
+        if self._full is None:
+            self._full = self.make_full()
+        return self._full
+
+    def valid(self, data: Any) -> bool:
+        self._seen += 1
+        if self._fast is None and self._seen > COMPILE_AFTER[self.source]:
+            self._fast = self.make_fast()
+        if self._fast is None:
+            return bool(self.full.is_valid(data))
+        try:
+            self._fast(data)
+            return True
+        except fastjsonschema.JsonSchemaException:
+            return False
+
+
+@functools.lru_cache(maxsize=8)
+def sources_for(settings: SchemaSettings) -> "Sources":
+    return Sources(settings)
+
+
+_RUN = [0]  # which run of this process the Sources objects belong to
+
+
+def new_run() -> None:
+    """Forget what earlier runs in this process found (files may have changed;
+    compiled built-in schemas are kept: they depend on nothing else)."""
+    sources_for.cache_clear()
+    _RUN[0] += 1
+
+
+class Sources:
+    """Schemas by (apiVersion, kind), looked up once each."""
+
+    def __init__(self, settings: SchemaSettings, parent: "Sources | None" = None,
+                 own: Sequence[tuple[str, str, Callable[[], Any], str]] = ()) -> None:
+        self.settings = settings
+        self._parent = parent
+        self._own = list(own)
+        self._found: dict[tuple[str, str], Checker | None] = {}
+        self._repository: dict[tuple[str, str], tuple[crds.Served, str]] = {}
+        self._unread: list[tuple[str, str]] | None = None  # CRD files not parsed yet
+        self._rendered_read = False
+        self._run = _RUN[0]
+
+    def current(self) -> bool:
+        """Whether these sources belong to the current run."""
+        return self._run == _RUN[0]
+
+    def with_crds(self, documents: Sequence[tuple[str, str, Callable[[], Any], str]]) -> "Sources":
+        """These sources, with the CRDs a root renders coming before the
+        repository's files. ``documents`` are (group, kind, data, where);
+        ``data`` is called only when that kind is looked up."""
+        return Sources(self.settings, self, documents) if documents else self
+
+    def find(self, api_version: str, kind: str) -> Checker | None:
+        key = (api_version, kind)
+        if key not in self._found:
+            self._found[key] = self._lookup(api_version, kind)
+        return self._found[key]
+
+    def _lookup(self, api_version: str, kind: str) -> Checker | None:
+        if self._parent is not None:
+            inherited = self._parent.find(api_version, kind)
+            if inherited is not None and inherited.source == BUILTIN:
+                return inherited
+            group = api_version.rpartition("/")[0]
+            for g, k, data, where in self._own:
+                if (g, k) == (group, kind):
+                    doc = data()
+                    for served in (crds.served(doc) if crds.is_crd(doc) else ()):
+                        if served.api_version == api_version:
+                            return _crd_checker(served, where, self.settings.strict)
+            return inherited
+        found = _builtin_checker(self.settings.version, self.settings.strict, api_version, kind)
+        if found is not None:
+            return found
+        repository = self._scan(kind).get((api_version, kind))
+        if repository is not None:
+            return _crd_checker(repository[0], repository[1], self.settings.strict)
+        return self._from_locations(api_version, kind)
+
+    def _scan(self, kind: str) -> dict[tuple[str, str], tuple[crds.Served, str]]:
+        """The repository's CRDs, with every file that may define ``kind``
+        parsed: CRD files are large, so each is parsed only once a kind it
+        names is looked up (its text has ``kind`` then the kind's name)."""
+        if self._parent is not None:
+            return self._parent._scan(kind)
+        if not self._rendered_read:
+            self._rendered_read = True
+            for text, where in self.settings.rendered_crds:
+                self._index(json.loads(text), where)
+        if self._unread is None:
+            self._unread = list(self.settings.crd_files)
+        names_kind = re.compile(rf"\bkind\b\W+{re.escape(kind)}\b")
+        still = []
+        for path, display in self._unread:
+            text = _text(Path(path))
+            if names_kind.search(text):
+                for doc in _documents(text):
+                    self._index(doc, display)
+            else:
+                still.append((path, display))
+        self._unread = still
+        return self._repository
+
+    def _index(self, doc: Any, where: str) -> None:
+        if crds.is_crd(doc):
+            for s in crds.served(doc):
+                self._repository.setdefault((s.api_version, s.kind), (s, where))
+
+    def _from_locations(self, api_version: str, kind: str) -> Checker | None:
+        s = self.settings
+        for where in s.locations:
+            found = locations.lookup(where, api_version, kind, s.version, s.strict,
+                                     Path(s.cache_dir) if s.cache_dir else None, s.network)
+            if found is not None:
+                return _json_checker(found[0], LOCATION, found[1], s.strict)
+        if s.cache_dir:
+            pulled = locations.from_pulled(Path(s.cache_dir), api_version, kind)
+            if pulled is not None:
+                return _json_checker(pulled[0], CACHE, pulled[1], s.strict)
+        return None
+
+
+def _text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+def _documents(text: str) -> list[Any]:
+    try:
+        if text.lstrip().startswith("{"):
+            return [json.loads(text)]
+        return [d for d in yaml.load_all(text, Loader=_LOADER) if d is not None]
+    except (yaml.YAMLError, json.JSONDecodeError, RecursionError):
+        return []  # not a schema source then; a root that reads it reports the problem
+
+
+_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+# --- compiling -------------------------------------------------------------------------
+
+def _crd_checker(served: crds.Served, where: str, strict: bool) -> Checker:
+    checker = _json_checker(served.schema, REPOSITORY, where, strict, structural=True)
+    checker.structural = served.schema
+    return checker
+
+
+def _json_checker(schema: dict[str, Any], source: str, where: str, strict: bool,
+                  structural: bool = False) -> Checker:
+    """A checker for an OpenAPI v3 structural schema, or for a JSON schema a
+    location serves (also read as one: they are converted from CRDs)."""
+    document = crds.to_json_schema(schema, strict)
+    return Checker(source, where, lambda: _compile(document), lambda: jsonschema.Draft4Validator(document),
+                   schema if structural else None)
+
+
+def _compile(document: dict[str, Any]) -> Callable[[Any], Any]:
+    try:
+        compiled: Callable[[Any], Any] = fastjsonschema.compile(document, use_formats=False)
+        return compiled
+    except (fastjsonschema.JsonSchemaDefinitionException, RecursionError, ValueError, TypeError, re.error):
+        # a schema fastjsonschema cannot compile is checked by jsonschema alone
+        validator = jsonschema.Draft4Validator(document)
+
+        def slow(data: Any) -> None:
+            error = jsonschema.exceptions.best_match(validator.iter_errors(data))
+            if error is not None:
+                raise fastjsonschema.JsonSchemaException(error.message)
+        return slow
+
+
+@functools.cache
+def _builtin_checker(version: str, strict: bool, api_version: str, kind: str) -> Checker | None:
+    schema = builtin.kind_schema(version, strict, api_version, kind)
+    if schema is None:
+        return None
+    definitions = builtin.definitions(version, strict)
+
+    def fast() -> Callable[[Any], Any]:
+        # Formats are not asserted (the API server accepts "int32" and friends as plain numbers).
+        compiled: Callable[[Any], Any] = fastjsonschema.compile(_bundle(schema, definitions), use_formats=False)
+        return compiled
+
+    def full() -> jsonschema.protocols.Validator:
+        registry: Registry[Any] = Registry().with_resource(definitions["$id"], Resource.from_contents(definitions))
+        return jsonschema.Draft202012Validator(schema, registry=registry)
+    return Checker(BUILTIN, f"Kubernetes {version}", fast, full)
+
+
+# Keywords whose value maps names to subschemas, lists subschemas, or is one.
+_SCHEMA_MAPS = ("properties", "patternProperties", "$defs")
+_SCHEMA_LISTS = ("oneOf", "anyOf", "allOf", "prefixItems")
+_SCHEMA_ONE = ("items", "additionalProperties", "not")
+_DROPPED = ("description", "$id", "$schema")
+
+
+def _bundle(schema: dict[str, Any], definitions: dict[str, Any]) -> dict[str, Any]:
+    """One self-contained schema: the kind plus the definitions it reaches, refs made local.
+
+    fastjsonschema resolves ``$ref`` by fetching URLs; a single document with
+    ``#/$defs/...`` pointers needs no resolver and compiles only what is used.
+    """
+    used: dict[str, Any] = {}
+    bundled = _localize(schema, definitions["$defs"], used)
+    bundled["$defs"] = used
+    return bundled
+
+
+def _localize(schema: Any, defs: dict[str, Any], used: dict[str, Any]) -> Any:
+    if not isinstance(schema, dict):
+        return schema
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key == "$ref":
+            name = value.rpartition("/$defs/")[2]
+            out[key] = f"#/$defs/{name}"
+            if name not in used:
+                used[name] = {}  # placeholder first: definitions are recursive
+                used[name] = _localize(defs[name], defs, used)
+        elif key in _SCHEMA_MAPS:
+            out[key] = {name: _localize(sub, defs, used) for name, sub in value.items()}
+        elif key in _SCHEMA_LISTS:
+            out[key] = [_localize(sub, defs, used) for sub in value]
+        elif key in _SCHEMA_ONE:
+            out[key] = _localize(value, defs, used)
+        elif key not in _DROPPED and not key.startswith("x-"):
+            out[key] = value
+    return out

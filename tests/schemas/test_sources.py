@@ -1,0 +1,225 @@
+"""Schemas of custom kinds: CRDs in the repository (files, the root's own
+rendered CRDs, another root's), schema locations (directories, templates,
+URLs through the cache), and coverage in the JSON report."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, HTTPServer
+from pathlib import Path
+
+import pytest
+
+from krmcheck.schemas import locations
+from tests.checkrun import check, write
+
+CRD = """\
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  names: {kind: Widget, plural: widgets}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            required: [size]
+            properties:
+              size: {type: integer, minimum: 1}
+              mode: {type: string, enum: [fast, slow]}
+              port: {x-kubernetes-int-or-string: true}
+              note: {type: string, nullable: true}
+"""
+
+WIDGET = """\
+apiVersion: example.com/v1
+kind: Widget
+metadata:
+  name: w
+spec:
+  size: {size}
+  mode: {mode}
+  port: http
+  note: null
+"""
+
+
+def widget(size: str = "3", mode: str = "fast") -> str:
+    return WIDGET.format(size=size, mode=mode)
+
+
+def errors(run_report: dict) -> list[tuple[str, int, str]]:
+    return [(d["path"], d["line"], d["message"]) for d in run_report["defects"] if d["severity"] == "error"]
+
+
+def test_a_crd_file_in_the_repository_checks_its_kind(tmp_path: Path) -> None:
+    write(tmp_path, "crds/widget.yaml", CRD)
+    write(tmp_path, "app/kustomization.yaml", "resources: [widget.yaml]\n")
+    write(tmp_path, "app/widget.yaml", widget(size="0", mode="medium"))
+    run = check(tmp_path, "app")
+    assert run.code == 1
+    assert errors(run.report) == [
+        ("app/widget.yaml", 6, "spec.size: 0 is less than the minimum of 1"),
+        ("app/widget.yaml", 7, "spec.mode: 'medium' is not one of 'fast', 'slow'"),
+    ]
+    kinds = {k["kind"]: (k["source"], k["where"]) for k in run.report["roots"][0]["schemas"]["kinds"]}
+    assert kinds == {"Widget": ("repository", "crds/widget.yaml")}
+
+
+def test_int_or_string_and_nullable_are_understood(tmp_path: Path) -> None:
+    write(tmp_path, "crds/widget.yaml", CRD)
+    write(tmp_path, "app/kustomization.yaml", "resources: [widget.yaml]\n")
+    write(tmp_path, "app/widget.yaml", widget())
+    run = check(tmp_path)
+    assert errors(run.report) == []
+    assert run.report["roots"][0]["schemas"]["validated"] == 1
+
+
+def test_a_crd_the_root_renders_checks_its_kind(tmp_path: Path) -> None:
+    write(tmp_path, "app/kustomization.yaml", "resources: [crd.yaml, widget.yaml]\n")
+    write(tmp_path, "app/crd.yaml", CRD)
+    write(tmp_path, "app/widget.yaml", widget(size="'three'"))
+    run = check(tmp_path, "app")
+    assert [(p, line) for p, line, _ in errors(run.report)] == [("app/widget.yaml", 6)]
+
+
+def test_a_crd_another_root_renders_checks_its_kind(tmp_path: Path) -> None:
+    # the CRD's file is not under the checked path; only the rendered root has it
+    write(tmp_path, "platform/kustomization.yaml", "resources: [../vendor/crd.yaml]\n")
+    write(tmp_path, "vendor/crd.yaml", CRD)
+    write(tmp_path, "apps/kustomization.yaml", "resources: [widget.yaml]\n")
+    write(tmp_path, "apps/widget.yaml", widget(size="-1"))
+    run = check(tmp_path, "platform", "apps", "--load-restrictor", "LoadRestrictionsNone")
+    assert [(p, line) for p, line, _ in errors(run.report)] == [("apps/widget.yaml", 6)]
+    by_root = {r["root"]: r["schemas"]["bySource"] for r in run.report["roots"]}
+    assert by_root["apps"] == {"repository": 1}
+
+
+def test_without_any_source_the_kind_is_reported_once_and_require_schemas_fails(tmp_path: Path) -> None:
+    write(tmp_path, "app/kustomization.yaml", "resources: [widget.yaml]\n")
+    write(tmp_path, "app/widget.yaml", widget())
+    run = check(tmp_path)
+    assert run.code == 0
+    assert run.report["roots"][0]["schemas"]["missing"] == ["Widget (example.com/v1)"]
+    strict = check(tmp_path, "--require-schemas")
+    assert strict.code == 1
+    assert [d["validator"] for d in strict.report["defects"]] == ["schema-missing"]
+
+
+# --- schema locations -------------------------------------------------------------------
+
+SCHEMA = {"type": "object", "properties": {"spec": {"type": "object", "additionalProperties": False,
+                                                    "properties": {"size": {"type": "integer"}}}}}
+
+
+def repo_with_widget(tmp_path: Path, size: str = "'big'") -> Path:
+    write(tmp_path, "app/kustomization.yaml", "resources: [widget.yaml]\n")
+    write(tmp_path, "app/widget.yaml", "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\n"
+                                       f"spec:\n  size: {size}\n  extra: 1\n")
+    return tmp_path
+
+
+def test_a_directory_in_the_crds_catalog_layout(tmp_path: Path) -> None:
+    repo = repo_with_widget(tmp_path / "repo")
+    write(tmp_path, "catalog/example.com/widget_v1.json", json.dumps(SCHEMA))
+    run = check(repo, "--schema-location", str(tmp_path / "catalog"))
+    assert [(p, line) for p, line, _ in errors(run.report)] == [("app/widget.yaml", 6)]
+    # a closed object in a catalog schema rejects unknown fields only with --strict
+    strict = check(repo, "--schema-location", str(tmp_path / "catalog"), "--strict")
+    assert sorted(line for _, line, _ in errors(strict.report)) == [6, 7]
+    [kind] = run.report["roots"][0]["schemas"]["kinds"]
+    assert (kind["source"], kind["where"]) == ("location", str(tmp_path / "catalog/example.com/widget_v1.json"))
+
+
+def test_a_template_with_kubeconform_placeholders(tmp_path: Path) -> None:
+    repo = repo_with_widget(tmp_path / "repo")
+    write(tmp_path, "schemas/widget-example-v1.json", json.dumps(SCHEMA))
+    template = str(tmp_path / "schemas/{{ .ResourceKind }}{{.KindSuffix}}.json")
+    run = check(repo, "--schema-location", template)
+    assert [(p, line) for p, line, _ in errors(run.report)] == [("app/widget.yaml", 6)]
+
+
+def test_the_configuration_names_locations_relative_to_itself(tmp_path: Path) -> None:
+    repo = repo_with_widget(tmp_path)
+    write(tmp_path, "schemas/example.com/widget_v1.json", json.dumps(SCHEMA))
+    write(tmp_path, ".krmcheck.yaml", "schema-locations: [schemas]\n")
+    assert [(p, line) for p, line, _ in errors(check(repo).report)] == [("app/widget.yaml", 6)]
+
+
+def test_a_bad_template_is_a_usage_error(tmp_path: Path) -> None:
+    repo = repo_with_widget(tmp_path)
+    run = check(repo, "--schema-location", "schemas/{{.Kind}}.json")
+    assert run.code == 2 and "unknown placeholder {{.Kind}}" in run.err
+
+
+def test_placeholders_follow_kubeconform() -> None:
+    values = locations.placeholders("apps/v1", "Deployment", "1.30", True)
+    assert values == {"Group": "apps", "ResourceKind": "deployment", "ResourceAPIVersion": "v1",
+                      "KindSuffix": "-apps-v1", "NormalizedKubernetesVersion": "v1.30",
+                      "StrictSuffix": "-strict"}
+    core = locations.placeholders("v1", "Service", "1.30", False)
+    assert core is not None and (core["Group"], core["KindSuffix"]) == ("v1", "-v1")
+    assert locations.placeholders("../x/v1", "Widget", "1.30", False) is None
+
+
+class _Server:
+    """A local HTTP server: the first request for each path answers 429."""
+
+    def __init__(self, files: dict[str, bytes]) -> None:
+        self.files, self.seen = files, []  # type: ignore[var-annotated]
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802 - http.server's name
+                outer.seen.append(self.path)
+                if outer.seen.count(self.path) == 1:
+                    self.send_response(429)
+                    self.send_header("Retry-After", "0")
+                    self.end_headers()
+                    return
+                body = outer.files.get(self.path)
+                self.send_response(200 if body is not None else 404)
+                self.end_headers()
+                self.wfile.write(body or b"")
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.httpd = HTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.httpd.server_port}"
+
+
+@pytest.fixture
+def server() -> Iterator[_Server]:
+    srv = _Server({"/catalog/example.com/widget_v1.json": json.dumps(SCHEMA).encode()})
+    yield srv
+    srv.httpd.shutdown()
+
+
+def test_a_url_is_fetched_only_with_network_once_and_retried_on_429(
+        tmp_path: Path, server: _Server, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setattr(locations.time, "sleep", lambda seconds: None)
+    locations.fetch.cache_clear()
+    repo = repo_with_widget(tmp_path / "repo")
+    offline = check(repo, "--schema-location", server.url + "/catalog")
+    assert server.seen == [] and offline.report["roots"][0]["schemas"]["missing"] == ["Widget (example.com/v1)"]
+    online = check(repo, "--schema-location", server.url + "/catalog", "--network")
+    assert [(p, line) for p, line, _ in errors(online.report)] == [("app/widget.yaml", 6)]
+    assert server.seen == ["/catalog/example.com/widget_v1.json"] * 2  # a 429, then the file
+    locations.fetch.cache_clear()
+    cached = check(repo, "--schema-location", server.url + "/catalog")  # offline: the cached copy
+    assert [(p, line) for p, line, _ in errors(cached.report)] == [("app/widget.yaml", 6)]
+    assert len(server.seen) == 2
