@@ -1,15 +1,18 @@
-"""Validate every resource against the Kubernetes JSON schema of its kind.
+"""Validate every resource against the schema of its kind.
 
-The schemas are the ones bundled with the installed ``kubernetes-validate``
-package, for the Kubernetes version given with ``--kubernetes-version``
-(default: the newest bundled one). Each problem is one error at the field
-that is wrong: a value of the wrong type, a value outside the allowed set, a
-missing required field (reported at the object that lacks it). In strict mode
-(``--strict``) fields the schema does not know are errors too, reported at the
-unknown field. Kinds without a bundled schema (custom resources) are not
-checked; one info result per apiVersion and kind says so, with the id
-``schema-missing`` (a run reports each kind once, with how many resources and
-roots it has).
+Built-in kinds use the schemas bundled with the installed
+``kubernetes-validate`` package, for the Kubernetes version given with
+``--kubernetes-version`` (default: the newest bundled one), plus the API
+server's allowed-values rules that those schemas lack
+(:mod:`krmcheck.schemas.rules`). Custom kinds use the repository's CRDs,
+then the schema locations, then the cache (:mod:`krmcheck.schemas.sources`),
+with their CEL rules. Each problem is one error at the field that is wrong:
+a value of the wrong type, a value outside the allowed set, a missing
+required field (reported at the object that lacks it). In strict mode
+(``--strict``) fields the schema does not know are errors too, reported at
+the unknown field. Kinds no source covers are not checked; one info result
+per apiVersion and kind says so, with the id ``schema-missing`` (a run
+reports each kind once, with how many resources and roots it has).
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from typing import Any
 import jsonschema
 
 from krmcheck.results import Finding, Result, RootReport
-from krmcheck.schemas import builtin, crds
+from krmcheck.schemas import builtin, crds, rules
 from krmcheck.schemas.locations import LocationError
 from krmcheck.schemas.sources import BUILTIN, Checker, SchemaSettings, Sources, sources_for
 from krmcheck.tree.node import Mapping
@@ -49,6 +52,8 @@ def validate(items: Sequence[Mapping], options: ValidatorOptions) -> list[Result
             skipped.setdefault((ref.apiVersion, ref.kind), []).append(item)
         else:
             results.extend(_check(item, checker, version))
+        if checker is not None and checker.source == BUILTIN:
+            results.extend(_field_rules(item, ref.apiVersion, ref.kind, version))
     results.extend(_skipped_result(kind_items, version) for kind_items in skipped.values())
     return results
 
@@ -133,6 +138,14 @@ def _check(item: Mapping, checker: Checker, version: str) -> list[Result]:
                 results.append(make_result(id, item, message, path, rule=str(error.validator),
                                            extra_tags=tags))
     return results
+
+
+def _field_rules(item: Mapping, api_version: str, kind: str, version: str) -> list[Result]:
+    """The API server's allowed-values rules that the schemas lack."""
+    tags = (("kubernetes-version", version), ("schema-source", BUILTIN))
+    return [make_result(id, item, f"{field_path(v.path)}: {v.message}", field_path(v.path),
+                        rule=v.rule.id, extra_tags=tags)
+            for v in rules.check(item, api_version, kind, version)]
 
 
 def _sort_key(path: Sequence[str | int]) -> list[tuple[int, str]]:
