@@ -104,7 +104,7 @@ def _rule(entry: dict[str, Any]) -> Rule:
 def check(item: Mapping, api_version: str, kind: str, version: str) -> list[Violation]:
     """Every rule of ``version`` that the resource breaks."""
     wanted = version_of(version)
-    out = []
+    out: list[Violation] = []
     for prefix, rule in table().get((api_version, kind), ()):
         if rule.holds(wanted):
             for place, at in _walk(item, prefix, ()):
@@ -116,6 +116,7 @@ def _judge(place: Node, at: tuple[str | int, ...], rule: Rule, version: tuple[in
     allowed = rule.allowed(version)
     name = rule.field[-1]
     for parent, where in _walk(place, rule.field[:-1], at):
+        values: list[tuple[str | int, Node]]
         if name == "*":  # a list of values (accessModes, policyTypes...)
             values = list(enumerate(parent.items)) if isinstance(parent, Sequence) else []
         elif isinstance(parent, Mapping):
