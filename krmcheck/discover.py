@@ -8,10 +8,10 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import yaml
 
+from krmcheck import git
 from krmcheck.kustomize.kustomization import FILENAMES
 
 SKIP_DIRS = frozenset({".git", "node_modules", ".venv", "__pycache__", ".terraform"})
@@ -282,64 +282,6 @@ def touched_roots(roots: list[Path], changed: list[Path],
     return [root for root in roots if reads(root, infos) & changed_set]
 
 
-def changed_since(ref: str, root: Path) -> list[Path]:
-    """Files that differ between commit ``ref`` and the work tree: committed
-    since, staged, unstaged or untracked (dulwich; no git binary needed).
-    ``ref`` is a branch, tag, full or abbreviated id, each optionally
-    followed by ``~N`` and ``^N`` steps (``HEAD~1``, ``main^``)."""
-    from dulwich import porcelain
-    from dulwich.diff_tree import tree_changes
-    from dulwich.repo import Repo
-
-    repo = Repo(str(root))
-    old = resolve_commit(repo, ref)
-    head: Any = repo[repo.head()]  # HEAD names a commit, which has .tree
-    paths: set[str] = set()
-    for change in tree_changes(repo.object_store, old.tree, head.tree):
-        for entry in (change.old, change.new):
-            if entry is not None and entry.path is not None:
-                paths.add(_text(entry.path))
-    status = porcelain.status(repo)
-    for kind in ("add", "delete", "modify"):
-        paths.update(_text(p) for p in status.staged.get(kind, []))
-    paths.update(_text(p) for p in status.unstaged)
-    paths.update(_text(p) for p in status.untracked)
-    return sorted(root / p for p in paths)
-
-
-def _text(path: str | bytes) -> str:
-    # dulwich gives bytes or str depending on the field and its version
-    return os.fsdecode(path)
-
-
-_REV = re.compile(r"(.*?)((?:[~^]\d*)*)")
-_REV_STEP = re.compile(r"([~^])(\d*)")
-
-
-def resolve_commit(repo: Any, spec: str) -> Any:
-    """The commit ``spec`` names, with git's ``~N`` (Nth first-parent
-    ancestor) and ``^N`` (Nth parent) suffixes; KeyError when there is none."""
-    from dulwich.objectspec import parse_commit
-
-    m = _REV.fullmatch(spec)
-    base, steps = (m[1], m[2]) if m else (spec, "")
-    commit = parse_commit(repo, (base or "HEAD").encode())
-    for op, digits in _REV_STEP.findall(steps):
-        count = int(digits) if digits else 1
-        if op == "~":
-            for _ in range(count):
-                commit = _parent(repo, commit, 1, spec)
-        elif count:
-            commit = _parent(repo, commit, count, spec)
-    return commit
-
-
-def _parent(repo: Any, commit: Any, number: int, spec: str) -> Any:
-    if len(commit.parents) < number:
-        raise KeyError(f"{spec}: the commit has no such parent")
-    return repo[commit.parents[number - 1]]
-
-
 class NothingToCheck(Exception):
     """A path, root or revision that gives the run nothing it can check."""
 
@@ -398,7 +340,7 @@ def find_kustomization(directory: Path) -> bool:
 
 def _changed(ref: str, top: Path) -> list[Path]:
     try:
-        return changed_since(ref, top)
+        return git.changed_since(ref, top)
     except KeyError:
         raise NothingToCheck(f"--changed-since {ref}: no such commit, branch or tag") from None
     except Exception as e:  # noqa: BLE001 - dulwich raises many types; this is the boundary

@@ -15,7 +15,7 @@ from typing import Iterable
 
 from krmcheck.kustomize.resource import Resource
 from krmcheck.results import Result
-from krmcheck.tree.node import Mapping, Scalar
+from krmcheck.tree.node import Scalar
 
 MASK = "<redacted>"
 # Shorter values would mask ordinary words; they are still masked when quoted.

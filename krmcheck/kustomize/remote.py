@@ -29,18 +29,15 @@ import weakref
 from dataclasses import dataclass, field
 from http.client import responses
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, cast
-from urllib.parse import unquote_plus, urljoin
+from urllib.parse import unquote_plus
 
+from krmcheck import git
 from krmcheck.kustomize.errors import BuildError
 from krmcheck.kustomize.files import Files
 from krmcheck.tree.load import LoadError, load_documents
 from krmcheck.tree.node import Mapping
 from krmcheck.tree.origin import Origin
 
-if TYPE_CHECKING:  # dulwich is imported lazily: most builds never fetch anything
-    from dulwich.client import GitClient
-    from dulwich.repo import Repo
 
 NETWORK_ENV = "KRMCHECK_NETWORK"
 DEFAULT_TIMEOUT = 27.0  # seconds; kustomize's default for git commands
@@ -283,7 +280,7 @@ class Remotes:
         with self._lock:
             if key not in self._clones:
                 target = self.directory("\0".join(map(str, key)))
-                _clone(spec.clone_url, spec.ref, target, spec.timeout, spec.submodules)
+                git.clone(spec.clone_url, spec.ref, target, spec.timeout, spec.submodules)
                 self._clones[key] = target
             return self._clones[key]
 
@@ -391,7 +388,7 @@ def _within(path: Path, root: Path) -> bool:
 def _clone_or_error(remotes: Remotes, spec: RepoSpec, origin: Origin) -> Path:
     try:
         return remotes.clone(spec)
-    except BuildError as e:
+    except (BuildError, git.GitError) as e:
         detail = e.message
     except Exception as e:  # dulwich and its transports raise many types; this is the boundary
         detail = _describe(e)
@@ -403,138 +400,3 @@ def _describe(e: Exception) -> str:
     if type(e).__name__ == "NotGitRepository":
         return f"no git repository there{': ' + text if text else ''}"
     return f"{type(e).__name__}: {text}" if text else type(e).__name__
-
-
-# --- dulwich ----------------------------------------------------------------------
-
-def _clone(url: str, ref: str, target: Path, timeout: float, submodules: bool) -> None:
-    """``git init; git fetch --depth=1 URL REF; git checkout FETCH_HEAD`` in dulwich."""
-    from dulwich.repo import Repo
-
-    target.mkdir(parents=True)
-    repo = Repo.init(str(target))
-    try:
-        commit = _fetch_commit(repo, url, ref, timeout)
-        _checkout(repo, commit)
-        if submodules:
-            _update_submodules(repo, url, commit, timeout)
-    except BaseException:
-        shutil.rmtree(target, ignore_errors=True)  # a later attempt starts afresh
-        raise
-    finally:
-        repo.close()
-
-
-def _client(url: str, timeout: float) -> tuple[GitClient, str]:
-    from dulwich.client import default_urllib3_manager, get_transport_and_path
-
-    if is_http_url(url):
-        # cast: dulwich's stubs type pool_manager as a plain PoolManager only
-        pool = cast(Any, default_urllib3_manager(None, timeout=timeout))
-        return get_transport_and_path(url, pool_manager=pool, quiet=True)
-    return get_transport_and_path(url, quiet=True)
-
-
-def _fetch_commit(repo: Repo, url: str, ref: str, timeout: float) -> bytes:
-    """Fetch ``ref`` (branch, tag, full ref name, commit id, or HEAD) and
-    return its commit id; depth 1 when the transport supports it."""
-    client, path = _client(url, timeout)
-    try:
-        sha = _fetch_wanted(client, path, repo, lambda refs: _resolve_ref(refs, ref), 1)
-    except BuildError:
-        raise
-    except Exception:  # dulwich's transports raise many types; this is the boundary
-        if not _is_commit_id(ref):
-            raise
-        # the server would not send an unadvertised commit: fetch all it has
-        _fetch_wanted(client, path, repo, lambda refs: b"", None)
-        sha = ref.encode()
-    return _peel(repo, sha)
-
-
-def _fetch_wanted(client: GitClient, path: str, repo: Repo,
-                  pick: Callable[[dict[bytes, bytes]], bytes], depth: int | None) -> bytes:
-    """Fetch the object ``pick`` chooses from the advertised refs (all of
-    them when it chooses b""), shallow to ``depth``; return the choice."""
-    chosen: list[bytes] = []
-
-    def wants(refs: dict[bytes, bytes], depth: int | None = None) -> list[bytes]:
-        chosen.append(pick(refs))
-        return [chosen[0]] if chosen[0] else sorted(set(refs.values()))
-
-    # cast: newer dulwich types refs with its Ref/ObjectID NewTypes (plain bytes at runtime)
-    try:
-        client.fetch(path, repo, determine_wants=cast(Any, wants), depth=depth)
-    except NotImplementedError:  # some transports cannot fetch shallow
-        chosen.clear()
-        client.fetch(path, repo, determine_wants=cast(Any, wants))
-    return chosen[0]
-
-
-def _is_commit_id(ref: str) -> bool:
-    return re.fullmatch(r"[0-9a-f]{40}", ref) is not None
-
-
-def _resolve_ref(refs: dict[bytes, bytes], ref: str) -> bytes:
-    if not ref:
-        if b"HEAD" not in refs:
-            raise BuildError("the repository has no HEAD")
-        return refs[b"HEAD"]
-    name = ref.encode()
-    # the order in which git expands a short ref name
-    for candidate in (name, b"refs/" + name, b"refs/tags/" + name, b"refs/heads/" + name,
-                      b"refs/remotes/" + name, b"refs/remotes/" + name + b"/HEAD"):
-        if candidate in refs:
-            return refs[candidate]
-    if _is_commit_id(ref):
-        return name  # a commit id: servers that allow it send it unadvertised
-    raise BuildError(f"couldn't find remote ref {ref}")
-
-
-def _peel(repo: Repo, sha: bytes) -> bytes:
-    obj = repo[sha]
-    while obj.type_name == b"tag":  # an annotated tag: follow it to the commit
-        obj = repo[obj.object[1]]  # type: ignore[attr-defined]
-    if obj.type_name != b"commit":
-        raise BuildError(f"{sha.decode()} is not a commit")
-    return bytes(obj.id)
-
-
-def _checkout(repo: Repo, commit: bytes) -> None:
-    from dulwich.index import build_index_from_tree
-
-    # cast: newer dulwich types refs with its Ref/ObjectID NewTypes (plain bytes at runtime)
-    repo.refs[cast(Any, b"HEAD")] = cast(Any, commit)  # detached, as after ``git checkout FETCH_HEAD``
-    build_index_from_tree(repo.path, repo.index_path(), repo.object_store,
-                          repo[commit].tree)  # type: ignore[attr-defined]
-
-
-def _update_submodules(repo: Repo, url: str, commit: bytes, timeout: float) -> None:
-    """``git submodule update --init --recursive``: each submodule at the
-    commit the superproject records; relative URLs resolve against ``url``."""
-    from dulwich.config import ConfigFile, parse_submodules
-    from dulwich.object_store import tree_lookup_path
-    from dulwich.objects import S_ISGITLINK
-
-    top = Path(repo.path)
-    if not (top / ".gitmodules").is_file():
-        return
-    tree = repo[commit].tree  # type: ignore[attr-defined]
-    for sm_path, sm_url, _ in parse_submodules(ConfigFile.from_path(str(top / ".gitmodules"))):
-        try:
-            mode, sha = tree_lookup_path(repo.__getitem__, tree, sm_path)
-        except KeyError:
-            continue  # listed in .gitmodules but not recorded in the tree
-        if S_ISGITLINK(mode):
-            dest = top / sm_path.decode()
-            shutil.rmtree(dest, ignore_errors=True)
-            _clone(_submodule_url(url, sm_url.decode()), sha.decode(), dest, timeout, True)
-
-
-def _submodule_url(parent: str, url: str) -> str:
-    if not url.startswith(("./", "../")):
-        return url
-    base = parent.rstrip("/") + "/"
-    if "://" in base:
-        return urljoin(base, url)
-    return posixpath.normpath(posixpath.join(base, url))

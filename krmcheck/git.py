@@ -1,0 +1,225 @@
+"""Git, through dulwich (no git binary): the one module that reads
+repositories. It clones remote bases and schema catalogs (``git init; git
+fetch --depth=1 URL REF; git checkout FETCH_HEAD``), and lists the files a
+work tree changed since a revision.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import re
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
+from urllib.parse import urljoin
+
+if TYPE_CHECKING:  # dulwich is imported lazily: most runs never touch git
+    from dulwich.client import GitClient
+    from dulwich.repo import Repo
+
+
+class GitError(Exception):
+    """A ref, commit or repository that is not there."""
+
+    @property
+    def message(self) -> str:
+        return str(self)
+
+
+def is_http_url(text: str) -> bool:
+    return text.startswith(("http://", "https://"))
+
+
+def clone(url: str, ref: str, target: Path, timeout: float, submodules: bool = False) -> None:
+    """``git init; git fetch --depth=1 URL REF; git checkout FETCH_HEAD`` in dulwich."""
+    from dulwich.repo import Repo
+
+    target.mkdir(parents=True)
+    repo = Repo.init(str(target))
+    try:
+        commit = _fetch_commit(repo, url, ref, timeout)
+        _checkout(repo, commit)
+        if submodules:
+            _update_submodules(repo, url, commit, timeout)
+    except BaseException:
+        shutil.rmtree(target, ignore_errors=True)  # a later attempt starts afresh
+        raise
+    finally:
+        repo.close()
+
+
+def _client(url: str, timeout: float) -> tuple[GitClient, str]:
+    from dulwich.client import default_urllib3_manager, get_transport_and_path
+
+    if is_http_url(url):
+        # cast: dulwich's stubs type pool_manager as a plain PoolManager only
+        pool = cast(Any, default_urllib3_manager(None, timeout=timeout))
+        return get_transport_and_path(url, pool_manager=pool, quiet=True)
+    return get_transport_and_path(url, quiet=True)
+
+
+def _fetch_commit(repo: Repo, url: str, ref: str, timeout: float) -> bytes:
+    """Fetch ``ref`` (branch, tag, full ref name, commit id, or HEAD) and
+    return its commit id; depth 1 when the transport supports it."""
+    client, path = _client(url, timeout)
+    try:
+        sha = _fetch_wanted(client, path, repo, lambda refs: _resolve_ref(refs, ref), 1)
+    except GitError:
+        raise
+    except Exception:  # dulwich's transports raise many types; this is the boundary
+        if not _is_commit_id(ref):
+            raise
+        # the server would not send an unadvertised commit: fetch all it has
+        _fetch_wanted(client, path, repo, lambda refs: b"", None)
+        sha = ref.encode()
+    return _peel(repo, sha)
+
+
+def _fetch_wanted(client: GitClient, path: str, repo: Repo,
+                  pick: Callable[[dict[bytes, bytes]], bytes], depth: int | None) -> bytes:
+    """Fetch the object ``pick`` chooses from the advertised refs (all of
+    them when it chooses b""), shallow to ``depth``; return the choice."""
+    chosen: list[bytes] = []
+
+    def wants(refs: dict[bytes, bytes], depth: int | None = None) -> list[bytes]:
+        chosen.append(pick(refs))
+        return [chosen[0]] if chosen[0] else sorted(set(refs.values()))
+
+    # cast: newer dulwich types refs with its Ref/ObjectID NewTypes (plain bytes at runtime)
+    try:
+        client.fetch(path, repo, determine_wants=cast(Any, wants), depth=depth)
+    except NotImplementedError:  # some transports cannot fetch shallow
+        chosen.clear()
+        client.fetch(path, repo, determine_wants=cast(Any, wants))
+    return chosen[0]
+
+
+def _is_commit_id(ref: str) -> bool:
+    return re.fullmatch(r"[0-9a-f]{40}", ref) is not None
+
+
+def _resolve_ref(refs: dict[bytes, bytes], ref: str) -> bytes:
+    if not ref:
+        if b"HEAD" not in refs:
+            raise GitError("the repository has no HEAD")
+        return refs[b"HEAD"]
+    name = ref.encode()
+    # the order in which git expands a short ref name
+    for candidate in (name, b"refs/" + name, b"refs/tags/" + name, b"refs/heads/" + name,
+                      b"refs/remotes/" + name, b"refs/remotes/" + name + b"/HEAD"):
+        if candidate in refs:
+            return refs[candidate]
+    if _is_commit_id(ref):
+        return name  # a commit id: servers that allow it send it unadvertised
+    raise GitError(f"couldn't find remote ref {ref}")
+
+
+def _peel(repo: Repo, sha: bytes) -> bytes:
+    obj = repo[sha]
+    while obj.type_name == b"tag":  # an annotated tag: follow it to the commit
+        obj = repo[obj.object[1]]  # type: ignore[attr-defined]
+    if obj.type_name != b"commit":
+        raise GitError(f"{sha.decode()} is not a commit")
+    return bytes(obj.id)
+
+
+def _checkout(repo: Repo, commit: bytes) -> None:
+    from dulwich.index import build_index_from_tree
+
+    # cast: newer dulwich types refs with its Ref/ObjectID NewTypes (plain bytes at runtime)
+    repo.refs[cast(Any, b"HEAD")] = cast(Any, commit)  # detached, as after ``git checkout FETCH_HEAD``
+    build_index_from_tree(repo.path, repo.index_path(), repo.object_store,
+                          repo[commit].tree)  # type: ignore[attr-defined]
+
+
+def _update_submodules(repo: Repo, url: str, commit: bytes, timeout: float) -> None:
+    """``git submodule update --init --recursive``: each submodule at the
+    commit the superproject records; relative URLs resolve against ``url``."""
+    from dulwich.config import ConfigFile, parse_submodules
+    from dulwich.object_store import tree_lookup_path
+    from dulwich.objects import S_ISGITLINK
+
+    top = Path(repo.path)
+    if not (top / ".gitmodules").is_file():
+        return
+    tree = repo[commit].tree  # type: ignore[attr-defined]
+    for sm_path, sm_url, _ in parse_submodules(ConfigFile.from_path(str(top / ".gitmodules"))):
+        try:
+            mode, sha = tree_lookup_path(repo.__getitem__, tree, sm_path)
+        except KeyError:
+            continue  # listed in .gitmodules but not recorded in the tree
+        if S_ISGITLINK(mode):
+            dest = top / sm_path.decode()
+            shutil.rmtree(dest, ignore_errors=True)
+            clone(_submodule_url(url, sm_url.decode()), sha.decode(), dest, timeout, True)
+
+
+def _submodule_url(parent: str, url: str) -> str:
+    if not url.startswith(("./", "../")):
+        return url
+    base = parent.rstrip("/") + "/"
+    if "://" in base:
+        return urljoin(base, url)
+    return posixpath.normpath(posixpath.join(base, url))
+
+
+# --- the work tree ------------------------------------------------------------------
+
+def changed_since(ref: str, root: Path) -> list[Path]:
+    """Files that differ between commit ``ref`` and the work tree: committed
+    since, staged, unstaged or untracked (dulwich; no git binary needed).
+    ``ref`` is a branch, tag, full or abbreviated id, each optionally
+    followed by ``~N`` and ``^N`` steps (``HEAD~1``, ``main^``)."""
+    from dulwich import porcelain
+    from dulwich.diff_tree import tree_changes
+    from dulwich.repo import Repo
+
+    repo = Repo(str(root))
+    old = resolve_commit(repo, ref)
+    head: Any = repo[repo.head()]  # HEAD names a commit, which has .tree
+    paths: set[str] = set()
+    for change in tree_changes(repo.object_store, old.tree, head.tree):
+        for entry in (change.old, change.new):
+            if entry is not None and entry.path is not None:
+                paths.add(_text(entry.path))
+    status = porcelain.status(repo)
+    for kind in ("add", "delete", "modify"):
+        paths.update(_text(p) for p in status.staged.get(kind, []))
+    paths.update(_text(p) for p in status.unstaged)
+    paths.update(_text(p) for p in status.untracked)
+    return sorted(root / p for p in paths)
+
+
+def _text(path: str | bytes) -> str:
+    # dulwich gives bytes or str depending on the field and its version
+    return os.fsdecode(path)
+
+
+_REV = re.compile(r"(.*?)((?:[~^]\d*)*)")
+_REV_STEP = re.compile(r"([~^])(\d*)")
+
+
+def resolve_commit(repo: Any, spec: str) -> Any:
+    """The commit ``spec`` names, with git's ``~N`` (Nth first-parent
+    ancestor) and ``^N`` (Nth parent) suffixes; KeyError when there is none."""
+    from dulwich.objectspec import parse_commit
+
+    m = _REV.fullmatch(spec)
+    base, steps = (m[1], m[2]) if m else (spec, "")
+    commit = parse_commit(repo, (base or "HEAD").encode())
+    for op, digits in _REV_STEP.findall(steps):
+        count = int(digits) if digits else 1
+        if op == "~":
+            for _ in range(count):
+                commit = _parent(repo, commit, 1, spec)
+        elif count:
+            commit = _parent(repo, commit, count, spec)
+    return commit
+
+
+def _parent(repo: Any, commit: Any, number: int, spec: str) -> Any:
+    if len(commit.parents) < number:
+        raise KeyError(f"{spec}: the commit has no such parent")
+    return repo[commit.parents[number - 1]]
