@@ -13,6 +13,7 @@ from typing import Sequence, TextIO
 
 from krmcheck import merge, runner, shard
 from krmcheck.fn import serve
+from krmcheck.schemas import catalog as schema_catalog
 from krmcheck.fn.plugin import DEFAULT_FN_TIMEOUT, FunctionOptions
 from krmcheck.validators import VALIDATORS, ValidatorOptions
 from krmcheck.kustomize.files import RESTRICTORS, ROOT_ONLY
@@ -25,6 +26,8 @@ SUBCOMMANDS = """commands:
   krmcheck build DIR             print what `kubectl kustomize DIR` prints
   krmcheck fn VALIDATOR...       run built-in validators as an exec KRM function
   krmcheck catalog view LOCATION print a KRM function catalog, to decide whether to trust it
+  krmcheck schemas list [PATH...] which schema source serves each kind the roots render
+  krmcheck schemas pull [SOURCE] copy a schema catalog at a pinned commit into the cache
   krmcheck merge-reports INPUT...
                                  join the JUnit, SARIF and JSON reports of --shard jobs
 Each command has its own --help."""
@@ -145,6 +148,25 @@ def _catalog_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _schemas_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="krmcheck schemas",
+                                description="Where the schemas of the rendered kinds come from.")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sub.add_parser("list", add_help=False,
+                   help="which source serves each kind the checked roots render (takes the "
+                        "check command's paths and options)")
+    pull = sub.add_parser("pull", help="copy a schema catalog repository (GROUP/KIND_VERSION.json) "
+                                       "at a pinned commit into the cache, for offline runs")
+    pull.add_argument("source", nargs="?", default=schema_catalog.DEFAULT_SOURCE, metavar="SOURCE",
+                      help=f"a git repository URL or path (default: {schema_catalog.DEFAULT_SOURCE})")
+    pull.add_argument("--ref", default=None, metavar="REF",
+                      help="commit, tag or branch (default: the pinned commit for the default "
+                           "catalog, HEAD for others)")
+    pull.add_argument("--name", default="", metavar="NAME",
+                      help="directory name under the cache (default: from the source)")
+    return p
+
+
 def _fn_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="krmcheck fn",
@@ -241,6 +263,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return runner.run_catalog_view(c.location, sys.stdout, sys.stderr)
     if args[:1] == ["merge-reports"]:
         return runner.run_merge(parse_merge(args[1:]), sys.stdout, sys.stderr)
+    if args[:1] == ["schemas"]:
+        if args[1:2] == ["list"]:
+            return runner.run_schemas_list(parse_check(args[2:]), sys.stdout, sys.stderr)
+        sc = _schemas_parser().parse_args(args[1:])
+        ref = sc.ref if sc.ref is not None else (
+            schema_catalog.DEFAULT_REF if sc.source == schema_catalog.DEFAULT_SOURCE else "")
+        return runner.run_schemas_pull(sc.source, ref, sc.name, sys.stdout, sys.stderr)
     if args[:1] == ["fn"]:
         f = _fn_parser().parse_args(args[1:])
         return serve.serve(list(dict.fromkeys(f.validators)), sys.stdin, sys.stdout, sys.stderr,

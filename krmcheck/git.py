@@ -32,8 +32,9 @@ def is_http_url(text: str) -> bool:
     return text.startswith(("http://", "https://"))
 
 
-def clone(url: str, ref: str, target: Path, timeout: float, submodules: bool = False) -> None:
-    """``git init; git fetch --depth=1 URL REF; git checkout FETCH_HEAD`` in dulwich."""
+def clone(url: str, ref: str, target: Path, timeout: float, submodules: bool = False) -> str:
+    """``git init; git fetch --depth=1 URL REF; git checkout FETCH_HEAD`` in
+    dulwich; the commit id checked out."""
     from dulwich.repo import Repo
 
     target.mkdir(parents=True)
@@ -48,6 +49,7 @@ def clone(url: str, ref: str, target: Path, timeout: float, submodules: bool = F
         raise
     finally:
         repo.close()
+    return commit.decode()
 
 
 def _client(url: str, timeout: float) -> tuple[GitClient, str]:

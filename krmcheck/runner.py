@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence, TextIO
+from typing import Any, Sequence, TextIO
 
 from krmcheck import baseline as kbaseline
 from krmcheck import cache
@@ -34,6 +34,7 @@ from krmcheck.redact import redact, secret_values
 from krmcheck.reporters import REPORTERS, plural
 from krmcheck.results import (SEVERITY_RANK, Finding, Note, ResourceRef, Result, RootReport,
                               RunReport)
+from krmcheck.schemas import catalog as schema_catalog
 from krmcheck.schemas import crds
 from krmcheck.schemas import locations as schema_locations
 from krmcheck.schemas import sources as schema_sources
@@ -195,26 +196,34 @@ Progress = Callable[[int, int, str], None]  # (roots done, roots in all, the roo
 def run_check(opts: CheckOptions, out: TextIO, err: TextIO,
               env: dict[str, str] | None = None, progress: Progress | None = None) -> int:
     env = dict(os.environ) if env is None else env
-    top = discover.repo_root(Path.cwd())
-    files = Files(top)
-    schema_sources.new_run()
     try:
-        config = _load_config(opts)
-        excludes = _excludes(opts, config, files)
-        selection = _select(opts, top, files, excludes, config)
-        roots = list(selection.roots)
-        if opts.shard is not None:
-            roots = kshard.select(roots, opts.shard)
-        vopts = ValidatorOptions(opts.kubernetes_version, opts.strict,
-                                 _schema_settings(opts, config, selection, files, excludes))
-        _check_validator_options(vopts)
-        readers = _readers(roots, selection.infos, files)
-        known = _baseline(opts, config, files)
-        _prepare_outputs(opts, set(readers) | {config.path}, files)
+        run = check(opts, progress or _silent)
     except UsageError as e:
         err.write(f"krmcheck: error: {e}\n")
         return EXIT_BROKEN
-    reports = _check_all(opts, roots, vopts, config, progress or _silent)
+    _report(run, opts, out, env)
+    return exit_code(run)
+
+
+def check(opts: CheckOptions, progress: Progress) -> RunReport:
+    """discover -> build -> validate -> locate -> triage: the run's report.
+    Everything a user can get wrong is a UsageError before any root is built."""
+    top = discover.repo_root(Path.cwd())
+    files = Files(top)
+    schema_sources.new_run()
+    config = _load_config(opts)
+    excludes = _excludes(opts, config, files)
+    selection = _select(opts, top, files, excludes, config)
+    roots = list(selection.roots)
+    if opts.shard is not None:
+        roots = kshard.select(roots, opts.shard)
+    vopts = ValidatorOptions(opts.kubernetes_version, opts.strict,
+                             _schema_settings(opts, config, selection, files, excludes))
+    _check_validator_options(vopts)
+    readers = _readers(roots, selection.infos, files)
+    known = _baseline(opts, config, files)
+    _prepare_outputs(opts, set(readers) | {config.path}, files)
+    reports = _check_all(opts, roots, vopts, config, progress)
     reports = _with_crds_of_other_roots(opts, roots, reports, vopts, config)
     severities = dict(config.severities)
     if opts.require_schemas or config.require_schemas:
@@ -231,11 +240,50 @@ def run_check(opts: CheckOptions, out: TextIO, err: TextIO,
         reports, notes = suppression.apply_baseline(reports, known, set(readers))
     if not roots and selection.changed:
         notes += (Note("no root reads the changed files; nothing to check"),)
-    run = RunReport(reports, opts.fail_on or config.fail_on or "error",
-                    cwd=_cwd_from_top(top), notes=notes, disabled=config.disabled,
-                    baseline=known.display if known is not None else "")
-    _report(run, opts, out, env)
-    return exit_code(run)
+    return RunReport(reports, opts.fail_on or config.fail_on or "error",
+                     cwd=_cwd_from_top(top), notes=notes, disabled=config.disabled,
+                     baseline=known.display if known is not None else "")
+
+
+# --- schemas -----------------------------------------------------------------------
+
+def run_schemas_list(opts: CheckOptions, out: TextIO, err: TextIO) -> int:
+    """Which source serves each kind the checked roots render."""
+    try:
+        run = check(opts, _silent)
+    except UsageError as e:
+        err.write(f"krmcheck: error: {e}\n")
+        return EXIT_BROKEN
+    kinds: dict[tuple[str, str], list[Any]] = {}
+    for root in run.roots:
+        for api_version, kind, source, where, count in root.coverage:
+            entry = kinds.setdefault((api_version, kind), [source, where, 0, 0])
+            entry[2] += count
+            entry[3] += 1
+    rows = [(f"{kind} ({api})", src or "none", where or "-", str(n), str(r))
+            for (api, kind), (src, where, n, r) in kinds.items()]
+    rank = {name: i for i, name in enumerate(schema_sources.ORDER + ("none",))}
+    rows.sort(key=lambda row: (rank.get(row[1], 9), row[0]))
+    out.write(_table(("KIND", "SOURCE", "SCHEMA", "RESOURCES", "ROOTS"), rows))
+    return EXIT_OK
+
+
+def _table(head: tuple[str, ...], rows: Sequence[tuple[str, ...]]) -> str:
+    widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
+    return "".join("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() + "\n" for r in [head, *rows])
+
+
+def run_schemas_pull(source: str, ref: str, name: str, out: TextIO, err: TextIO) -> int:
+    """Fill the cache with a schema catalog at a pinned commit."""
+    try:
+        pulled = schema_catalog.pull(source, ref, name or schema_catalog.default_name(source),
+                                     cache.directory() / "schemas")
+    except Exception as e:  # noqa: BLE001 - dulwich and its transports raise many types; the boundary
+        err.write(f"krmcheck schemas pull: error: {source}: {e}\n")
+        return EXIT_BROKEN
+    out.write(f"pulled {plural(pulled.schemas, 'schema')} from {source} at {pulled.commit[:12]} "
+              f"into {pulled.directory}\n")
+    return EXIT_OK
 
 
 def _silent(done: int, total: int, root: str) -> None:

@@ -223,3 +223,52 @@ def test_a_url_is_fetched_only_with_network_once_and_retried_on_429(
     cached = check(repo, "--schema-location", server.url + "/catalog")  # offline: the cached copy
     assert [(p, line) for p, line, _ in errors(cached.report)] == [("app/widget.yaml", 6)]
     assert len(server.seen) == 2
+
+
+# --- krmcheck schemas list / pull ----------------------------------------------------------
+
+def test_schemas_list_names_the_source_of_each_kind(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    from krmcheck.cli import main
+    write(tmp_path, "crds/widget.yaml", CRD)
+    write(tmp_path, "app/kustomization.yaml", "resources: [widget.yaml, cm.yaml, gadget.yaml]\n")
+    write(tmp_path, "app/widget.yaml", widget())
+    write(tmp_path, "app/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n")
+    write(tmp_path, "app/gadget.yaml", "apiVersion: example.com/v1\nkind: Gadget\nmetadata:\n  name: g\n")
+    (tmp_path / ".git").mkdir()
+    monkeypatch.chdir(tmp_path)
+    assert main(["schemas", "list", "app"]) == 0
+    rows = [line.split() for line in capsys.readouterr().out.splitlines()]
+    assert rows[0] == ["KIND", "SOURCE", "SCHEMA", "RESOURCES", "ROOTS"]
+    assert rows[1:] == [["ConfigMap", "(v1)", "built-in", "Kubernetes", builtin_version(), "1", "1"],
+                        ["Widget", "(example.com/v1)", "repository", "crds/widget.yaml", "1", "1"],
+                        ["Gadget", "(example.com/v1)", "none", "-", "1", "1"]]
+
+
+def builtin_version() -> str:
+    from krmcheck.schemas import builtin
+    return builtin.versions()[-1]
+
+
+def test_schemas_pull_fills_the_cache_for_offline_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    from dulwich import porcelain
+
+    from krmcheck.cli import main
+    catalog = tmp_path / "catalog-repo"
+    write(catalog, "example.com/widget_v1.json", json.dumps(SCHEMA))
+    write(catalog, "README.md", "a catalog\n")
+    repo = porcelain.init(str(catalog))
+    porcelain.add(repo, paths=[str(catalog / "example.com/widget_v1.json"), str(catalog / "README.md")])
+    commit = porcelain.commit(repo, message=b"schemas", author=b"a <a@b>", committer=b"a <a@b>").decode()
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    assert main(["schemas", "pull", str(catalog), "--ref", commit, "--name", "team"]) == 0
+    assert "pulled 1 schema from" in capsys.readouterr().out
+    pulled = tmp_path / "cache/krmcheck/schemas/catalogs/team"
+    assert (pulled / "example.com/widget_v1.json").is_file()
+    assert json.loads((pulled / ".source").read_text())["commit"] == commit
+    run = check(repo_with_widget(tmp_path / "repo"))
+    [kind] = run.report["roots"][0]["schemas"]["kinds"]
+    assert kind["source"] == "cache"
+    assert [(p, line) for p, line, _ in errors(run.report)] == [("app/widget.yaml", 6)]
+    assert main(["schemas", "pull", str(tmp_path / "nowhere")]) == 2
