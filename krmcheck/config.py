@@ -38,7 +38,7 @@ BY = "krmcheck config"
 # Ids of findings that come from somewhere else than a registered validator:
 # the schema validator's kinds without a schema, kubectl's deprecation
 # warnings, and ignore comments or annotations that silence nothing.
-EXTRA_IDS = ("schema-missing", "deprecation", "unused-ignore")
+EXTRA_IDS = ("schema-missing", "schema-unjudged", "deprecation", "unused-ignore")
 
 
 class ConfigError(Exception):

@@ -66,7 +66,7 @@ class Checker:
     where: str  # the CRD's file, the location's path or URL, the Kubernetes version
     make_fast: Callable[[], Callable[[Any], Any]]  # raises JsonSchemaException when invalid
     make_full: Callable[[], jsonschema.protocols.Validator]
-    structural: dict[str, Any] | None = None  # a CRD's own schema: defaults and CEL rules
+    structural: dict[str, Any] | None = None  # a custom kind's schema as written: defaults, CEL rules
     _full: jsonschema.protocols.Validator | None = field(default=None, repr=False)
     _fast: Callable[[Any], Any] | None = field(default=None, repr=False)
     _seen: int = field(default=0, repr=False)
@@ -222,18 +222,15 @@ _LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 # --- compiling -------------------------------------------------------------------------
 
 def _crd_checker(served: crds.Served, where: str, strict: bool) -> Checker:
-    checker = _json_checker(served.schema, REPOSITORY, where, strict, structural=True)
-    checker.structural = served.schema
-    return checker
+    return _json_checker(served.schema, REPOSITORY, where, strict)
 
 
-def _json_checker(schema: dict[str, Any], source: str, where: str, strict: bool,
-                  structural: bool = False) -> Checker:
+def _json_checker(schema: dict[str, Any], source: str, where: str, strict: bool) -> Checker:
     """A checker for an OpenAPI v3 structural schema, or for a JSON schema a
     location serves (also read as one: they are converted from CRDs)."""
     document = crds.to_json_schema(schema, strict)
     return Checker(source, where, lambda: _compile(document), lambda: jsonschema.Draft4Validator(document),
-                   schema if structural else None)
+                   schema)
 
 
 def _compile(document: dict[str, Any]) -> Callable[[Any], Any]:

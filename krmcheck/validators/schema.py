@@ -26,7 +26,7 @@ from typing import Any
 import jsonschema
 
 from krmcheck.results import Finding, Result, RootReport
-from krmcheck.schemas import builtin, crds, rules
+from krmcheck.schemas import builtin, cel, crds, rules
 from krmcheck.schemas.locations import LocationError
 from krmcheck.schemas.sources import BUILTIN, Checker, SchemaSettings, Sources, sources_for
 from krmcheck.tree.node import Mapping
@@ -35,6 +35,7 @@ from krmcheck.validators import ValidatorOptions, field_path, make_result, resou
 id = "schema"
 description = "resources match the schema of their kind (built-in, repository CRD, schema location)"
 MISSING = "schema-missing"  # the id of the info findings about kinds without a schema
+UNJUDGED = "schema-unjudged"  # ...and about CEL rules that could not be judged
 
 
 def validate(items: Sequence[Mapping], options: ValidatorOptions) -> list[Result]:
@@ -42,6 +43,7 @@ def validate(items: Sequence[Mapping], options: ValidatorOptions) -> list[Result
     sources = _sources(items, options, version)
     results: list[Result] = []
     skipped: dict[tuple[str, str], list[Mapping]] = {}
+    unjudged: dict[tuple[str, str], tuple[Mapping, dict[str, str]]] = {}
     for item in items:
         ref = resource_ref(item)
         if not ref.apiVersion or not ref.kind:
@@ -50,11 +52,15 @@ def validate(items: Sequence[Mapping], options: ValidatorOptions) -> list[Result
         checker = _find(sources, ref.apiVersion, ref.kind, results)
         if checker is None:
             skipped.setdefault((ref.apiVersion, ref.kind), []).append(item)
-        else:
-            results.extend(_check(item, checker, version))
-        if checker is not None and checker.source == BUILTIN:
+            continue
+        data = item.to_data()
+        results.extend(_check(item, data, checker, version))
+        if checker.source == BUILTIN:
             results.extend(_field_rules(item, ref.apiVersion, ref.kind, version))
+        elif checker.structural is not None:
+            results.extend(_cel(item, data, checker, unjudged))
     results.extend(_skipped_result(kind_items, version) for kind_items in skipped.values())
+    results.extend(_unjudged_result(item, rules) for item, rules in unjudged.values())
     return results
 
 
@@ -120,8 +126,7 @@ def _find(sources: Sources, api_version: str, kind: str, results: list[Result]) 
 
 # -- checking -----------------------------------------------------------------
 
-def _check(item: Mapping, checker: Checker, version: str) -> list[Result]:
-    data = item.to_data()
+def _check(item: Mapping, data: Any, checker: Checker, version: str) -> list[Result]:
     if checker.valid(data):
         return []
     # The full validator is the authority: if it finds nothing, the item is valid.
@@ -138,6 +143,44 @@ def _check(item: Mapping, checker: Checker, version: str) -> list[Result]:
                 results.append(make_result(id, item, message, path, rule=str(error.validator),
                                            extra_tags=tags))
     return results
+
+
+def _cel(item: Mapping, data: Any, checker: Checker,
+         unjudged: dict[tuple[str, str], tuple[Mapping, dict[str, str]]]) -> list[Result]:
+    """The schema's CEL rules; the rules that could not be judged are collected per kind."""
+    assert checker.structural is not None
+    if not cel.has_rules(checker.structural):
+        return []
+    ref = resource_ref(item)
+    tags = (("schema-source", checker.source),)
+    if not cel.available():
+        rules = {rule: "CEL needs the cel-expr-python package (Python 3.11 or newer)"
+                 for rule in _all_rules(checker.structural)}
+        unjudged.setdefault((ref.apiVersion, ref.kind), (item, {}))[1].update(rules)
+        return []
+    outcome = cel.evaluate(checker.structural, data)
+    for u in outcome.unjudged:
+        unjudged.setdefault((ref.apiVersion, ref.kind), (item, {}))[1].setdefault(u.rule, u.why)
+    return [make_result(id, item, f"{field_path(v.path)}: {v.message}" if v.path else v.message,
+                        field_path(v.path), rule="cel", extra_tags=tags + (("cel-rule", v.rule),))
+            for v in outcome.violations]
+
+
+def _all_rules(schema: Any) -> list[str]:
+    if not isinstance(schema, dict):
+        return []
+    found = [r["rule"] for r in schema.get("x-kubernetes-validations") or () if isinstance(r, dict)
+             and isinstance(r.get("rule"), str)]
+    for sub in list((schema.get("properties") or {}).values()) + [schema.get("items"), schema.get("additionalProperties")]:
+        found += _all_rules(sub)
+    return found
+
+
+def _unjudged_result(item: Mapping, rules: dict[str, str]) -> Result:
+    """One info per kind and root about the CEL rules that were not judged
+    (``schema-unjudged``; the run reports each kind once)."""
+    return make_result(UNJUDGED, item, "", "kind", severity="info", rule="cel-unjudged",
+                       extra_tags=(("rules", json.dumps(sorted(rules.items()))),))
 
 
 def _field_rules(item: Mapping, api_version: str, kind: str, version: str) -> list[Result]:
@@ -224,27 +267,45 @@ def _count(n: int, noun: str) -> str:
 
 
 def missing_per_run(roots: Sequence[RootReport]) -> tuple[RootReport, ...]:
-    """One ``schema-missing`` finding per kind for the whole run: each root's
-    finding about a kind is moved to the kind's first location and says how
-    many resources and roots the run has of it, so that reports show it once."""
-    kinds: dict[tuple[str, str], list[Finding]] = {}
+    """One finding per kind for the whole run about kinds without a schema
+    (``schema-missing``) and CEL rules not judged (``schema-unjudged``):
+    each root's finding about a kind is moved to the kind's first location
+    and says how many resources, rules and roots the run has of it, so that
+    reports show it once."""
+    kinds: dict[tuple[str, str, str], list[Finding]] = {}
     for root in roots:
         for f in root.findings:
-            if f.rule == MISSING and f.result.resource_ref is not None:
+            if f.rule in (MISSING, UNJUDGED) and f.result.resource_ref is not None:
                 ref = f.result.resource_ref
-                kinds.setdefault((ref.apiVersion, ref.kind), []).append(f)
+                kinds.setdefault((f.rule, ref.apiVersion, ref.kind), []).append(f)
     if not kinds:
         return tuple(roots)
     moved: dict[int, Finding] = {}
-    for (api_version, kind), found in kinds.items():
+    for (rule, api_version, kind), found in kinds.items():
         first = min(found, key=lambda f: (f.location, f.root))
-        tags = dict(first.result.tags)
-        total = sum(int(dict(f.result.tags).get("count", "1")) for f in found)
-        named = len({f.root for f in found})
-        message = (f"no schema for {kind} ({api_version}) in Kubernetes {tags.get('kubernetes-version', '')}: "
-                   f"{_count(total, 'resource')} in {_count(named, 'root')} not checked")
+        named = _count(len({f.root for f in found}), "root")
+        if rule == MISSING:
+            total = sum(int(dict(f.result.tags).get("count", "1")) for f in found)
+            version = dict(first.result.tags).get("kubernetes-version", "")
+            message = (f"no schema for {kind} ({api_version}) in Kubernetes {version}: "
+                       f"{_count(total, 'resource')} in {named} not checked")
+        else:
+            message = _unjudged_message(kind, api_version, found, named)
         for f in found:
             moved[builtins.id(f)] = dataclasses.replace(
                 first, root=f.root, result=dataclasses.replace(first.result, message=message))
     return tuple(dataclasses.replace(r, findings=tuple(moved.get(builtins.id(f), f) for f in r.findings))
                  for r in roots)
+
+
+def _unjudged_message(kind: str, api_version: str, found: list[Finding], named: str) -> str:
+    rules: dict[str, str] = {}
+    for f in found:
+        rules.update(dict(json.loads(dict(f.result.tags).get("rules", "[]"))))
+    reasons: dict[str, list[str]] = {}
+    for rule, why in rules.items():
+        reasons.setdefault(why.split(":")[0], []).append(f"{rule!r} ({why})" if ":" in why else repr(rule))
+    parts = [f"{_count(len(listed), 'rule')} {why}: {'; '.join(listed[:2])}{' ...' if len(listed) > 2 else ''}"
+             for why, listed in sorted(reasons.items())]
+    return (f"{_count(len(rules), 'CEL rule')} of {kind} ({api_version}) not judged in {named}: "
+            + "; ".join(parts))
