@@ -7,7 +7,7 @@ cache), and the share. With `--schema-location DIR` (for example a checkout
 of the datreeio CRDs-catalog, kept outside this repository) the same figures
 with that location added. Run from the project root:
 
-    python benchmarks/coverage.py [--schema-location DIR] [--repo OWNER+NAME]
+    python benchmarks/coverage.py [--schema-location LOCATION]... [--repo OWNER+NAME]
 """
 
 from __future__ import annotations
@@ -40,13 +40,16 @@ def coverage(repo: Path, extra: list[str]) -> tuple[int, dict[str, int], float]:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--schema-location", help="also run with this schema location")
+    ap.add_argument("--schema-location", action="append", default=[],
+                    help="also run with these schema locations (repeatable)")
     ap.add_argument("--repo", help="only this repository (OWNER+NAME)")
     args = ap.parse_args()
     repos = sorted(p for p in CORPUS.iterdir() if p.is_dir() and (not args.repo or p.name == args.repo))
     runs = [("repository CRDs", [])]
     if args.schema_location:
-        runs.append(("+ schema location", ["--schema-location", str(Path(args.schema_location).resolve())]))
+        extra = [a for loc in args.schema_location for a in ("--schema-location", loc if "{{" in loc
+                                                             else str(Path(loc).resolve()))]
+        runs.append(("+ schema locations", extra))
     for label, extra in runs:
         print(f"== {label}")
         print(f"{'repository':45} {'resources':>9} " + " ".join(f"{s:>10}" for s in SOURCES) + "  validated      s")

@@ -4,7 +4,9 @@ Builds an overlay over N Deployments (namePrefix, namespace, labels, images,
 a JSON 6902 patch, a generated ConfigMap that every Deployment references),
 then times ``krmcheck build`` and ``kubectl kustomize`` on it in the same
 run, for N = 250, 500, 1000, 2000, and prints the ratios and krmcheck's
-time(2000) / time(1000). Run from the project root:
+time(2000) / time(1000). ``check s`` is a whole check of the overlay (render,
+schema and field rules, the other validators, reports); ``check - build``
+is what validating adds. Run from the project root:
 
     python benchmarks/scale.py [--runs 3] [--sizes 250,500,1000,2000]
 
@@ -116,14 +118,16 @@ def main() -> int:
     sizes = [int(s) for s in args.sizes.split(",")]
     kubectl = shutil.which("kubectl")
     krmcheck = [sys.executable, "-m", "krmcheck", "build"]
+    check = [sys.executable, "-m", "krmcheck", "--github", "off", "--fail-on", "never"]
     own: dict[int, float] = {}
-    print(f"{'N':>6} {'krmcheck s':>11} {'kubectl s':>10} {'ratio':>7}")
+    print(f"{'N':>6} {'krmcheck s':>11} {'kubectl s':>10} {'ratio':>7} {'check s':>8} {'check - build':>14}")
     with tempfile.TemporaryDirectory() as tmp:
         for n in sizes:
             overlay = make_tree(Path(tmp) / str(n), n)
             a = own[n] = time_command(krmcheck + [str(overlay)], args.runs)
             b = time_command([kubectl, "kustomize", str(overlay)], args.runs) if kubectl else float("nan")
-            print(f"{n:>6} {a:>11.2f} {b:>10.2f} {a / b:>7.2f}")
+            c = time_command(check + ["--roots", str(overlay), str(overlay)], args.runs)
+            print(f"{n:>6} {a:>11.2f} {b:>10.2f} {a / b:>7.2f} {c:>8.2f} {c - a:>14.2f}")
     if 1000 in own and 2000 in own:
         print(f"krmcheck time(2000)/time(1000) = {own[2000] / own[1000]:.2f}")
     return 0

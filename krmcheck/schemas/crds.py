@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import functools
 import re
+import warnings
 from collections.abc import Iterator
 from typing import Any, NamedTuple
 
@@ -146,10 +147,12 @@ def python_regex(pattern: str) -> bool:
     asserted rather than misjudged."""
     if "\\p{" in pattern or "\\P{" in pattern or "(?P<" in pattern:
         return False
-    try:
-        re.compile(pattern)
-    except (re.error, RecursionError, OverflowError):
-        return False
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a FutureWarning means Python may read it differently
+        try:
+            re.compile(pattern)
+        except (re.error, RecursionError, OverflowError, FutureWarning):
+            return False
     return True
 
 

@@ -68,16 +68,23 @@ def version_of(text: str) -> tuple[int, int]:
 @functools.cache
 def table() -> dict[tuple[str, str], tuple[tuple[tuple[Step, ...], Rule], ...]]:
     """(apiVersion, kind) -> every (path to the place, rule) that applies."""
-    doc: dict[str, Any] = yaml.safe_load(
-        resources.files("krmcheck.schemas").joinpath("field_rules.yaml").read_text(encoding="utf-8"))
+    return {key: tuple((prefix, rule) for prefix, rules in groups for rule in rules)
+            for key, groups in _grouped().items()}
+
+
+@functools.cache
+def _grouped() -> dict[tuple[str, str], tuple[tuple[tuple[Step, ...], tuple[Rule, ...]], ...]]:
+    """(apiVersion, kind) -> (path to a place, the rules there), each path once."""
+    text = resources.files("krmcheck.schemas").joinpath("field_rules.yaml").read_text(encoding="utf-8")
+    doc: dict[str, Any] = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     places = {name: _flatten(name, doc["places"]) for name in doc["places"]}
-    out: dict[tuple[str, str], list[tuple[tuple[Step, ...], Rule]]] = {}
+    out: dict[tuple[str, str], dict[tuple[Step, ...], list[Rule]]] = {}
     for entry in doc["rules"]:
         rule = _rule(entry)
         for api_version, kind, prefix in places[entry["place"]]:
             if not rule.kinds or kind in rule.kinds:
-                out.setdefault((api_version, kind), []).append((prefix, rule))
-    return {key: tuple(found) for key, found in out.items()}
+                out.setdefault((api_version, kind), {}).setdefault(prefix, []).append(rule)
+    return {key: tuple((prefix, tuple(rules)) for prefix, rules in found.items()) for key, found in out.items()}
 
 
 def _flatten(name: str, places: dict[str, list[dict[str, Any]]]) -> list[tuple[str, str, tuple[Step, ...]]]:
@@ -103,13 +110,45 @@ def _rule(entry: dict[str, Any]) -> Rule:
 
 def check(item: Mapping, api_version: str, kind: str, version: str) -> list[Violation]:
     """Every rule of ``version`` that the resource breaks."""
-    wanted = version_of(version)
     out: list[Violation] = []
-    for prefix, rule in table().get((api_version, kind), ()):
-        if rule.holds(wanted):
-            for place, at in _walk(item, prefix, ()):
-                out.extend(_judge(place, at, rule, wanted))
+    trie = _trie().get((api_version, kind))
+    if trie is not None:
+        _visit(item, trie, (), version_of(version), out)
     return out
+
+
+class _Trie(NamedTuple):
+    rules: list[Rule]  # the rules whose place is this path
+    children: dict[Step, "_Trie"]
+
+
+@functools.cache
+def _trie() -> dict[tuple[str, str], _Trie]:
+    """Each kind's places as a tree of steps, so that a resource is walked
+    once, and no further than the fields it has."""
+    out: dict[tuple[str, str], _Trie] = {}
+    for key, groups in _grouped().items():
+        root = out[key] = _Trie([], {})
+        for prefix, rules in groups:
+            node = root
+            for step in prefix:
+                node = node.children.setdefault(step, _Trie([], {}))
+            node.rules.extend(rules)
+    return out
+
+
+def _visit(node: Node, trie: _Trie, at: tuple[str | int, ...], version: tuple[int, int],
+           out: list[Violation]) -> None:
+    for rule in trie.rules:
+        if rule.holds(version):
+            out.extend(_judge(node, at, rule, version))
+    for step, child in trie.children.items():
+        if step == "*":
+            if isinstance(node, Sequence):
+                for i, item in enumerate(node.items):
+                    _visit(item, child, at + (i,), version, out)
+        elif isinstance(node, Mapping) and step in node.items:
+            _visit(node.items[step], child, at + (step,), version, out)
 
 
 def _judge(place: Node, at: tuple[str | int, ...], rule: Rule, version: tuple[int, int]) -> Iterator[Violation]:
