@@ -67,6 +67,9 @@ class Checker:
     make_fast: Callable[[], Callable[[Any], Any]]  # raises JsonSchemaException when invalid
     make_full: Callable[[], jsonschema.protocols.Validator]
     structural: dict[str, Any] | None = None  # a custom kind's schema as written: defaults, CEL rules
+    # the schema as written and how to follow its $ref (for x-kubernetes-list-map-keys)
+    written: dict[str, Any] | None = None
+    resolve: Callable[[dict[str, Any]], dict[str, Any]] | None = None
     _full: jsonschema.protocols.Validator | None = field(default=None, repr=False)
     _fast: Callable[[Any], Any] | None = field(default=None, repr=False)
     _seen: int = field(default=0, repr=False)
@@ -230,7 +233,7 @@ def _json_checker(schema: dict[str, Any], source: str, where: str, strict: bool)
     location serves (also read as one: they are converted from CRDs)."""
     document = crds.to_json_schema(schema, strict)
     return Checker(source, where, lambda: _compile(document), lambda: jsonschema.Draft4Validator(document),
-                   schema)
+                   schema, schema)
 
 
 def _compile(document: dict[str, Any]) -> Callable[[Any], Any]:
@@ -263,7 +266,13 @@ def _builtin_checker(version: str, strict: bool, api_version: str, kind: str) ->
     def full() -> jsonschema.protocols.Validator:
         registry: Registry[Any] = Registry().with_resource(definitions["$id"], Resource.from_contents(definitions))
         return jsonschema.Draft202012Validator(schema, registry=registry)
-    return Checker(BUILTIN, f"Kubernetes {version}", fast, full)
+    defs = definitions["$defs"]
+
+    def resolve(node: dict[str, Any]) -> dict[str, Any]:
+        while "$ref" in node and node["$ref"].rpartition("/")[2] in defs:
+            node = defs[node["$ref"].rpartition("/")[2]]
+        return node
+    return Checker(BUILTIN, f"Kubernetes {version}", fast, full, None, schema, resolve)
 
 
 # Keywords whose value maps names to subschemas, lists subschemas, or is one.

@@ -26,7 +26,7 @@ from typing import Any
 import jsonschema
 
 from krmcheck.results import Finding, Result, RootReport
-from krmcheck.schemas import builtin, cel, crds, rules
+from krmcheck.schemas import builtin, cel, crds, lists, rules
 from krmcheck.schemas.locations import LocationError
 from krmcheck.schemas.sources import BUILTIN, Checker, SchemaSettings, Sources, sources_for
 from krmcheck.tree.node import Mapping
@@ -55,6 +55,7 @@ def validate(items: Sequence[Mapping], options: ValidatorOptions) -> list[Result
             continue
         data = item.to_data()
         results.extend(_check(item, data, checker, version))
+        results.extend(_map_lists(item, data, checker))
         if checker.source == BUILTIN:
             results.extend(_field_rules(item, ref.apiVersion, ref.kind, version))
         elif checker.structural is not None:
@@ -143,6 +144,16 @@ def _check(item: Mapping, data: Any, checker: Checker, version: str) -> list[Res
                 results.append(make_result(id, item, message, path, rule=str(error.validator),
                                            extra_tags=tags))
     return results
+
+
+def _map_lists(item: Mapping, data: Any, checker: Checker) -> list[Result]:
+    """Items of an ``x-kubernetes-list-type: map`` list with the same keys."""
+    if checker.written is None:
+        return []
+    found = lists.duplicates(checker.written, data, checker.resolve or (lambda node: node))
+    tags = (("schema-source", checker.source),)
+    return [make_result(id, item, f"{field_path(path)}: {message}", field_path(path),
+                        rule="list-map-keys", extra_tags=tags) for path, message in found]
 
 
 def _cel(item: Mapping, data: Any, checker: Checker,
