@@ -9,14 +9,15 @@ import time
 from collections.abc import Callable, Mapping
 from importlib import metadata
 from pathlib import Path
-from typing import Sequence, TextIO
+from typing import Sequence, TextIO, cast
 
-from krmcheck import merge, runner, shard
+from krmcheck import merge, runner, shard, stack
 from krmcheck.fn import serve
 from krmcheck.schemas import catalog as schema_catalog
 from krmcheck.fn.plugin import DEFAULT_FN_TIMEOUT, FunctionOptions
 from krmcheck.validators import VALIDATORS, ValidatorOptions
 from krmcheck.kustomize.files import RESTRICTORS, ROOT_ONLY
+from krmcheck.reporters.safe import MessageStream, one_line
 
 FAIL_ON = ("error", "warning", "info", "never")
 
@@ -253,30 +254,37 @@ def _normalise_restrictor(argv: list[str]) -> list[str]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _normalise_restrictor(list(sys.argv[1:] if argv is None else argv))
+    return stack.deep(lambda: _main(args))
+
+
+def _main(args: list[str]) -> int:
+    # Messages quote file names and entries from the pull request: each line
+    # of stderr is made safe for a terminal and the GitHub runner.
+    err = cast(TextIO, MessageStream(sys.stderr))
     if args[:1] == ["build"]:
         b = _build_parser().parse_args(args[1:])
-        return runner.run_build(Path(b.dir), b.load_restrictor, sys.stdout, sys.stderr, b.network,
+        return runner.run_build(Path(b.dir), b.load_restrictor, sys.stdout, err, b.network,
                                 b.enable_alpha_plugins, b.enable_helm, b.helm_command,
                                 trusted_catalogs=b.trusted_catalog, functions=_functions(b))
     if args[:1] == ["catalog"]:
         c = _catalog_parser().parse_args(args[1:])
-        return runner.run_catalog_view(c.location, sys.stdout, sys.stderr)
+        return runner.run_catalog_view(c.location, sys.stdout, err)
     if args[:1] == ["merge-reports"]:
-        return runner.run_merge(parse_merge(args[1:]), sys.stdout, sys.stderr)
+        return runner.run_merge(parse_merge(args[1:]), sys.stdout, err)
     if args[:1] == ["schemas"]:
         if args[1:2] == ["list"]:
-            return runner.run_schemas_list(parse_check(args[2:]), sys.stdout, sys.stderr)
+            return runner.run_schemas_list(parse_check(args[2:]), sys.stdout, err)
         sc = _schemas_parser().parse_args(args[1:])
         ref = sc.ref if sc.ref is not None else (
             schema_catalog.DEFAULT_REF if sc.source == schema_catalog.DEFAULT_SOURCE else "")
-        return runner.run_schemas_pull(sc.source, ref, sc.name, sys.stdout, sys.stderr)
+        return runner.run_schemas_pull(sc.source, ref, sc.name, sys.stdout, err)
     if args[:1] == ["fn"]:
         f = _fn_parser().parse_args(args[1:])
-        return serve.serve(list(dict.fromkeys(f.validators)), sys.stdin, sys.stdout, sys.stderr,
+        return serve.serve(list(dict.fromkeys(f.validators)), sys.stdin, sys.stdout, err,
                            ValidatorOptions(f.kubernetes_version, f.strict))
     if args[:1] == ["check"]:
         args = args[1:]
-    return runner.run_check(parse_check(args), sys.stdout, sys.stderr,
+    return runner.run_check(parse_check(args), sys.stdout, err,
                             progress=ProgressLine.for_stream(sys.stderr, os.environ))
 
 
@@ -307,7 +315,7 @@ class ProgressLine:
         if time.monotonic() - self.start < self.DELAY:
             return
         width = 70
-        text = f"[{done}/{total}] {root}"
+        text = f"[{done}/{total}] {one_line(root)}"
         self.stream.write("\r\033[K" + (text if len(text) <= width else text[:width - 3] + "..."))
         self.stream.flush()
         self.shown = True

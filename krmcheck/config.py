@@ -124,12 +124,12 @@ EMPTY = Config()
 def find(paths: Iterable[Path], stop: Path) -> Path | None:
     """The nearest config file at or above the common directory of ``paths``,
     looking no higher than ``stop`` (the repository's top)."""
-    dirs = [p.resolve() if p.is_dir() else p.resolve().parent for p in paths] or [Path.cwd().resolve()]
+    dirs = [p.resolve() if os.path.isdir(p) else p.resolve().parent for p in paths] or [Path.cwd().resolve()]
     start = Path(os.path.commonpath([str(d) for d in dirs]))
     top = stop.resolve()
     for d in (start, *start.parents):
         for name in FILE_NAMES:
-            if (d / name).is_file():
+            if os.path.isfile(d / name):
                 return d / name
         if d == top:
             break
@@ -385,11 +385,11 @@ def _text(node: Node | None) -> str:
 def _exec_path(node: Node, directory: Path) -> str:
     written = _text(node)
     candidate = directory / written
-    if "/" not in written and not candidate.exists():
+    if "/" not in written and not os.path.exists(candidate):
         found = shutil.which(written)  # a bare command name: look on PATH like a shell
         if found:
             return found
-    if not candidate.is_file():
+    if not os.path.isfile(candidate):
         raise ConfigError([(node.origin.location, f"exec: {written}: no such file")])
     return str(candidate.resolve())
 

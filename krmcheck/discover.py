@@ -40,7 +40,7 @@ def repo_root(start: Path) -> Path:
     """The top of the git work tree holding ``start``, else ``start`` itself."""
     cur = start.resolve()
     for d in (cur, *cur.parents):
-        if (d / ".git").exists():
+        if os.path.exists(d / ".git"):
             return d
     return start.resolve()
 
@@ -58,7 +58,7 @@ def _walk(paths: Iterable[Path], skip: Skip) -> Iterator[tuple[Path, list[str]]]
     """(directory, its file names) under ``paths``, leaving out what ``skip``
     excludes and the directories no repository checks (.git, node_modules...)."""
     for p in paths:
-        if p.is_file():
+        if os.path.isfile(p):
             p = p.parent
         if skip(p.resolve(), True):
             continue
@@ -84,11 +84,11 @@ def find_manifests(paths: list[Path], infos: dict[Path, KustomizationInfo],
     ``infos``, no Kptfile beside them, nothing in ``also_read`` (function
     configurations the run's configuration names). Helm charts (a directory
     with ``Chart.yaml``) hold templates, not objects."""
-    read = {f for info in infos.values() for f in info.files} | {p.resolve() for p in also_read}
+    read = {f for info in infos.values() for f in info.files} | {_resolved(p) for p in also_read}
     found: list[Path] = []
     charts: list[Path] = []
-    files = [p for p in paths if p.is_file() and not skip(p.resolve(), False)]
-    for directory, names in _walk([p for p in paths if p.is_dir()], skip):
+    files = [p for p in paths if os.path.isfile(p) and not skip(_resolved(p), False)]
+    for directory, names in _walk([p for p in paths if os.path.isdir(p)], skip):
         if "Chart.yaml" in names:
             charts.append(directory)
         if any(directory == c or c in directory.parents for c in charts):
@@ -97,7 +97,7 @@ def find_manifests(paths: list[Path], infos: dict[Path, KustomizationInfo],
             read |= _kptfile_reads(directory)
         files.extend(directory / n for n in names)
     for path in files:
-        path = path.resolve()
+        path = _resolved(path)
         if (path.suffix in MANIFEST_SUFFIXES and path.name not in FILENAMES
                 and path not in read and is_manifest(path)):
             found.append(path)
@@ -113,14 +113,14 @@ def _kptfile_reads(directory: Path) -> set[Path]:
         text = (directory / "Kptfile").read_text(encoding="utf-8", errors="replace")
     except OSError:
         return set()
-    return {(directory / rel).resolve() for rel in _CONFIG_PATH.findall(text)}
+    return {_resolved(directory / rel) for rel in _CONFIG_PATH.findall(text)}
 
 
 def find_crd_files(paths: list[Path], skip: Skip = _never) -> list[Path]:
     """YAML and JSON files under ``paths`` that may hold CustomResourceDefinitions
     (Helm charts' ``crds/`` folders included), for schemas of custom kinds."""
     found = []
-    for directory, names in _walk([p for p in paths if p.is_dir()] or [Path(".")], skip):
+    for directory, names in _walk([p for p in paths if os.path.isdir(p)] or [Path(".")], skip):
         for name in names:
             if name.endswith((".yaml", ".yml", ".json")):
                 path = directory / name
@@ -138,7 +138,7 @@ def is_input_name(path: Path) -> bool:
     reads: a kustomization, its configuration, or a Kubernetes manifest."""
     if path.name in FILENAMES or path.name in (".krmcheck.yaml", ".krmcheck.yml"):
         return True
-    return path.is_file() and path.suffix in MANIFEST_SUFFIXES and is_manifest(path)
+    return os.path.isfile(path) and path.suffix in MANIFEST_SUFFIXES and is_manifest(path)
 
 
 def is_manifest(path: Path) -> bool:
@@ -155,15 +155,17 @@ def is_manifest(path: Path) -> bool:
 
 
 def read_info(directory: Path) -> KustomizationInfo:
+    """What a kustomization refers to, read leniently: discovery only orders
+    and groups roots, and the build reports whatever is wrong with the file."""
     info = KustomizationInfo(directory)
     for name in FILENAMES:
         path = directory / name
-        if path.is_file():
-            info.files.add(path.resolve())
+        if os.path.isfile(path):
+            info.files.add(_resolved(path))
             try:
                 data = yaml.load(path.read_text(encoding="utf-8", errors="replace"),
                                  Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-            except yaml.YAMLError:
+            except (OSError, yaml.YAMLError):
                 return info
             if isinstance(data, dict):
                 _collect(info, data)
@@ -171,10 +173,23 @@ def read_info(directory: Path) -> KustomizationInfo:
     return info
 
 
+def _resolved(path: Path) -> Path:
+    """``path`` resolved as far as the file system allows (a symlink loop or a
+    NUL byte leaves it as written; the build reports those)."""
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError, ValueError):
+        return Path(os.path.abspath(path))
+
+
 def _entries(value: object) -> list[str]:
     if isinstance(value, list):
-        return [v for v in value if isinstance(v, str)]
+        return [v for v in value if isinstance(v, str) and "\n" not in v and "://" not in v]
     return []
+
+
+def _items(value: object) -> list[dict]:
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
 
 
 def _collect(info: KustomizationInfo, data: dict) -> None:
@@ -183,36 +198,22 @@ def _collect(info: KustomizationInfo, data: dict) -> None:
     for key in ("resources", "bases", "components", "generators", "transformers", "validators",
                 "catalogs"):
         for rel in _entries(data.get(key)):
-            if "\n" in rel or "://" in rel:
-                continue
-            target = (d / rel)
-            if target.is_dir():
-                info.dirs.add(target.resolve())
-            else:
-                info.files.add(target.resolve())
-    for key in ("patchesStrategicMerge", "crds", "configurations"):
-        for rel in _entries(data.get(key)):
-            if "\n" not in rel:
-                info.files.add((d / rel).resolve())
-    for key in ("patches", "patchesJson6902", "replacements"):
-        for item in data.get(key) or []:
-            if isinstance(item, dict) and isinstance(item.get("path"), str):
-                info.files.add((d / item["path"]).resolve())
+            target = _resolved(d / rel)
+            (info.dirs if os.path.isdir(target) else info.files).add(target)
+    rels = [rel for key in ("patchesStrategicMerge", "crds", "configurations") for rel in _entries(data.get(key))]
+    rels += [item["path"] for key in ("patches", "patchesJson6902", "replacements")
+             for item in _items(data.get(key)) if isinstance(item.get("path"), str)]
     openapi = data.get("openapi")
     if isinstance(openapi, dict) and isinstance(openapi.get("path"), str):
-        info.files.add((d / openapi["path"]).resolve())
-    for chart in data.get("helmCharts") or []:
-        if isinstance(chart, dict):
-            for rel in _entries(chart.get("additionalValuesFiles")) + _entries([chart.get("valuesFile")]):
-                info.files.add((d / rel).resolve())
+        rels.append(openapi["path"])
+    for chart in _items(data.get("helmCharts")):
+        rels += _entries(chart.get("additionalValuesFiles")) + _entries([chart.get("valuesFile")])
     for key in ("configMapGenerator", "secretGenerator"):
-        for item in data.get(key) or []:
-            if not isinstance(item, dict):
-                continue
-            for rel in _entries(item.get("files")):
-                info.files.add((d / rel.split("=", 1)[-1]).resolve())
-            for rel in _entries(item.get("envs")) + ([item["env"]] if isinstance(item.get("env"), str) else []):
-                info.files.add((d / rel).resolve())
+        for item in _items(data.get(key)):
+            rels += [rel.split("=", 1)[-1] for rel in _entries(item.get("files"))]
+            rels += _entries(item.get("envs")) + _entries([item.get("env")])
+    info.files.update(_resolved(d / rel) for rel in rels)
+
 
 
 def graph(kdirs: list[Path]) -> dict[Path, KustomizationInfo]:
@@ -253,7 +254,7 @@ def all_roots(infos: dict[Path, KustomizationInfo]) -> list[Path]:
 def reads(root: Path, infos: dict[Path, KustomizationInfo]) -> set[Path]:
     """Every file a root can read, through the kustomizations it includes
     (a plain manifest root reads itself)."""
-    if root.is_file():
+    if os.path.isfile(root):
         return {root}
     seen: set[Path] = set()
     out: set[Path] = set()
@@ -269,7 +270,7 @@ def reads(root: Path, infos: dict[Path, KustomizationInfo]) -> set[Path]:
             out.add(sub)
             stack.append(sub)
         for f in info.files:
-            if f.is_dir():
+            if os.path.isdir(f):
                 stack.append(f)
     return out
 
@@ -305,19 +306,19 @@ def select(paths: tuple[Path, ...], mode: tuple[str, ...], changed_since: str | 
     manifests that nothing reads (see :func:`find_manifests`) are roots of
     their own."""
     for p in paths:
-        if not p.exists() and not changed_since:
+        if not os.path.exists(p) and not changed_since:
             raise NothingToCheck(f"{p}: no such file or directory")
     if mode and mode != ("all",):
         return _explicit(mode)
-    directories = [p for p in paths if p.is_dir()]
-    changed = [p for p in paths if not p.is_dir()]
+    directories = [p for p in paths if os.path.isdir(p)]
+    changed = [p for p in paths if not os.path.isdir(p)]
     if changed_since:
         changed += _changed(changed_since, top)
     search = [Path(".")] if changed or changed_since else directories or [Path(".")]
     infos = graph(find_kustomizations(search, skip))
     kustomizations = all_roots(infos) if mode == ("all",) else default_roots(infos)
     if changed or changed_since:
-        manifests = find_manifests([c for c in changed if c.is_file()], infos, skip, also_read)
+        manifests = find_manifests([c for c in changed if os.path.isfile(c)], infos, skip, also_read)
         roots = touched_roots(kustomizations, changed, infos) + manifests
         return Selection(tuple(sorted(set(roots))), infos, True)
     manifests = find_manifests(directories, infos, skip, also_read)
@@ -328,14 +329,14 @@ def select(paths: tuple[Path, ...], mode: tuple[str, ...], changed_since: str | 
 
 def _explicit(mode: tuple[str, ...]) -> Selection:
     for given in mode:
-        if not Path(given).is_dir():
+        if not os.path.isdir(given):
             raise NothingToCheck(f"--roots {given}: not a directory")
     roots = tuple(Path(r).resolve() for r in mode)
     return Selection(roots, graph([r for r in roots if find_kustomization(r)]), False)
 
 
 def find_kustomization(directory: Path) -> bool:
-    return any((directory / n).is_file() for n in FILENAMES)
+    return any(os.path.isfile(directory / n) for n in FILENAMES)
 
 
 def _changed(ref: str, top: Path) -> list[Path]:

@@ -14,6 +14,8 @@ a validator never silently sees more or fewer resources than under kpt).
 
 from __future__ import annotations
 
+import os
+
 from pathlib import Path
 
 from krmcheck.config import ConfigError, ExternalValidator, external_validator
@@ -36,7 +38,7 @@ def validators(directory: Path, display: str) -> tuple[ExternalValidator, ...]:
     """The validators of ``directory/Kptfile`` (none without one);
     ``display`` is the directory's repo-relative name."""
     path = directory / FILE_NAME
-    if not path.is_file():
+    if not os.path.isfile(path):
         return ()
     shown = f"{display}/{FILE_NAME}" if display not in ("", ".") else FILE_NAME
     kptfile = _load(path, shown)

@@ -17,7 +17,7 @@ from typing import Any, Sequence, TextIO
 from krmcheck import baseline as kbaseline
 from krmcheck import cache
 from krmcheck import config as krmconfig
-from krmcheck import discover, kptfile, suppression
+from krmcheck import discover, kptfile, stack, suppression
 from krmcheck import merge as kmerge
 from krmcheck import shard as kshard
 from krmcheck.fn import catalog as fn_catalog
@@ -30,7 +30,7 @@ from krmcheck.kustomize.kustomization import find_file
 from krmcheck.kustomize.resource import Resource
 from krmcheck.kustomize.target import BuildOptions, Builder
 from krmcheck.locate import Locator
-from krmcheck.redact import redact, secret_values
+from krmcheck import redact
 from krmcheck.reporters import REPORTERS, plural
 from krmcheck.results import (SEVERITY_RANK, Finding, Note, ResourceRef, Result, RootReport,
                               RunReport)
@@ -94,7 +94,8 @@ def run_build(directory: Path, restrictor: str, out: TextIO, err: TextIO,
     try:
         resources = _build(builder, directory)
     except BuildError as e:
-        err.write(_warning_lines(builder) + f"Error: {e}\n")
+        # the rendered output holds the Secrets; a message never does
+        err.write(_warning_lines(builder) + f"Error: {redact.text(str(e), frozenset(builder.secrets))}\n")
         return EXIT_BROKEN
     err.write(_warning_lines(builder))  # kubectl warns on stderr as it loads each kustomization
     out.write(emit_all([r.node for r in resources]))
@@ -106,7 +107,7 @@ def _build(builder: Builder, directory: Path) -> list[Resource]:
     boundary at which a defect in krmcheck turns into one clear message
     naming the root, never a traceback."""
     try:
-        return builder.load_manifest(directory) if directory.is_file() else builder.build(directory)
+        return builder.load_manifest(directory) if os.path.isfile(directory) else builder.build(directory)
     except BuildError:
         raise
     except RecursionError:
@@ -395,7 +396,7 @@ def _readers(roots: Sequence[Path], infos: dict[Path, discover.KustomizationInfo
     for root in roots:
         name = files.display(root)
         for path in discover.reads(root, infos):
-            if path.is_file():
+            if os.path.isfile(path):
                 readers.setdefault(files.display(path), []).append(name)
     return {path: tuple(names) for path, names in readers.items()}
 
@@ -430,7 +431,7 @@ def _prepare_outputs(opts: CheckOptions, inputs: set[str], files: Files) -> None
         path = Path(target)
         if files.display(path.resolve()) in inputs or discover.is_input_name(path):
             raise UsageError(f"{flag} {target}: is an input of the run; write the report elsewhere")
-        if path.is_dir():
+        if os.path.isdir(path):
             raise UsageError(f"{flag} {target}: is a directory")
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -468,12 +469,18 @@ def _check_all(opts: CheckOptions, roots: list[Path], vopts: ValidatorOptions,
         return _check_batch(opts, roots, vopts, config, progress, len(roots))
     by_root: dict[Path, RootReport] = {}
     with ProcessPoolExecutor(max_workers=len(batches)) as pool:
-        futures = {pool.submit(_check_batch, opts, b, vopts, config): b for b in batches}
+        futures = {pool.submit(_check_batch_deep, opts, b, vopts, config): b for b in batches}
         for future in as_completed(futures):
             for root, report in zip(futures[future], future.result()):
                 by_root[root] = report
                 progress(len(by_root), len(roots), report.root)
     return tuple(by_root[r] for r in roots)
+
+
+def _check_batch_deep(opts: CheckOptions, roots: list[Path], vopts: ValidatorOptions,
+                      config: krmconfig.Config) -> tuple[RootReport, ...]:
+    """``_check_batch`` in a worker process, with room for deep inputs."""
+    return stack.deep(lambda: _check_batch(opts, roots, vopts, config))
 
 
 def _check_batch(opts: CheckOptions, roots: list[Path], vopts: ValidatorOptions,
@@ -499,13 +506,22 @@ def _builder(opts: CheckOptions, files: Files, config: krmconfig.Config) -> Buil
 
 def _check_root(builder: Builder, files: Files, root: Path, vopts: ValidatorOptions,
                 config: krmconfig.Config = krmconfig.EMPTY) -> RootReport:
+    """A root's report with every Secret value the build read or made masked
+    (redact.py): the one place where a root's messages leave the build and
+    validate steps, whichever process ran them and however the build ended,
+    before anything fingerprints, groups, baselines or reports them."""
+    report = _root_report(builder, files, root, vopts, config)
+    return redact.root_report(report, frozenset(builder.secrets))
+
+
+def _root_report(builder: Builder, files: Files, root: Path, vopts: ValidatorOptions,
+                 config: krmconfig.Config) -> RootReport:
     name = files.display(root)
     try:
         resources = _build(builder, root)
     except BuildError as e:
         return RootReport(name, (), (_build_finding(e, name),) + _deprecations(builder, name, config),
                           build_failed=True)
-    secrets = secret_values(resources)
     # Results the build's KRM functions reported come first, then the validators'.
     results = [r for r, _ in builder.function_results] + _validate(resources, vopts, config)
     try:  # external validators come after the built-ins, as in the README
@@ -513,7 +529,7 @@ def _check_root(builder: Builder, files: Files, root: Path, vopts: ValidatorOpti
         broken: tuple[Finding, ...] = ()
     except BuildError as e:
         broken = (_build_finding(e, name),)
-    results = [redact(r, secrets) for r in results if config.enabled(r.validator)]
+    results = [r for r in results if config.enabled(r.validator)]
     locator = Locator(resources, name, _kustomization_file(files, root))
     located = [locator.locate(r) for r in results] + list(broken + _deprecations(builder, name, config))
     kept, silenced, annotations = suppression.by_annotation(located, resources, locator.find)
@@ -553,8 +569,8 @@ def _external(files: Files, root: Path, resources: list[Resource],
     """The Results of ``.krmcheck.yaml``'s external validators, then those of
     the root's Kptfile (with ``kptfile-validators: true``)."""
     declared = config.external_validators
-    directory = root.parent if root.is_file() else root  # a plain manifest's directory
-    if config.kptfile_validators and root.is_dir():
+    directory = root.parent if os.path.isfile(root) else root  # a plain manifest's directory
+    if config.kptfile_validators and os.path.isdir(root):
         declared += kptfile.validators(root, files.display(root))
     where = external.Environment(directory, dict(os.environ))
     return [r for v in declared for r in external.validate(v, resources, where)]
@@ -572,7 +588,7 @@ def _deprecations(builder: Builder, root: str, config: krmconfig.Config) -> tupl
 
 
 def _kustomization_file(files: Files, root: Path) -> str:
-    if root.is_file():
+    if os.path.isfile(root):
         return files.display(root)  # a plain manifest
     found = find_file(root)
     return files.display(found) if found else files.display(root / "kustomization.yaml")

@@ -6,7 +6,9 @@ repository root is fixed once per run.
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,6 +32,22 @@ class Files:
         except ValueError:
             return path.as_posix()
 
+    def kind(self, path: Path, origin: Origin | None = None) -> str:
+        """"dir", "file" or "missing" for a path a kustomization names; a path
+        the system cannot look at (a NUL byte, a name too long, a symbolic
+        link loop, no permission) is an error at ``origin``."""
+        try:
+            mode = path.stat().st_mode
+        except FileNotFoundError:
+            return "missing"
+        except NotADirectoryError:
+            return "missing"
+        except ValueError:
+            raise BuildError(f"{_shown(self.display(path))}: a path may not hold a NUL byte", origin) from None
+        except OSError as e:
+            raise BuildError(f"{_shown(self.display(path))}: {_reason(e)}", origin) from None
+        return "dir" if stat.S_ISDIR(mode) else "file"
+
     def read_text(self, path: Path, origin: Origin | None = None) -> str:
         try:
             data = path.read_bytes()
@@ -39,7 +57,13 @@ class Files:
             raise BuildError(f"{self.display(path)}: is a directory, not a file", origin) from None
         except OSError as e:
             raise BuildError(f"{self.display(path)}: {e.strerror}", origin) from None
-        return data.decode("utf-8", "replace").lstrip("\ufeff")
+        try:
+            return data.decode("utf-8").lstrip("\ufeff")
+        except UnicodeDecodeError as e:
+            line = data.count(b"\n", 0, e.start) + 1
+            col = len(data[data.rfind(b"\n", 0, e.start) + 1:e.start].decode("utf-8", "replace")) + 1
+            raise BuildError(f"invalid YAML: invalid UTF-8 (byte 0x{data[e.start]:02x})",
+                             Origin(self.display(path), line, col)) from None
 
     def read_bytes(self, path: Path, origin: Origin | None = None) -> bytes:
         try:
@@ -48,13 +72,30 @@ class Files:
             raise BuildError(f"{self.display(path)}: {e.strerror or 'cannot read'}", origin) from None
 
 
+def _reason(e: OSError) -> str:
+    if e.errno == errno.ELOOP:
+        return "a symbolic link loop"
+    if e.errno == errno.ENAMETOOLONG:
+        return "the name is too long"
+    return e.strerror or type(e).__name__
+
+
+def _shown(path: Path | str, limit: int = 200) -> str:
+    """A path for a message: printable, and shortened when very long."""
+    text = str(path).encode("unicode_escape").decode("ascii") if not str(path).isprintable() else str(path)
+    return text if len(text) <= limit else text[:limit // 2] + "..." + text[-limit // 2:]
+
+
 def check_restriction(restrictor: str, root: Path, target: Path, origin: Origin | None,
                       files: Files) -> None:
     """Under RootOnly, a file must lie at or below the kustomization root."""
     if restrictor == NONE:
         return
-    real_root = Path(os.path.realpath(root))
-    real = Path(os.path.realpath(target))
+    try:
+        real_root = Path(os.path.realpath(root))
+        real = Path(os.path.realpath(target))
+    except ValueError:
+        raise BuildError(f"{_shown(files.display(target))}: a path may not hold a NUL byte", origin) from None
     if real != real_root and real_root not in real.parents:
         raise BuildError(
             f"security; file '{files.display(target)}' is not in or below "

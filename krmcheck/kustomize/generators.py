@@ -275,7 +275,7 @@ def _read(item: Scalar, rel: str, ctx: _Context) -> tuple[Path, bytes]:
     origin = _at(item, ctx.by)
     path = ctx.kdir / rel
     check_restriction(ctx.restrictor, ctx.kdir, path, origin, ctx.files)
-    if path.is_dir():
+    if ctx.files.kind(path, origin) == "dir":
         raise BuildError(f"{ctx.what}: {ctx.files.display(path)} is a directory, not a file", origin)
     return path, ctx.files.read_bytes(path, origin)
 

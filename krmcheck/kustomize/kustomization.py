@@ -121,12 +121,17 @@ def load(directory: Path, files: Files, origin: Origin | None = None) -> Kustomi
         raise BuildError(f"kustomization file {display} is empty", Origin(display, 1, 1))
     if len(docs) > 1 or not isinstance(docs[0], Mapping):
         raise BuildError(f"{display} must hold a single kustomization map", docs[0].origin)
-    if not set(docs[0].items) - {"apiVersion", "kind"}:
-        raise BuildError(f"kustomization file {display} is empty: it has no field besides "
-                         f"apiVersion and kind", docs[0].origin)
+    if all(_is_zero(v) for n, v in docs[0].items.items() if n not in ("apiVersion", "kind")):
+        raise BuildError(f"kustomization file {display} is empty: no field besides apiVersion "
+                         f"and kind has a value", docs[0].origin)
     k = Kustomization(path, display, docs[0])
     _check_fields(k)
     return k
+
+
+def _is_zero(node: Node) -> bool:
+    """Null or an empty string: what kustomize's decoder leaves as if absent."""
+    return isinstance(node, Scalar) and node.value in (None, "")
 
 
 @functools.cache
@@ -153,8 +158,9 @@ def _list_fields() -> frozenset[tuple[str, str]]:
 
 def check_field_names(node: Mapping, type_name: str, where: str) -> None:
     """Match field names as kustomize's decoder does (an exact name first,
-    else case-insensitively; ``newtag`` is ``newTag``) and refuse a field the
-    type does not have, at its line. ``where`` names ``node`` in messages."""
+    else case-insensitively; ``newtag`` is ``newTag``) and refuse, at its
+    line, a field the type does not have or a value of the wrong type.
+    ``where`` names ``node`` in messages."""
     fields = _struct_fields()[type_name]
     _canonical_keys(node, fields)
     for name, child in node.items.items():
@@ -163,16 +169,61 @@ def check_field_names(node: Mapping, type_name: str, where: str) -> None:
             inside = f" in {where}" if where else ""
             raise BuildError(f"invalid Kustomization: unknown field \"{name}\"{inside}; "
                              f"known fields: {', '.join(sorted(fields))}", child.origin)
-        if kind == "free":
-            continue
         path = f"{where}.{name}" if where else name
         if (type_name, name) in _list_fields():
+            _expect(child, "list", path)
             if isinstance(child, Sequence):
                 for i, entry in enumerate(child.items):
+                    _expect(entry, "object", f"{path}[{i}]")
                     if isinstance(entry, Mapping):
                         check_field_names(entry, kind, f"{path}[{i}]")
-        elif isinstance(child, Mapping):
-            check_field_names(child, kind, path)
+        elif kind in _DATA_TYPES:
+            _check_data(child, kind, path)
+        elif kind != "free":
+            _expect(child, "object", path)
+            if isinstance(child, Mapping):
+                check_field_names(child, kind, path)
+
+
+# what each data type of kustomization_fields.yaml accepts, as Go's JSON
+# decoder does: null is always the zero value; nothing is converted
+_DATA_TYPES = {"string": "string", "strings": "list", "map": "object", "bool": "bool", "int": "int"}
+
+
+def _json_type(node: Node) -> str:
+    if isinstance(node, Mapping):
+        return "object"
+    if isinstance(node, Sequence):
+        return "list"
+    value = node.to_data()
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int):
+        return "int"
+    if isinstance(value, float):
+        return "number"
+    return "null" if value is None else "string"
+
+
+def _expect(node: Node, want: str, path: str) -> None:
+    got = _json_type(node)
+    if got not in (want, "null"):
+        article = "an" if want[0] in "aeiou" else "a"
+        shown = {"int": "an integer", "number": "a number", "bool": "a boolean", "object": "a map",
+                 "list": "a list", "string": "a string"}
+        want_text = shown.get(want, f"{article} {want}")
+        raise BuildError(f"invalid Kustomization: {path} must be {want_text}, not {shown[got]}",
+                         node.origin)
+
+
+def _check_data(node: Node, kind: str, path: str) -> None:
+    _expect(node, _DATA_TYPES[kind], path)
+    if kind == "strings" and isinstance(node, Sequence):
+        for i, item in enumerate(node.items):
+            _expect(item, "string", f"{path}[{i}]")
+    elif kind == "map" and isinstance(node, Mapping):
+        for key, value in node.items.items():
+            _expect(value, "string", f"{path}.{key}")
 
 
 def _canonical_keys(node: Mapping, fields: dict[str, str]) -> None:

@@ -251,7 +251,7 @@ def read_request(k: Kustomization, files: Files, restrictor: str) -> SchemaReque
                              path_node.origin)
         path = k.directory / rel
         display = files.display(path)
-        if not path.exists():
+        if files.kind(path, path_node.origin) == "missing":
             raise BuildError(f"openapi path '{display}': no such file", path_node.origin)
         check_restriction(restrictor, k.directory, path, path_node.origin, files)
         text = files.read_text(path, path_node.origin)

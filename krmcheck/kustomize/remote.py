@@ -316,7 +316,7 @@ def fetch(remotes: Remotes, rel: str, directory: Path, origin: Origin,
     if is_http_url(rel):
         _require_network(rel, origin, network)
         return _fetch_http(remotes, rel, origin)
-    if (directory / rel).is_file():
+    if "\0" not in rel and len(rel) < 4096 and _is_file(directory / rel):
         return None
     try:
         spec = parse_repo_spec(rel)
@@ -325,6 +325,13 @@ def fetch(remotes: Remotes, rel: str, directory: Path, origin: Origin,
     if not spec.is_local:
         _require_network(rel, origin, network)
     return _fetch_git(remotes, spec, origin)
+
+
+def _is_file(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except (OSError, ValueError):
+        return False  # the caller's own probe reports what is wrong with the path
 
 
 def _require_network(rel: str, origin: Origin, network: bool) -> None:

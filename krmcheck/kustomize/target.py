@@ -13,7 +13,7 @@ import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from krmcheck import fn
+from krmcheck import fn, redact
 from krmcheck.fn import catalog as fn_catalog
 from krmcheck.fn import configs as fn_configs
 from krmcheck.kustomize import kustomization as kfile
@@ -70,6 +70,10 @@ class Builder:
     function_results: list[tuple[Result, Resource | None]] = field(default_factory=list)
     _cached_results: dict[str, list[tuple[Result, Resource | None]]] = field(default_factory=dict)
     function_logs: list[tuple[str, str]] = field(default_factory=list)  # (what ran, its stderr)
+    # Per build: every secret value the build read or made (krmcheck.redact),
+    # kept when the build fails part-way, so that its error can be masked.
+    secrets: set[str] = field(default_factory=set)
+    _cached_secrets: dict[str, frozenset[str]] = field(default_factory=dict)
 
     # --- public ---------------------------------------------------------------
     def build(self, directory: Path) -> list[Resource]:
@@ -79,6 +83,7 @@ class Builder:
         self.warnings.clear()
         self.function_results.clear()
         self.function_logs.clear()
+        self.secrets.clear()
         with openapi.using(self.tables.start_build()):
             acc = self._accumulate_dir(directory, None, (), top)
         resources = list(acc)
@@ -92,6 +97,7 @@ class Builder:
         resources = [r for r in resources if not _is_local_config(r)]
         resources = order.apply(resources, order.options_of(top.field("sortOptions")))
         buildmetadata.finish(resources, self.stamper)
+        self.secrets.update(redact.secret_values(resources))
         return resources
 
     def load_manifest(self, path: Path) -> list[Resource]:
@@ -101,6 +107,7 @@ class Builder:
         self.warnings.clear()
         self.function_results.clear()
         self.function_logs.clear()
+        self.secrets.clear()
         return self._load_file(path, Origin(self.files.display(path), 1, 1))
 
     # --- accumulation ---------------------------------------------------------
@@ -114,6 +121,7 @@ class Builder:
         if cached is not None and self.tables.reuse(key):
             self.warnings.extend(self._cached_warnings.get(key, []))
             self.function_results.extend(self._cached_results.get(key, []))
+            self.secrets.update(self._cached_secrets.get(key, ()))
             return ResourceList([r.copy() for r in cached])
         first_warning = len(self.warnings)
         first_result = len(self.function_results)
@@ -125,10 +133,16 @@ class Builder:
                              origin or k.node.origin)
         entered = self.tables.enter(k, self.files, self.options.load_restrictor, not stack)
         acc = ResourceList()
-        self._run(k, acc, stack + (real,))
+        outer, self.secrets = self.secrets, set()  # this directory's own, kept for reuse
+        try:
+            self._run(k, acc, stack + (real,))
+        finally:
+            own, self.secrets = self.secrets, outer
+            outer.update(own)
         self.tables.leave(entered, key)
         if not self.stamper:
             self._cache[key] = [r.copy() for r in acc]
+            self._cached_secrets[key] = frozenset(own)
             self._cached_warnings[key] = self.warnings[first_warning:]
             # a reused base's functions do not run again; their results still count
             self._cached_results[key] = self.function_results[first_result:]
@@ -146,11 +160,14 @@ class Builder:
             ("running validators", lambda: self._run_validators(k, acc, stack)),
             ("merging vars", lambda: kvars.merge(k.seq("vars"), acc.items)),
         )
-        for what, step in steps:
-            try:
-                step()
-            except BuildError as e:
-                raise e.add_context(f"{what} of {k.display}")
+        try:
+            for what, step in steps:
+                try:
+                    step()
+                except BuildError as e:
+                    raise e.add_context(f"{what} of {k.display}")
+        finally:  # what patches, functions and charts put in Secrets, even when a step failed
+            self.secrets.update(redact.secret_values(acc.items))
 
     def _accumulate_resources(self, k: Kustomization, acc: ResourceList,
                               stack: tuple[str, ...]) -> None:
@@ -164,15 +181,16 @@ class Builder:
         fetched = self._remote(rel, k, origin)
         if fetched is not None:
             sub, path = fetched
-            acc.extend(list(sub._accumulate_dir(path, origin, stack)) if path.is_dir()
+            acc.extend(list(sub._accumulate_dir(path, origin, stack)) if sub.files.kind(path, origin) == "dir"
                        else sub._load_file(path, origin), origin)
             return
         path = k.directory / rel
-        if path.is_dir():
+        kind = self.files.kind(path, origin)
+        if kind == "dir":
             remote.check_contained(self.files, path, origin)
             acc.extend(list(self._accumulate_dir(path, origin, stack)), origin)
             return
-        if not path.exists():
+        if kind == "missing":
             raise BuildError(f"accumulating resources: '{rel}' does not exist "
                              f"(no such file or directory)", origin)
         check_restriction(self.options.load_restrictor, k.directory, path, origin, self.files)
@@ -190,6 +208,7 @@ class Builder:
             if isinstance(doc, Scalar) and doc.value is None:
                 continue  # an empty document (a trailing ---) holds nothing, as in kustomize
             out.extend(_resources_of(doc))
+        self.secrets.update(redact.secret_values(out))
         if self.stamper:
             self.stamper.loaded(out, self.files, path)
         return out
@@ -200,7 +219,7 @@ class Builder:
             if not isinstance(entry, Scalar) or not isinstance(entry.value, str):
                 raise BuildError("a components entry must be a path", entry.origin)
             sub, path = self._remote(entry.value, k, entry.origin) or (self, k.directory / entry.value)
-            if not path.is_dir():
+            if sub.files.kind(path, entry.origin) != "dir":
                 raise BuildError(f"component '{entry.value}' is not a directory", entry.origin)
             remote.check_contained(sub.files, path, entry.origin)
             comp = kfile.load(path, sub.files, entry.origin)
@@ -230,6 +249,8 @@ class Builder:
             for entry in k.seq(field_name):
                 if not isinstance(entry, Mapping):
                     raise BuildError(f"a {field_name} entry must be a map", entry.origin)
+                if kind == "Secret":  # known before the generator can fail on them
+                    self.secrets.update(redact.generator_inputs(entry))
                 res = generate(kind, entry, options, k.directory, self.files,
                                self.options.load_restrictor)
                 self._stamp_generated(res, k, f"{kind}Generator")

@@ -6,6 +6,9 @@ resolved with kustomize's rules (:mod:`krmcheck.tree.scalars`), not PyYAML's.
 
 from __future__ import annotations
 
+import base64
+import binascii
+
 from typing import Any, Iterator
 
 import yaml
@@ -74,10 +77,16 @@ def iter_documents(text: str, path: str, by: str = "resource",
             if "found duplicate anchor" not in str(e):
                 raise
             docs = list(yaml.compose_all(text, Loader=_RedefiningLoader))
+        except yaml.MarkedYAMLError as e:
+            if "nesting depth" not in str(e.problem):
+                raise
+            # libyaml stops at 1,000 levels; go-yaml (kubectl) at 10,000
+            _check_depth(text, path)
+            docs = list(yaml.compose_all(text, Loader=_RedefiningLoader))
         for doc in docs:
             if doc is None:
                 continue
-            yield _convert(doc, path, by, None, duplicate_keys)
+            yield _convert(doc, path, by, None, duplicate_keys, _Budget(path))
     except yaml.MarkedYAMLError as e:
         mark = e.problem_mark or e.context_mark
         line = mark.line + 1 if mark else 1
@@ -93,14 +102,71 @@ def iter_documents(text: str, path: str, by: str = "resource",
         raise LoadError(path, 1, 1, f"invalid YAML: {e}") from None
 
 
+MAX_DEPTH = 10_000  # go-yaml's limit, which kubectl reports as "exceeded max depth of 10000"
+
+
+def _check_depth(text: str, path: str) -> None:
+    """Refuse nesting deeper than go-yaml accepts, at the node that goes too
+    deep; PyYAML's parser is a state machine, so this needs no recursion."""
+    depth = 0
+    for event in yaml.parse(text, Loader=yaml.SafeLoader):
+        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            depth += 1
+            if depth > MAX_DEPTH:
+                mark = event.start_mark
+                line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+                raise LoadError(path, line, col,
+                                f"invalid YAML: exceeded max depth of {MAX_DEPTH}")
+        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            depth -= 1
+
+
+class _Budget:
+    """go-yaml's defence against alias bombs ("billion laughs"), which kubectl
+    reports as "excessive aliasing": an alias decodes its anchor's whole
+    tree again, and once a document has decoded many nodes, only a shrinking
+    share of them may come from aliases."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.decoded = 0
+        self.aliased = 0
+        self.seen: set[int] = set()
+
+    def count(self, node: yaml.Node, inside_alias: bool) -> bool:
+        """Count one node; whether it (or an ancestor) is an alias's copy."""
+        self.decoded += 1
+        again = inside_alias or id(node) in self.seen
+        if not again:
+            self.seen.add(id(node))
+        else:
+            self.aliased += 1
+            if self.aliased > 100 and self.decoded > 1000 and self.aliased / self.decoded > self.ratio():
+                mark = node.start_mark
+                raise LoadError(self.path, mark.line + 1, mark.column + 1,
+                                "invalid YAML: excessive aliasing (an alias bomb?)")
+        return again
+
+    def ratio(self) -> float:
+        if self.decoded <= 400_000:
+            return 0.99
+        if self.decoded >= 4_000_000:
+            return 0.10
+        return 0.99 - 0.89 * (self.decoded - 400_000) / 3_600_000
+
+
 def _convert(node: yaml.Node, path: str, by: str, origin: Origin | None,
-             duplicate_keys: bool = False) -> Node:
+             duplicate_keys: bool = False, budget: _Budget | None = None,
+             inside_alias: bool = False) -> Node:
+    if budget is not None:
+        inside_alias = budget.count(node, inside_alias)
     if origin is None:
         origin = from_mark(path, node.start_mark, by)
     if isinstance(node, yaml.ScalarNode):
         return _scalar(node, path, by, origin)
     if isinstance(node, yaml.SequenceNode):
-        return Sequence([_convert(item, path, by, None, duplicate_keys) for item in node.value], origin)
+        return Sequence([_convert(item, path, by, None, duplicate_keys, budget, inside_alias)
+                         for item in node.value], origin)
     assert isinstance(node, yaml.MappingNode)
     items: dict[str, Node] = {}
     for knode, vnode in _merged_pairs(node):
@@ -109,7 +175,8 @@ def _convert(node: yaml.Node, path: str, by: str, origin: Origin | None,
             raise LoadError(path, knode.start_mark.line + 1, knode.start_mark.column + 1,
                             f'mapping key "{key}" already defined at line {items[key].origin.line}')
         items.pop(key, None)
-        items[key] = _convert(vnode, path, by, from_mark(path, knode.start_mark, by), duplicate_keys)
+        items[key] = _convert(vnode, path, by, from_mark(path, knode.start_mark, by), duplicate_keys,
+                              budget, inside_alias)
     return Mapping(items, origin)
 
 
@@ -158,9 +225,22 @@ def _scalar(node: yaml.ScalarNode, path: str, by: str, origin: Origin) -> Scalar
         except UnrepresentableScalar:
             raise LoadError(path, origin.line, origin.col,
                             f"{text} cannot be represented in JSON") from None
+    if tag.endswith(":binary"):
+        return Scalar(_binary(text, path, origin), origin)
     if node.style == ">":
         text = _go_folded(text)
     return Scalar(text, origin)
+
+
+def _binary(text: str, path: str, origin: Origin) -> str:
+    """A ``!!binary`` scalar decodes to its bytes as a string, as go-yaml
+    does; line breaks are ignored, anything else outside base64 is an error."""
+    try:
+        data = base64.b64decode(text.replace("\n", "").replace("\r", ""), validate=True)
+    except (binascii.Error, ValueError):
+        raise LoadError(path, origin.line, origin.col,
+                        "invalid YAML: !!binary value contains invalid base64 data") from None
+    return data.decode("utf-8", "replace")
 
 
 def _go_folded(text: str) -> str:

@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from krmcheck.kustomize import regex
 from krmcheck.kustomize.errors import BuildError
 from krmcheck.kustomize.files import Files, check_restriction
 from krmcheck.kustomize.jsonpatch import apply_json_patch
@@ -41,6 +42,13 @@ class Selector:
             n = node.items.get(key)
             return n.as_string() if isinstance(n, Scalar) and n.value is not None else None
 
+        for key in ("kind", "name", "namespace"):  # the fields kustomize matches as patterns
+            value, n = text(key), node.items.get(key)
+            if value is not None and n is not None:
+                try:
+                    regex.compile_go(value)
+                except regex.RegexError as e:
+                    raise BuildError(f"target {key}: {e}", n.origin) from None
         return Selector(text("group"), text("version"), text("kind"), text("name"),
                         text("namespace"), text("labelSelector"), text("annotationSelector"))
 
@@ -66,10 +74,7 @@ class Selector:
 
 
 def _full(pattern: str, value: str) -> bool:
-    try:
-        return re.fullmatch(pattern, value) is not None
-    except re.error:
-        return pattern == value
+    return regex.full_match(pattern, value)
 
 
 def _selects(selector: str, labels: Mapping | None) -> bool:

@@ -17,11 +17,11 @@ value came from.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import NamedTuple
 
 from krmcheck.kustomize.builtins.patches import Selector as LabelSelector
+from krmcheck.kustomize import regex
 from krmcheck.kustomize.errors import BuildError
 from krmcheck.kustomize.files import Files, check_restriction
 from krmcheck.kustomize.nameref import is_cluster_scoped
@@ -532,14 +532,14 @@ def _match(node: Node, parts: list[str], create: bool, value: Node, writer: Orig
 def _match_items(seq: Sequence, part: str, rest: list[str], create: bool, value: Node,
                  writer: Origin) -> list[Slot]:
     field, pattern = _split_selector(part)
-    regex = re.compile(pattern)
+    pattern_regex = regex.compile_go(pattern)
     out: list[Slot] = []
     found = False
     for i, item in enumerate(seq.items):
         key = _select_key(item, field)
         if key is None or (isinstance(key, Scalar) and key.value is None):
             continue
-        if not regex.search(_text(key).strip()):
+        if not pattern_regex.search(_text(key).strip()):
             continue
         found = True
         if field == "":  # kyaml stops at a matched scalar item, ignoring the rest of the path

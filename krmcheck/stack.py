@@ -1,0 +1,45 @@
+"""Room for deep inputs: kustomizations that include bases 200 deep, YAML
+nested thousands of levels (kubectl accepts up to 10,000), are walked by
+recursive code. Python's default recursion limit (1,000) and a thread's
+default stack are too small for them, so the work runs in a thread with a
+large stack and a high recursion limit. Memory is only used as deep as the
+recursion actually goes."""
+
+from __future__ import annotations
+
+import sys
+import threading
+from typing import Callable, TypeVar
+
+T = TypeVar("T")
+
+STACK_BYTES = 512 * 1024 * 1024
+RECURSION_LIMIT = 60_000
+
+
+def deep(fn: Callable[[], T]) -> T:
+    """``fn()`` in a thread with a large stack; its result or its exception."""
+    if threading.current_thread().name == _NAME:
+        return fn()  # already in one
+    box: dict[str, object] = {}
+
+    def run() -> None:
+        try:
+            box["value"] = fn()
+        except BaseException as e:  # noqa: BLE001 - handed back to the caller as it is
+            box["error"] = e
+
+    previous_stack = threading.stack_size(STACK_BYTES)
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), RECURSION_LIMIT))
+    try:
+        worker = threading.Thread(target=run, name=_NAME)
+        worker.start()
+    finally:
+        threading.stack_size(previous_stack)
+    worker.join()
+    if "error" in box:
+        raise box["error"]  # type: ignore[misc]
+    return box["value"]  # type: ignore[return-value]
+
+
+_NAME = "krmcheck-deep"

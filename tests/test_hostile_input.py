@@ -1,0 +1,214 @@
+"""Hostile repositories: each ends in an error at the line that caused it,
+with the other roots still checked; and the limits that keep work bounded
+hold without refusing what kubectl renders."""
+
+from __future__ import annotations
+
+import io
+import os
+import time
+from contextlib import redirect_stderr, redirect_stdout
+from pathlib import Path
+
+import pytest
+
+from krmcheck import cli
+from krmcheck.tree.load import MAX_DEPTH
+from tests.checkrun import check, write
+
+CONFIGMAP = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\ndata:\n  k: v\n"
+
+
+def _good_root(root: Path) -> None:
+    """A root with one finding, to show the run went on past a broken one."""
+    write(root, "good/kustomization.yaml", "resources:\n- cm.yaml\n")
+    write(root, "good/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: Bad_Name\n")
+
+
+def _build_errors(run_report: dict) -> list[tuple[str, int, int, str]]:
+    return [(d["path"], d["line"], d["col"], d["message"]) for d in run_report["defects"]
+            if d["validator"] == "build"]
+
+
+def _main(*args: str) -> tuple[int, str, str]:
+    """``krmcheck ARGS`` run inside the directory of the last argument's parent."""
+    out, err = io.StringIO(), io.StringIO()
+    target = Path(args[-1])
+    before = Path.cwd()
+    os.chdir(target.parent)
+    try:
+        with redirect_stdout(out), redirect_stderr(err):
+            code = cli.main([*args[:-1], target.name])
+    finally:
+        os.chdir(before)
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.mark.parametrize("entry, reason", [
+    ("loop", "a symbolic link loop"),
+    ('"x\\0y"', "a path may not hold a NUL byte"),
+    ("x" * 5000, "the name is too long"),
+])
+def test_unreadable_resource_entries_are_errors_at_their_line(tmp_path: Path, entry: str, reason: str) -> None:
+    write(tmp_path, "bad/kustomization.yaml", f"namePrefix: p-\nresources:\n- {entry}\n")
+    os.symlink("loop", tmp_path / "bad" / "loop")
+    _good_root(tmp_path)
+    run = check(tmp_path, ".")
+    assert run.code == 2
+    [(path, line, col, message)] = _build_errors(run.report)
+    assert (path, line, col) == ("bad/kustomization.yaml", 3, 3)
+    assert reason in message and str(tmp_path) not in message and len(message) < 600
+    assert ("good/cm.yaml", 4, "metadata") in run.located()  # the other root was still checked
+
+
+@pytest.mark.parametrize("text, line, message", [
+    ("patches: 5\n", 1, "patches must be a list, not an integer"),
+    ("configMapGenerator: true\n", 1, "configMapGenerator must be a list, not a boolean"),
+    ("resources:\n- cm.yaml\nnamePrefix: [a]\n", 3, "namePrefix must be a string, not a list"),
+    ("resources:\n- cm.yaml\nimages:\n- name: nginx\n  newTag: 1.28\n", 5,
+     "images[0].newTag must be a string, not a number"),
+    ("resources:\n- cm.yaml\nreplicas:\n- {name: a, count: '3'}\n", 4,
+     "replicas[0].count must be an integer, not a string"),
+    ("resources:\n- cm.yaml\ncommonLabels:\n  app: 1\n", 4, "commonLabels.app must be a string, not an integer"),
+    ("resources:\n- 5\n", 2, "resources[0] must be a string, not an integer"),
+    ("resources:\nnamePrefix:\n", 1, "is empty"),
+    ("namespace: ''\nkind: Kustomization\n", 1, "is empty"),
+])
+def test_wrong_shapes_in_a_kustomization_are_refused_as_kustomize_decodes(
+        tmp_path: Path, text: str, line: int, message: str) -> None:
+    write(tmp_path, "bad/kustomization.yaml", text)
+    write(tmp_path, "bad/cm.yaml", CONFIGMAP.format(name="a"))
+    _good_root(tmp_path)
+    run = check(tmp_path, ".")
+    assert run.code == 2
+    [(path, got_line, _, got)] = _build_errors(run.report)
+    assert (path, got_line) == ("bad/kustomization.yaml", line)
+    assert message in got
+    assert ("good/cm.yaml", 4, "metadata") in run.located()
+
+
+def test_empty_lists_and_maps_are_not_an_empty_kustomization(tmp_path: Path) -> None:
+    write(tmp_path, "app/kustomization.yaml", "resources: []\ncommonAnnotations: {}\n")
+    assert check(tmp_path, ".").code == 0
+
+
+def test_invalid_utf8_is_an_error_at_the_byte(tmp_path: Path) -> None:
+    write(tmp_path, "bad/kustomization.yaml", "resources:\n- cm.yaml\n")
+    (tmp_path / "bad" / "cm.yaml").write_bytes(b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\xff\n")
+    run = check(tmp_path, ".")
+    [(path, line, col, message)] = _build_errors(run.report)
+    assert (path, line, col) == ("bad/cm.yaml", 4, 10)
+    assert "invalid UTF-8 (byte 0xff)" in message
+
+
+def test_binary_scalars_decode_and_bad_base64_is_an_error(tmp_path: Path) -> None:
+    write(tmp_path, "app/kustomization.yaml", "resources:\n- cm.yaml\n")
+    write(tmp_path, "app/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n"
+                                   "binaryData:\n  x: !!binary aGVsbG8=\n  y: !!binary |\n    aGVs\n    bG8=\n")
+    code, out, _ = _main("build", str(tmp_path / "app"))
+    assert code == 0 and "  x: hello\n" in out and '  "y": hello\n' in out
+    write(tmp_path, "app/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n"
+                                   "binaryData:\n  x: !!binary 'a G V s'\n")
+    code, out, err = _main("build", str(tmp_path / "app"))
+    assert code == 2 and "app/cm.yaml:6:3: accumulating resources of app/kustomization.yaml: invalid YAML: !!binary value contains invalid base64 data" in err
+
+
+def _alias_bomb(levels: int = 9, head: str = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n") -> str:
+    lines = [head.rstrip("\n"), 'b0: &b0 ["x", "x", "x", "x", "x", "x", "x", "x", "x", "x"]']
+    lines += [f"b{i}: &b{i} [{', '.join([f'*b{i - 1}'] * 10)}]" for i in range(1, levels)]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("where", ["resource", "kustomization", "config"])
+def test_an_alias_bomb_stops_at_its_line_instead_of_filling_memory(tmp_path: Path, where: str) -> None:
+    write(tmp_path, "app/kustomization.yaml", "resources:\n- cm.yaml\n")
+    write(tmp_path, "app/cm.yaml", CONFIGMAP.format(name="a"))
+    if where == "resource":
+        write(tmp_path, "app/cm.yaml", _alias_bomb())
+    elif where == "kustomization":
+        write(tmp_path, "app/kustomization.yaml", _alias_bomb(head="resources:\n- cm.yaml\n"))
+    else:
+        write(tmp_path, ".krmcheck.yaml", _alias_bomb(head="exclude: []\n"))
+    started = time.monotonic()
+    run = check(tmp_path, ".")
+    assert time.monotonic() - started < 60  # unbounded, it would be 10^9 nodes
+    assert run.code == 2
+    text = run.out + run.err + str(run.report)
+    assert "excessive aliasing" in text
+
+
+def test_aliases_used_in_moderation_still_expand(tmp_path: Path) -> None:
+    write(tmp_path, "app/kustomization.yaml", "resources:\n- cm.yaml\n")
+    write(tmp_path, "app/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n"
+                                   "  labels: &l {app: web}\n  annotations: *l\n")
+    code, out, _ = _main("build", str(tmp_path / "app"))
+    assert code == 0 and "annotations:\n    app: web\n" in out
+
+
+def _nested(depth: int) -> str:
+    return ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n"
+            "data:\n  k: v\nx: " + "[" * depth + "]" * depth + "\n")
+
+
+def test_nesting_deeper_than_libyaml_allows_renders_as_kubectl_does(tmp_path: Path) -> None:
+    write(tmp_path, "app/kustomization.yaml", "resources:\n- cm.yaml\n")
+    write(tmp_path, "app/cm.yaml", _nested(1500))
+    code, out, err = _main("build", str(tmp_path / "app"))
+    assert code == 0, err
+    assert out.count("-") >= 1499  # the flow lists come out as block sequences
+
+
+def test_nesting_deeper_than_go_yaml_allows_is_an_error_at_the_line(tmp_path: Path) -> None:
+    write(tmp_path, "app/kustomization.yaml", "resources:\n- cm.yaml\n")
+    write(tmp_path, "app/cm.yaml", _nested(MAX_DEPTH + 1))
+    code, _, err = _main("build", str(tmp_path / "app"))
+    assert code == 2
+    assert f"app/cm.yaml:7:{MAX_DEPTH + 3}: accumulating resources of app/kustomization.yaml: invalid YAML: exceeded max depth of {MAX_DEPTH}" in err
+
+
+def test_bases_nested_two_hundred_deep_render(tmp_path: Path) -> None:
+    depth = 200
+    for i in range(depth):
+        write(tmp_path, f"l{i}/kustomization.yaml", f"resources:\n- ../l{i + 1}\nnamePrefix: p{i}-\n")
+    write(tmp_path, f"l{depth}/kustomization.yaml", "resources:\n- cm.yaml\n")
+    write(tmp_path, f"l{depth}/cm.yaml", CONFIGMAP.format(name="a"))
+    code, out, err = _main("build", str(tmp_path / "l0"))
+    assert code == 0, err[-500:]
+    assert "  name: p0-p1-p2-" in out
+
+
+def test_a_target_pattern_is_matched_in_linear_time(tmp_path: Path) -> None:
+    name = "a" * 3000 + "b"
+    write(tmp_path, "app/kustomization.yaml",
+          "resources:\n- cm.yaml\npatches:\n- target:\n    name: '(a+)+$'\n"
+          "  patch: '[{op: add, path: /data/x, value: hit}]'\n")
+    write(tmp_path, "app/cm.yaml", CONFIGMAP.format(name=name))
+    started = time.monotonic()
+    code, out, err = _main("build", str(tmp_path / "app"))
+    assert time.monotonic() - started < 30  # backtracking would take longer than the universe
+    assert code == 0, err
+    assert "x: hit" not in out
+
+
+@pytest.mark.parametrize("pattern, matches", [("(?i)WEB", True), ("\\pL+", True), ("w.b|x", True), ("eb", False)])
+def test_target_patterns_use_gos_syntax_and_match_the_whole_name(tmp_path: Path, pattern: str,
+                                                                 matches: bool) -> None:
+    write(tmp_path, "app/kustomization.yaml",
+          f"resources:\n- cm.yaml\npatches:\n- target:\n    name: '{pattern}'\n"
+          "  patch: '[{op: add, path: /data/x, value: hit}]'\n")
+    write(tmp_path, "app/cm.yaml", CONFIGMAP.format(name="web"))
+    code, out, err = _main("build", str(tmp_path / "app"))
+    assert code == 0, err
+    assert ("x: hit" in out) == matches
+
+
+@pytest.mark.parametrize("pattern", ["a([", "(?=a)", "a{1001}"])
+def test_an_invalid_target_pattern_is_an_error_not_a_literal(tmp_path: Path, pattern: str) -> None:
+    write(tmp_path, "app/kustomization.yaml",
+          f"resources:\n- cm.yaml\npatches:\n- target:\n    name: '{pattern}'\n"
+          "  patch: '[{op: add, path: /data/x, value: hit}]'\n")
+    write(tmp_path, "app/cm.yaml", CONFIGMAP.format(name=pattern))
+    code, _, err = _main("build", str(tmp_path / "app"))
+    assert code == 2
+    assert (f'Error: app/kustomization.yaml:5:5: running transformers of app/kustomization.yaml: '
+            f'target name: invalid regular expression "{pattern}": ') in err
