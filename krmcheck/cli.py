@@ -109,7 +109,7 @@ def _add_plugin_flags(p: argparse.ArgumentParser) -> None:
                         "sources must lie below the kustomization directory; repeatable")
     p.add_argument("--as-current-user", action="store_true",
                    help="run container functions as the current uid:gid instead of nobody")
-    p.add_argument("--fn-timeout", type=float, default=DEFAULT_FN_TIMEOUT, metavar="SECONDS",
+    p.add_argument("--fn-timeout", type=_seconds, default=DEFAULT_FN_TIMEOUT, metavar="SECONDS",
                    help=f"time limit for each exec plugin or function run "
                         f"(default: {DEFAULT_FN_TIMEOUT:g})")
     p.add_argument("--enable-alpha-plugins", action="store_true",
@@ -182,14 +182,28 @@ def _fn_parser() -> argparse.ArgumentParser:
     return p
 
 
+MAX_JOBS = max(64, 4 * (os.cpu_count() or 1))  # each job is a process
+MAX_FN_TIMEOUT = 3600.0  # seconds: an hour for one plugin or function run
+
+
 def _jobs(text: str) -> int:
     try:
         n = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if n < 0:
-        raise argparse.ArgumentTypeError(f"{n}: must be 0 (one per CPU) or more")
+    if not 0 <= n <= MAX_JOBS:
+        raise argparse.ArgumentTypeError(f"{n}: must be between 0 (one per CPU) and {MAX_JOBS}")
     return n or os.cpu_count() or 1
+
+
+def _seconds(text: str) -> float:
+    try:
+        n = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 < n <= MAX_FN_TIMEOUT:  # also refuses nan
+        raise argparse.ArgumentTypeError(f"{text}: must be more than 0 and at most {MAX_FN_TIMEOUT:g}")
+    return n
 
 
 def _shard(text: str) -> shard.Shard:

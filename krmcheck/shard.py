@@ -32,14 +32,19 @@ class Shard(NamedTuple):
         return f"{self.number}/{self.total}"
 
 
+MAX_SHARDS = 10_000  # more CI jobs than any pipeline runs
+
+
 def parse_shard(text: str) -> Shard:
     """``K/N`` with 1 <= K <= N; anything else is a ValueError naming why."""
     match = _SPEC.match(text)
     if not match:
         raise ValueError(f"{text!r} is not K/N (e.g. 1/4)")
+    if len(match.group(2)) > len(str(MAX_SHARDS)):
+        raise ValueError(f"{text!r}: the shard count N must be at most {MAX_SHARDS}")
     index, count = int(match.group(1)), int(match.group(2))
-    if count < 1:
-        raise ValueError(f"{text!r}: the shard count N must be at least 1")
+    if not 1 <= count <= MAX_SHARDS:
+        raise ValueError(f"{text!r}: the shard count N must be between 1 and {MAX_SHARDS}")
     if not 1 <= index <= count:
         raise ValueError(f"{text!r}: the shard number K must be between 1 and {count}")
     return Shard(index, count)

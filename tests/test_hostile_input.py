@@ -212,3 +212,70 @@ def test_an_invalid_target_pattern_is_an_error_not_a_literal(tmp_path: Path, pat
     assert code == 2
     assert (f'Error: app/kustomization.yaml:5:5: running transformers of app/kustomization.yaml: '
             f'target name: invalid regular expression "{pattern}": ') in err
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--shard", "1/99999999999999999999"], "the shard count N must be at most 10000"),
+    (["--shard", "0/4"], "the shard number K must be between 1 and 4"),
+    (["--jobs", "1000"], "must be between 0 (one per CPU) and"),
+    (["--jobs", "-1"], "must be between 0 (one per CPU) and"),
+    (["--fn-timeout", "-5"], "must be more than 0 and at most 3600"),
+    (["--fn-timeout", "nan"], "must be more than 0 and at most 3600"),
+    (["--fn-timeout", "inf"], "must be more than 0 and at most 3600"),
+])
+def test_out_of_range_options_are_usage_errors(tmp_path: Path, args: list[str], message: str) -> None:
+    write(tmp_path, "app/kustomization.yaml", "resources:\n- cm.yaml\n")
+    write(tmp_path, "app/cm.yaml", CONFIGMAP.format(name="a"))
+    err = io.StringIO()
+    with pytest.raises(SystemExit) as exit_, redirect_stderr(err):
+        cli.main([*args, str(tmp_path / "app")])
+    assert exit_.value.code == 2
+    assert message in err.getvalue()
+
+
+def test_a_file_over_the_size_limit_is_refused_before_it_is_read(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    from krmcheck.kustomize import files
+    monkeypatch.setattr(files, "MAX_FILE_BYTES", 1000)
+    write(tmp_path, "app/kustomization.yaml", "resources:\n- cm.yaml\n")
+    write(tmp_path, "app/cm.yaml", CONFIGMAP.format(name="a") + "  pad: " + "x" * 2000 + "\n")
+    code, _, err = _main("build", str(tmp_path / "app"))
+    assert code == 2
+    assert "app/kustomization.yaml:2:3: accumulating resources of app/kustomization.yaml: app/cm.yaml: " \
+           "2," in err and "more than the limit of 1,000 for one file" in err
+
+
+def test_a_fifo_is_refused_rather_than_waited_on(tmp_path: Path) -> None:
+    write(tmp_path, "app/kustomization.yaml", "resources:\n- cm.yaml\n")
+    os.mkfifo(tmp_path / "app" / "cm.yaml")
+    code, _, err = _main("build", str(tmp_path / "app"))
+    assert code == 2 and "app/cm.yaml: not a regular file" in err
+
+
+def test_documents_past_the_limit_are_an_error_at_the_first_one_over(monkeypatch: pytest.MonkeyPatch) -> None:
+    from krmcheck.tree import load
+    monkeypatch.setattr(load, "MAX_DOCUMENTS", 3)
+    text = "".join(f"---\nkind: K\nmetadata: {{name: n{i}}}\n" for i in range(5))
+    with pytest.raises(load.LoadError) as e:
+        load.load_documents(text, "many.yaml")
+    assert (e.value.line, e.value.message) == (11, "more than 3 documents in one file")
+
+
+@pytest.mark.parametrize("field", [
+    "resources:\n- ../outside.yaml\n",
+    "resources:\n- cm.yaml\npatches:\n- path: ../outside.yaml\n",
+    "resources:\n- cm.yaml\nconfigMapGenerator:\n- name: g\n  files: [../outside.yaml]\n",
+    "resources:\n- cm.yaml\nreplacements:\n- path: ../outside.yaml\n",
+    "resources:\n- cm.yaml\nconfigurations:\n- ../outside.yaml\n",
+    "resources:\n- cm.yaml\nopenapi:\n  path: ../outside.yaml\n",
+    "resources:\n- link.yaml\n",
+])
+def test_every_file_a_kustomization_names_is_read_under_the_load_restrictor(tmp_path: Path, field: str) -> None:
+    write(tmp_path, "outside.yaml", CONFIGMAP.format(name="outside"))
+    write(tmp_path, "app/kustomization.yaml", field)
+    write(tmp_path, "app/cm.yaml", CONFIGMAP.format(name="a"))
+    os.symlink("../outside.yaml", tmp_path / "app" / "link.yaml")
+    code, _, err = _main("build", str(tmp_path / "app"))
+    assert code == 2 and "security; file '" in err and "is not in or below 'app'" in err, err
+    code, _, err = _main("build", "--load-restrictor", "LoadRestrictionsNone", str(tmp_path / "app"))
+    assert "security; file" not in err

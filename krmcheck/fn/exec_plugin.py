@@ -26,7 +26,6 @@ from krmcheck.fn.plugin import GENERATOR, TRANSFORMER, Config, Context
 from krmcheck.fn.transports import Invocation, TransportError
 from krmcheck.fn.transports.exec import ExecTransport
 from krmcheck.kustomize.errors import BuildError
-from krmcheck.kustomize.files import check_restriction
 from krmcheck.kustomize.resource import Resource
 from krmcheck.tree.emit import emit
 from krmcheck.tree.node import Scalar
@@ -124,8 +123,7 @@ def _args_from_file(node: Scalar, ctx: Context) -> list[str]:
     """Every non-empty line, leading spaces trimmed; read like any file of
     the kustomization that lists the plugin (load restrictor included)."""
     path = ctx.kdir / node.as_string()
-    check_restriction(ctx.restrictor, ctx.kdir, path, node.origin, ctx.files)
-    text = ctx.files.read_text(path, node.origin)
+    text = ctx.files.read_text(path, node.origin, within=(ctx.restrictor, ctx.kdir))
     return [line.lstrip(" ") for line in text.split("\n") if line.lstrip(" ")]
 
 

@@ -20,6 +20,9 @@ NONE = "LoadRestrictionsNone"
 RESTRICTORS = (ROOT_ONLY, NONE)
 
 
+Within = tuple[str, Path]  # (load restrictor, kustomization directory)
+
+
 @dataclass(frozen=True)
 class Files:
     """Reads files and names them relative to ``repo_root``."""
@@ -48,9 +51,14 @@ class Files:
             raise BuildError(f"{_shown(self.display(path))}: {_reason(e)}", origin) from None
         return "dir" if stat.S_ISDIR(mode) else "file"
 
-    def read_text(self, path: Path, origin: Origin | None = None) -> str:
+    def read_text(self, path: Path, origin: Origin | None = None, within: Within | None = None) -> str:
+        """The file as text. ``within`` (the load restrictor and the
+        kustomization directory) is given for every file a kustomization
+        names: the restrictor is enforced here, for every such read."""
+        if within is not None:
+            check_restriction(within[0], within[1], path, origin, self)
         try:
-            data = path.read_bytes()
+            data = self._read(path, origin)
         except FileNotFoundError:
             raise BuildError(f"{self.display(path)}: no such file", origin) from None
         except IsADirectoryError:
@@ -65,11 +73,31 @@ class Files:
             raise BuildError(f"invalid YAML: invalid UTF-8 (byte 0x{data[e.start]:02x})",
                              Origin(self.display(path), line, col)) from None
 
-    def read_bytes(self, path: Path, origin: Origin | None = None) -> bytes:
+    def read_bytes(self, path: Path, origin: Origin | None = None, within: Within | None = None) -> bytes:
+        if within is not None:
+            check_restriction(within[0], within[1], path, origin, self)
         try:
-            return path.read_bytes()
+            return self._read(path, origin)
         except OSError as e:
             raise BuildError(f"{self.display(path)}: {e.strerror or 'cannot read'}", origin) from None
+
+
+    def _read(self, path: Path, origin: Origin | None) -> bytes:
+        """The file's bytes, refusing one larger than MAX_FILE_BYTES before
+        reading it (a device or a FIFO is refused too)."""
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode) and not stat.S_ISDIR(info.st_mode):
+            # opening a FIFO would wait for a writer forever
+            raise BuildError(f"{_shown(self.display(path))}: not a regular file", origin)
+        with open(path, "rb") as f:
+            info = os.fstat(f.fileno())
+            if info.st_size > MAX_FILE_BYTES:
+                raise BuildError(f"{_shown(self.display(path))}: {info.st_size:,} bytes, more than the "
+                                 f"limit of {MAX_FILE_BYTES:,} for one file", origin)
+            return f.read(MAX_FILE_BYTES + 1)
+
+
+MAX_FILE_BYTES = 128 * 1024 * 1024  # a file a build reads; the largest real manifests are a few MB
 
 
 def _reason(e: OSError) -> str:

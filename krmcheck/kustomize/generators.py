@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from krmcheck.kustomize.errors import BuildError
-from krmcheck.kustomize.files import Files, check_restriction
+from krmcheck.kustomize.files import Files
 from krmcheck.kustomize.resource import GeneratorInfo, Resource
 from krmcheck.tree.node import Mapping, Node, Scalar, Sequence
 from krmcheck.tree.origin import Origin
@@ -274,10 +274,9 @@ def _pairs(entry: Mapping, ctx: _Context) -> list[_Pair]:
 def _read(item: Scalar, rel: str, ctx: _Context) -> tuple[Path, bytes]:
     origin = _at(item, ctx.by)
     path = ctx.kdir / rel
-    check_restriction(ctx.restrictor, ctx.kdir, path, origin, ctx.files)
     if ctx.files.kind(path, origin) == "dir":
         raise BuildError(f"{ctx.what}: {ctx.files.display(path)} is a directory, not a file", origin)
-    return path, ctx.files.read_bytes(path, origin)
+    return path, ctx.files.read_bytes(path, origin, within=(ctx.restrictor, ctx.kdir))
 
 
 def _literal_pair(item: Scalar, ctx: _Context) -> _Pair:

@@ -28,7 +28,7 @@ import yaml
 
 from krmcheck.kustomize.errors import BuildError
 from krmcheck.schemas import builtin as builtin_schemas
-from krmcheck.kustomize.files import Files, check_restriction
+from krmcheck.kustomize.files import Files
 from krmcheck.kustomize.kustomization import Kustomization
 from krmcheck.kustomize.resource import Gvk
 from krmcheck.tree.node import Scalar
@@ -253,8 +253,7 @@ def read_request(k: Kustomization, files: Files, restrictor: str) -> SchemaReque
         display = files.display(path)
         if files.kind(path, path_node.origin) == "missing":
             raise BuildError(f"openapi path '{display}': no such file", path_node.origin)
-        check_restriction(restrictor, k.directory, path, path_node.origin, files)
-        text = files.read_text(path, path_node.origin)
+        text = files.read_text(path, path_node.origin, within=(restrictor, k.directory))
     return SchemaRequest("" if version is None else str(version), text, display, node.origin)
 
 

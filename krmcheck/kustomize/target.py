@@ -23,7 +23,7 @@ from krmcheck.kustomize.builtins import images, labels, namespace, patches, pref
 from krmcheck.kustomize.builtins import replacements, vars as kvars
 from krmcheck.kustomize.builtins import helm
 from krmcheck.kustomize.errors import BuildError
-from krmcheck.kustomize.files import ROOT_ONLY, Files, check_restriction
+from krmcheck.kustomize.files import ROOT_ONLY, Files, Within
 from krmcheck.kustomize.generators import generate, merge_generated
 from krmcheck.kustomize.hashing import hashed_name
 from krmcheck.kustomize.kustomization import Kustomization
@@ -193,12 +193,11 @@ class Builder:
         if kind == "missing":
             raise BuildError(f"accumulating resources: '{rel}' does not exist "
                              f"(no such file or directory)", origin)
-        check_restriction(self.options.load_restrictor, k.directory, path, origin, self.files)
-        acc.extend(self._load_file(path, origin), origin)
+        acc.extend(self._load_file(path, origin, (self.options.load_restrictor, k.directory)), origin)
 
-    def _load_file(self, path: Path, origin: Origin) -> list[Resource]:
+    def _load_file(self, path: Path, origin: Origin, within: Within | None = None) -> list[Resource]:
         display = self.files.display(path)
-        text = self.files.read_text(path, origin)
+        text = self.files.read_text(path, origin, within)
         try:
             docs = load_documents(text, display, "resource")
         except LoadError as e:

@@ -30,7 +30,7 @@ import yaml
 from krmcheck.kustomize import fieldspec, order
 from krmcheck.kustomize.errors import BuildError
 from krmcheck.kustomize.fieldspec import FieldSpec
-from krmcheck.kustomize.files import Files, check_restriction
+from krmcheck.kustomize.files import Files
 from krmcheck.kustomize.kustomization import Kustomization
 from krmcheck.kustomize.nameref import (
     NameBackRef, default_name_references, merge_name_references, parse_name_references)
@@ -172,8 +172,7 @@ def _read(k: Kustomization, entry: Node, files: Files, restrictor: str, field: s
     if not isinstance(entry, Scalar) or not isinstance(entry.value, str):
         raise BuildError(f"a {field} entry must be a file path", entry.origin)
     path = k.directory / entry.value
-    check_restriction(restrictor, k.directory, path, entry.origin, files)
-    return files.read_text(path, entry.origin), files.display(path)
+    return files.read_text(path, entry.origin, within=(restrictor, k.directory)), files.display(path)
 
 
 def _from_file(k: Kustomization, entry: Node, files: Files, restrictor: str) -> TransformerConfig:

@@ -83,9 +83,11 @@ def iter_documents(text: str, path: str, by: str = "resource",
             # libyaml stops at 1,000 levels; go-yaml (kubectl) at 10,000
             _check_depth(text, path)
             docs = list(yaml.compose_all(text, Loader=_RedefiningLoader))
-        for doc in docs:
-            if doc is None:
-                continue
+        for n, doc in enumerate(d for d in docs if d is not None):
+            if n == MAX_DOCUMENTS:
+                mark = doc.start_mark
+                raise LoadError(path, mark.line + 1, mark.column + 1,
+                                f"more than {MAX_DOCUMENTS:,} documents in one file")
             yield _convert(doc, path, by, None, duplicate_keys, _Budget(path))
     except yaml.MarkedYAMLError as e:
         mark = e.problem_mark or e.context_mark
@@ -102,6 +104,7 @@ def iter_documents(text: str, path: str, by: str = "resource",
         raise LoadError(path, 1, 1, f"invalid YAML: {e}") from None
 
 
+MAX_DOCUMENTS = 100_000  # in one file; the largest real bundles hold a few thousand
 MAX_DEPTH = 10_000  # go-yaml's limit, which kubectl reports as "exceeded max depth of 10000"
 
 

@@ -109,7 +109,10 @@ def resolve_plain(text: str) -> Value:
             return n
         plain = text.replace("_", "")
         if _FLOAT.match(plain):
-            return json_number(float(plain))
+            f = float(plain)
+            # beyond float64, Go's parser reports a range error and go-yaml
+            # keeps the scalar as a string
+            return text if math.isinf(f) else json_number(f)
         if text in _V3_SPECIAL_FLOAT:
             raise UnrepresentableScalar(text)
     return text
@@ -124,7 +127,7 @@ def needs_quotes(s: str) -> bool:
         if c.isdigit() and _timestamp(s) is not None:
             return True
         plain = s.replace("_", "")
-        if _go_int(s) is not None or _FLOAT.match(plain):
+        if _go_int(s) is not None or (_FLOAT.match(plain) and not math.isinf(float(plain))):
             return True
         if _BASE60.match(s):
             return True

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from krmcheck.kustomize import regex
 from krmcheck.kustomize.errors import BuildError
-from krmcheck.kustomize.files import Files, check_restriction
+from krmcheck.kustomize.files import Files
 from krmcheck.kustomize.jsonpatch import apply_json_patch
 from krmcheck.kustomize.resource import Gvk, Resource
 from krmcheck.kustomize.strategic import strategic_merge
@@ -145,8 +145,7 @@ def _shift(doc: Node, base: Origin) -> None:
 def _file_docs(path_node: Scalar, src: PatchSource, by: str) -> list[Node]:
     rel = path_node.as_string()
     path = src.kdir / rel
-    check_restriction(src.restrictor, src.kdir, path, path_node.origin, src.files)
-    text = src.files.read_text(path, path_node.origin)
+    text = src.files.read_text(path, path_node.origin, within=(src.restrictor, src.kdir))
     try:
         docs = load_documents(text, src.files.display(path), by)
     except LoadError as e:

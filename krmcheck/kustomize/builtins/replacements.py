@@ -23,7 +23,7 @@ from typing import NamedTuple
 from krmcheck.kustomize.builtins.patches import Selector as LabelSelector
 from krmcheck.kustomize import regex
 from krmcheck.kustomize.errors import BuildError
-from krmcheck.kustomize.files import Files, check_restriction
+from krmcheck.kustomize.files import Files
 from krmcheck.kustomize.nameref import is_cluster_scoped
 from krmcheck.kustomize.resource import Gvk, ResId, Resource
 from krmcheck.tree.load import LoadError, load_documents
@@ -312,8 +312,7 @@ def load(entries: list[Node], src: Source) -> list[Replacement]:
 
 def _load_file(rel: str, origin: Origin, src: Source) -> list[Replacement]:
     file = src.directory / rel
-    check_restriction(src.restrictor, src.directory, file, origin, src.files)
-    text = src.files.read_text(file, origin)
+    text = src.files.read_text(file, origin, within=(src.restrictor, src.directory))
     try:
         docs = load_documents(text, src.files.display(file), by=BY)
     except LoadError as e:
