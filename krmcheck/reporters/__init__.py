@@ -11,7 +11,8 @@ import posixpath
 from collections.abc import Iterable, Sequence
 from typing import Protocol, TextIO
 
-from krmcheck.results import SEVERITY_RANK, Defect, Finding, RunReport
+from krmcheck.reporters.safe import well_formed
+from krmcheck.results import SEVERITY_RANK, Defect, Finding, RunReport, fingerprint
 from krmcheck.tree.origin import Location
 
 
@@ -60,6 +61,14 @@ def where(location: Location) -> str:
     if location.line > 0:
         return str(location)
     return location.path or "-"
+
+
+def defect_fingerprint(validator: str, path: str, resource: str, message: str) -> str:
+    """``results.fingerprint`` of a defect as the reports write it: a
+    surrogate (a file name that is not UTF-8), which UTF-8 cannot encode,
+    counts as its escape. The same for every report, and for a report read
+    back by ``merge-reports``."""
+    return fingerprint(*(well_formed(text) for text in (validator, path, resource, message)))
 
 
 def plural(count: int, noun: str) -> str:

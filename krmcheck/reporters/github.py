@@ -14,6 +14,12 @@ by ``GITHUB_STEP_SUMMARY``, which stays under GitHub's 1 MiB limit per step
 and says how many rows it left out; ``errors=N`` and ``warnings=N`` go to the
 file named by ``GITHUB_OUTPUT`` (the action's outputs). Neither file is
 touched when its variable is unset, e.g. outside Actions.
+
+Paths, names and messages may come from whoever opened the pull request:
+they are escaped as GitHub decodes them in commands (``%``, CR and LF; also
+``:`` and ``,`` in properties), other control characters are shown escaped,
+and in the summary every cell is escaped so that it stays one cell of text
+(see ``reporters.safe``).
 """
 
 from __future__ import annotations
@@ -24,6 +30,8 @@ from dataclasses import dataclass
 from typing import TextIO
 
 from krmcheck.reporters import counts_line, most_severe_first, roots_text, where
+from krmcheck.reporters.safe import (command_data, command_property, markdown_code,
+                                     markdown_text)
 from krmcheck.results import Defect, RunReport
 
 # https://docs.github.com/actions/reference/workflow-commands-for-github-actions
@@ -49,14 +57,9 @@ class GithubReporter:
             _append(env["GITHUB_OUTPUT"], step_outputs(run))
 
 
-def escape_data(text: str) -> str:
-    """A command's message: GitHub decodes %25, %0D and %0A."""
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def escape_property(text: str) -> str:
-    """A command's property value: ``:`` and ``,`` would end it early."""
-    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+# Their names in this module before they moved to reporters.safe.
+escape_data = command_data
+escape_property = command_property
 
 
 def annotation(defect: Defect) -> str:
@@ -66,8 +69,8 @@ def annotation(defect: Defect) -> str:
         if defect.location.line > 0:
             props += [("line", str(defect.location.line)), ("col", str(defect.location.col))]
     props.append(("title", f"krmcheck {defect.rule} ({roots_text(defect.roots)})"))
-    joined = ",".join(f"{key}={escape_property(value)}" for key, value in props)
-    return f"::{_command(defect)} {joined}::{escape_data(defect.message)}\n"
+    joined = ",".join(f"{key}={command_property(value)}" for key, value in props)
+    return f"::{_command(defect)} {joined}::{command_data(defect.message)}\n"
 
 
 def annotation_lines(defects: list[Defect]) -> str:
@@ -126,33 +129,10 @@ def job_summary(run: RunReport, defects: list[Defect], limit: int = SUMMARY_LIMI
 
 
 def _row(defect: Defect) -> str:
-    cells = (defect.severity, _code(where(defect.location)), _markdown_text(defect.message),
-             _code(defect.rule), _code(roots_text(defect.roots)))
+    cells = (markdown_text(defect.severity), markdown_code(where(defect.location)),
+             markdown_text(defect.message), markdown_code(defect.rule),
+             markdown_code(roots_text(defect.roots)))
     return "| " + " | ".join(cells) + " |"
-
-
-def _markdown_text(text: str) -> str:
-    """Plain text inside a table cell: punctuation that Markdown or HTML would
-    act on is backslash-escaped, and line breaks become ``<br>``."""
-    escaped = "".join("\\" + c if c in "\\`*_[]<>|~&#!" else c for c in text)
-    return escaped.replace("\r\n", "\n").replace("\n", "<br>")
-
-
-def _code(text: str) -> str:
-    # A code span must be fenced by more backticks than any run inside it;
-    # a pipe still needs its backslash there because the table splits first.
-    fence = "`" * (_longest_backtick_run(text) + 1)
-    body = text.replace("|", "\\|").replace("\n", " ")
-    pad = " " if body.startswith("`") or body.endswith("`") else ""
-    return f"{fence}{pad}{body}{pad}{fence}"
-
-
-def _longest_backtick_run(text: str) -> int:
-    longest = run = 0
-    for char in text:
-        run = run + 1 if char == "`" else 0
-        longest = max(longest, run)
-    return longest
 
 
 def step_outputs(run: RunReport) -> str:

@@ -17,7 +17,10 @@
   and suppressed findings there are.
 
 The field names follow the KRM Functions result (``resourceRef``,
-``field``) so other tools can read them alike.
+``field``) so other tools can read them alike. Strings are kept as they are,
+except that the document is ``json_text``: valid JSON that encodes as UTF-8
+whatever the strings (a byte of a file name that is not UTF-8 is written as
+the escape ``\\udcff`` of the surrogate that stands for it).
 """
 
 from __future__ import annotations
@@ -26,14 +29,14 @@ import json
 from collections.abc import Iterable
 from typing import Any, TextIO
 
-from krmcheck.reporters import ordered
-from krmcheck.results import SEVERITIES, SEVERITY_RANK, Finding, RootReport, RunReport, fingerprint
+from krmcheck.reporters import defect_fingerprint, ordered
+from krmcheck.reporters.safe import json_text
+from krmcheck.results import SEVERITIES, SEVERITY_RANK, Finding, RootReport, RunReport
 
 
 class JsonReporter:
     def write(self, run: RunReport, out: TextIO) -> None:
-        json.dump(document(run), out, indent=2, ensure_ascii=False)
-        out.write("\n")
+        out.write(json_text(json.dumps(document(run), indent=2, ensure_ascii=False)) + "\n")
 
 
 def document(run: RunReport) -> dict[str, Any]:
@@ -115,8 +118,8 @@ def defect_entries(findings: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
         entry = {k: v for k, v in first.items() if k not in ("root", "resourceId")}
         entry["severity"] = max((m["severity"] for m in members), key=lambda s: SEVERITY_RANK.get(s, 0))
         entry["roots"] = sorted({m["root"] for m in members})
-        entry["fingerprint"] = fingerprint(first["validator"], first["path"],
-                                           first.get("resourceId") or "", first["message"])
+        entry["fingerprint"] = defect_fingerprint(first["validator"], first["path"],
+                                                  first.get("resourceId") or "", first["message"])
         out.append(entry)
     return out
 

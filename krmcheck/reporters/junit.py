@@ -13,6 +13,10 @@ CI systems (GitLab, Jenkins, Azure) show JUnit as pass/fail per test, so:
 - findings about no resource are grouped in a test case named after their
   validator, ``build`` for build errors; a build error is a JUnit
   ``<error>`` (the root could not be checked at all), whatever ``fail_on``.
+
+Names, paths and messages may come from whoever opened the pull request:
+every string is made ``plain_text`` (or ``one_line`` in an attribute or a
+name), which leaves out nothing XML 1.0 forbids, so the report always parses.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from typing import TextIO
 from junit_xml import TestCase, TestSuite, to_xml_report_string
 
 from krmcheck.reporters import ordered, where
+from krmcheck.reporters.safe import one_line, plain_text
 from krmcheck.results import SEVERITY_RANK, Finding, ResourceRef, RootReport, RunReport
 from krmcheck.tree.origin import Location
 
@@ -36,7 +41,7 @@ class JunitReporter:
 def suite_for(root: RootReport, fail_on: str) -> TestSuite:
     groups = _groups(root)
     cases = [case_for(name, root.root, findings, fail_on) for name, findings in groups.items()]
-    return TestSuite(root.root, cases)
+    return TestSuite(one_line(root.root), cases)
 
 
 def _groups(root: RootReport) -> dict[str, list[Finding]]:
@@ -59,9 +64,9 @@ def case_for(name: str, classname: str, findings: list[Finding], fail_on: str) -
     passing = [f for f in findings if not _fails(f, fail_on)]
     first = failing[0].location if failing else Location("", 0, 0)
     case = TestCase(
-        name, classname=classname, allow_multiple_subelements=True,
+        one_line(name), classname=one_line(classname), allow_multiple_subelements=True,
         stdout="\n".join(_detail(f) for f in passing) or None,
-        file=first.path or None, line=first.line or None,
+        file=one_line(first.path) or None, line=first.line or None,
     )
     for finding in failing:
         _add(case, finding)
@@ -77,14 +82,16 @@ def _fails(finding: Finding, fail_on: str) -> bool:
 def _add(case: TestCase, finding: Finding) -> None:
     # The message attribute is one line (XML folds newlines in attributes);
     # the element text keeps the whole message with its location and trail.
-    message = " ".join(finding.message.split("\n"))
+    message = one_line(" ".join(finding.message.split("\n")))
     if finding.rule == "build":
         case.add_error_info(message=message, output=_detail(finding), error_type="build")
     else:
         case.add_failure_info(message=message, output=_detail(finding),
-                              failure_type=finding.severity)
+                              failure_type=one_line(finding.severity))
 
 
 def _detail(finding: Finding) -> str:
-    head = f"{where(finding.location)}: {finding.severity}: {finding.message} [{finding.rule}]"
-    return "\n".join([head] + [f"  via {origin}" for origin in reversed(finding.trail)])
+    head = (f"{one_line(where(finding.location))}: {one_line(finding.severity)}: "
+            f"{plain_text(finding.message)} [{one_line(finding.rule)}]")
+    vias = [f"  via {one_line(str(origin))}" for origin in reversed(finding.trail)]
+    return "\n".join([head, *vias])

@@ -13,6 +13,10 @@ scanning follows a defect while lines move. Suppressed findings are results
 too, with a ``suppressions`` entry saying what silenced them (``inSource``
 for an ignore comment or annotation, ``external`` for the configuration or a
 baseline).
+
+Paths, names and messages may come from whoever opened the pull request:
+messages, which viewers show, are ``plain_text``; the whole log is
+``json_text``, valid JSON that encodes as UTF-8 whatever the strings.
 """
 
 from __future__ import annotations
@@ -24,7 +28,8 @@ from types import MappingProxyType
 from typing import Any, TextIO
 from urllib.parse import quote
 
-from krmcheck.reporters import ordered_defects
+from krmcheck.reporters import defect_fingerprint, ordered_defects
+from krmcheck.reporters.safe import json_text, plain_text, well_formed
 from krmcheck.results import Defect, RunReport, Suppressed, group
 
 FINGERPRINT_KEY = "krmcheck/v1"
@@ -44,8 +49,7 @@ class SarifReporter:
     descriptions: Mapping[str, str] = field(default_factory=dict)
 
     def write(self, run: RunReport, out: TextIO) -> None:
-        json.dump(self.log(run), out, indent=2, ensure_ascii=False)
-        out.write("\n")
+        out.write(json_text(json.dumps(self.log(run), indent=2, ensure_ascii=False)) + "\n")
 
     def log(self, run: RunReport) -> dict[str, Any]:
         defects = ordered_defects(run.defects)
@@ -80,7 +84,8 @@ def _suppressed_defects(suppressed: list[Suppressed]) -> list[tuple[Defect, list
     for defect in ordered_defects(group(s.finding for s in suppressed)):
         reasons = {(why[id(f)].by, why[id(f)].where) for f in defect.findings}
         out.append((defect, [{"kind": "inSource" if by in _IN_SOURCE else "external",
-                              "justification": f"{by}: {where}"} for by, where in sorted(reasons)]))
+                              "justification": plain_text(f"{by}: {where}")}
+                             for by, where in sorted(reasons)]))
     return out
 
 
@@ -89,19 +94,20 @@ def result(defect: Defect, rule_index: int) -> dict[str, Any]:
         "ruleId": defect.rule,
         "ruleIndex": rule_index,
         "level": LEVELS.get(defect.severity, "note"),
-        "message": {"text": defect.message},
+        "message": {"text": plain_text(defect.message)},
     }
     if defect.location.path:
         where = physical(defect.location.path, defect.location.line, defect.location.col)
         out["locations"] = [{"physicalLocation": where}]
     related = [
         {"id": i, "physicalLocation": physical(o.path, o.line, o.col),
-         "message": {"text": f"earlier value, set by {o.by}"}}
+         "message": {"text": plain_text(f"earlier value, set by {o.by}")}}
         for i, o in enumerate(reversed(defect.trail)) if o.path
     ]
     if related:
         out["relatedLocations"] = related
-    out["partialFingerprints"] = {FINGERPRINT_KEY: defect.fingerprint}
+    out["partialFingerprints"] = {FINGERPRINT_KEY: defect_fingerprint(
+        defect.rule, defect.location.path, defect.finding.resource_id, defect.message)}
     out["properties"] = _properties(defect)
     return out
 
@@ -115,8 +121,14 @@ def physical(path: str, line: int, col: int) -> dict[str, Any]:
 
 def uri(path: str) -> str:
     """A repo-relative path as a relative URI reference: ``%``, spaces and
-    ``:`` (which would read as a scheme) are percent-encoded."""
-    return quote(path, safe="/!$&'()*+,;=@-._~")
+    ``:`` (which would read as a scheme) are percent-encoded, and so are the
+    bytes of a file name that is not UTF-8 (which ``os.fsdecode`` kept as
+    surrogates)."""
+    try:
+        raw = path.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a surrogate that no file name decodes to
+        raw = well_formed(path).encode("utf-8")
+    return quote(raw, safe="/!$&'()*+,;=@-._~")
 
 
 def _properties(defect: Defect) -> dict[str, Any]:

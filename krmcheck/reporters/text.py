@@ -12,6 +12,10 @@ shortened). Each ``via`` line names an earlier writer of the same value
 base that first set it. A message of several lines keeps its later lines
 indented under the first. Notes (a stale baseline entry, nothing to check)
 come before the summary.
+
+Paths, names and messages may come from whoever opened the pull request:
+their control characters are shown escaped, and no line can be read by
+the GitHub runner as a workflow command (see ``reporters.safe``).
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from __future__ import annotations
 from typing import TextIO
 
 from krmcheck.reporters import counts_line, ordered_defects, relative, roots_text, where
+from krmcheck.reporters.safe import log_text, one_line
 from krmcheck.results import Defect, RunReport
 from krmcheck.tree.origin import Location
 
@@ -31,18 +36,20 @@ class TextReporter:
             out.write(defect_lines(defect, run.cwd))
         for note in run.notes:
             place = f"{_here(note.location, run.cwd)}: " if note.location else ""
-            out.write(f"{place}note: {note.message}\n")
+            out.write(log_text(f"{place}note: {one_line(note.message)}\n"))
         out.write(counts_line(run) + "\n")
 
 
 def defect_lines(defect: Defect, cwd: str = "") -> str:
-    message = defect.message.replace("\r\n", "\n").replace("\n", _CONTINUATION)
-    roots = roots_text([relative(r, cwd) for r in defect.roots])
-    head = (f"{_here(defect.location, cwd)}: {defect.severity}: {message}"
-            f" [{defect.rule}] ({roots})\n")
-    vias = "".join(f"  via {_here(o.location, cwd)} ({o.by})\n" for o in reversed(defect.trail))
-    return head + vias
+    lines = defect.message.replace("\r\n", "\n").split("\n")
+    message = _CONTINUATION.join(one_line(line) for line in lines)
+    roots = roots_text([one_line(relative(r, cwd)) for r in defect.roots])
+    head = (f"{_here(defect.location, cwd)}: {one_line(defect.severity)}: {message}"
+            f" [{one_line(defect.rule)}] ({roots})\n")
+    vias = "".join(f"  via {_here(o.location, cwd)} ({one_line(o.by)})\n"
+                   for o in reversed(defect.trail))
+    return log_text(head + vias)
 
 
 def _here(location: Location, cwd: str) -> str:
-    return where(location._replace(path=relative(location.path, cwd)))
+    return one_line(where(location._replace(path=relative(location.path, cwd))))

@@ -121,5 +121,5 @@ def test_duplicate_configs_are_an_error(tmp_path: Path) -> None:
 
 def test_a_map_entry_is_an_error(tmp_path: Path) -> None:
     write(tmp_path, "kustomization.yaml", "validators:\n- {kind: X}\n")
-    with pytest.raises(BuildError, match="a validators entry must be a string"):
+    with pytest.raises(BuildError, match="validators\\[0\\] must be a string, not a map"):
         load(tmp_path, "validators")
