@@ -22,7 +22,7 @@ from urllib.parse import unquote
 
 import jsonschema
 
-from krmcheck.reporters import json_report
+from krmcheck.reporters import json_report, safe
 from krmcheck.results import SEVERITIES, SEVERITY_RANK
 
 JUNIT, SARIF, JSON = "junit", "sarif", "json"
@@ -291,7 +291,7 @@ def merge_sarif(reports: Sequence[Report]) -> str:
         merged["columnKind"] = first["columnKind"]
     merged["results"] = results
     doc = {"$schema": reports[0].content.get("$schema", ""), "version": "2.1.0", "runs": [merged]}
-    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    return safe.json_text(json.dumps(doc, indent=2, ensure_ascii=False)) + "\n"
 
 
 def _regrouped(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -373,7 +373,7 @@ def merge_json(reports: Sequence[Report]) -> str:
            "disabled": sorted({d for r in reports for d in r.content.get("disabled", [])}),
            "baseline": baselines[0] if baselines else None,
            "summary": json_report.summary(findings, len(roots), len(suppressed))}
-    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    return safe.json_text(json.dumps(doc, indent=2, ensure_ascii=False)) + "\n"
 
 
 def _json_key(f: dict[str, Any]) -> tuple[str, int, int, int, str, str, str]:

@@ -102,7 +102,7 @@ class Finding:
 
 def fingerprint(validator: str, path: str, resource: str, message: str) -> str:
     text = "\0".join((validator, path, resource, message))
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+    return hashlib.sha256(text.encode("utf-8", "backslashreplace")).hexdigest()[:32]  # a non-UTF-8 file name too
 
 
 @dataclass(frozen=True)
