@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 from pathlib import Path
 
+from krmcheck.fn.transports import Invocation, TransportError, TransportTimeout
+from krmcheck.fn.transports.exec import ExecTransport
 from krmcheck.kustomize.errors import BuildError
 from krmcheck.tree.origin import Origin
 
@@ -33,15 +34,18 @@ def pull(reference: str, dest: Path, origin: Origin | None) -> list[Path]:
         raise BuildError(f"'{reference}' names no OCI artifact", origin)
     command = [_oras(reference, origin), "pull", target, "--output", str(dest)]
     dest.mkdir(parents=True, exist_ok=True)
+    # through the exec transport, like any program krmcheck starts: its own
+    # process group, killed at the limit, output read within bounds
+    call = Invocation(tuple(command), b"", Path.cwd(), dict(os.environ), TIMEOUT)
     try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=TIMEOUT, check=False)
-    except subprocess.TimeoutExpired:
+        done = ExecTransport().run(call)
+    except TransportTimeout:
         raise BuildError(f"pulling '{reference}' with oras took longer than {TIMEOUT:.0f}s",
                          origin) from None
-    except OSError as e:
-        raise BuildError(f"pulling '{reference}': cannot run oras: {e.strerror}", origin) from None
+    except TransportError as e:
+        raise BuildError(f"pulling '{reference}': cannot run oras: {e}", origin) from None
     if done.returncode != 0:
-        detail = (done.stderr.strip() or done.stdout.strip()).splitlines()
+        detail = (done.stderr_text.strip() or done.stdout.decode("utf-8", "replace").strip()).splitlines()
         raise BuildError(f"pulling '{reference}' with oras failed: "
                          f"{detail[-1] if detail else f'exit status {done.returncode}'}", origin)
     return sorted(p for p in dest.rglob("*") if p.is_file())

@@ -14,12 +14,17 @@ or changed gets the function config's origin with the old one in the trail.
 The build annotations become the resource's state again (what a plugin
 drops, kustomize forgets); then the output replaces the resource list as
 kustomize's ``UpdateResMapValues`` does: matched by current id, missing ones
-removed, new ones appended, duplicates refused.
+removed, new ones appended, duplicates refused. Results are checked on the
+way in (``result_of``): a function's text reaches the reporters as bounded
+strings, with a known severity and no file outside the repository.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import json
+import posixpath
+import re
 from dataclasses import dataclass
 from typing import Iterable
 
@@ -30,7 +35,7 @@ from krmcheck.kustomize.accumulator import id_key, same_id
 from krmcheck.kustomize.errors import BuildError
 from krmcheck.kustomize.nameref import is_cluster_scoped
 from krmcheck.kustomize.resource import GeneratorInfo, Gvk, ResId, Resource
-from krmcheck.results import ResourceRef, Result
+from krmcheck.results import SEVERITIES, ResourceRef, Result
 from krmcheck.tree.emit import emit, emit_all
 from krmcheck.tree.load import LoadError, load_documents
 from krmcheck.tree.node import Mapping, Node, Scalar, Sequence, walk
@@ -74,6 +79,12 @@ WIRE_ANNOTATIONS = (PATH, LEGACY_PATH) + _PROTOCOL
 HASHABLE_KINDS = frozenset({"ConfigMap", "Secret"})
 NO_NAMESPACE = "_non_namespaceable_"  # kustomize's previous namespace of a cluster-scoped object
 DEFAULT_NAMESPACE = "default"
+# Bounds on what a function's Results carry into reports (the specification
+# sets none); longer text is cut, and a cut message says so.
+MAX_MESSAGE = 4096  # characters of a message
+MAX_TEXT = 1024  # characters of any other field: names, paths, tags
+MAX_TAGS = 32
+_DRIVE = re.compile(r"[A-Za-z]:(/|$)")  # C:/... is absolute too, whatever the platform
 _STR, _MAP, _SEQ = "tag:yaml.org,2002:str", "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"
 
 
@@ -303,27 +314,85 @@ def _mappings(seq: Sequence | None, what: str, field: str) -> list[Mapping]:
 
 
 def result_of(node: Mapping) -> Result:
-    """One ``results`` entry (KRM functions specification) as a Result."""
+    """One ``results`` entry (KRM functions specification) as a Result, made
+    safe to hand to reporters: every field a string of bounded length, the
+    severity one of error, warning and info, and ``file.path`` a path inside
+    the repository or nothing. What had to change is said in the message,
+    so the finding itself tells."""
     ref = node.mapping("resourceRef")
     field = node.mapping("field")
     file = node.mapping("file")
     tags = node.mapping("tags")
     index = file.value("index") if file is not None else 0
+    severity, severity_note = _severity(node.get("severity"))
+    path, path_note = _file_path(_text(file.value("path")) if file is not None else "")
+    notes = [n for n in (severity_note, path_note) if n]
+    message = _cut(_message(node.get("message")), MAX_MESSAGE, "message")
     return Result(
-        message=_text(node.value("message")),
-        severity=_text(node.value("severity")) or "error",
+        message=message + (f" [krmcheck: {'; '.join(notes)}]" if notes else ""),
+        severity=severity,
         resource_ref=ResourceRef(_text(ref.value("apiVersion")), _text(ref.value("kind")),
                                  _text(ref.value("name")), _text(ref.value("namespace")))
         if ref is not None else None,
         field_path=_text(field.value("path")) if field is not None else "",
-        file_path=_text(file.value("path")) if file is not None else "",
+        file_path=path,
         file_index=index if isinstance(index, int) and not isinstance(index, bool) else 0,
-        tags=tuple((k, v.as_string()) for k, v in tags.items.items() if isinstance(v, Scalar))
+        tags=tuple((_cut(str(k), MAX_TEXT), _cut(v.as_string(), MAX_TEXT))
+                   for k, v in list(tags.items.items())[:MAX_TAGS] if isinstance(v, Scalar))
         if tags is not None else ())
 
 
 def _text(v: object) -> str:
-    return "" if v is None else str(v)
+    """A scalar field of a Result (``Mapping.value`` gives None for a list or an object)."""
+    return "" if v is None else _cut(str(v), MAX_TEXT)
+
+
+def _message(node: Node | None) -> str:
+    """The message as the function spelled it; an object or a list, as JSON."""
+    if isinstance(node, Scalar):
+        return "" if node.value is None else node.as_string()
+    if node is None:
+        return ""
+    return json.dumps(node.to_data(), default=str, ensure_ascii=False)
+
+
+def _cut(text: str, limit: int, what: str = "") -> str:
+    if len(text) <= limit:
+        return text
+    note = f" [krmcheck: {what} cut at {limit} of {len(text)} characters]" if what else "..."
+    return text[:limit] + note
+
+
+def _severity(node: Node | None) -> tuple[str, str]:
+    """The severity, and a note when the function's was none of the three.
+
+    kpt and kyaml keep any string and count only ``error`` as a failure;
+    krmcheck's reporters need one of the three, and a grade nobody knows
+    must not slip past ``--fail-on``, so it is reported as an error (a
+    missing severity is an error too, as it always was here)."""
+    if node is None or (isinstance(node, Scalar) and node.value in (None, "")):
+        return "error", ""
+    text = node.as_string().strip().lower() if isinstance(node, Scalar) else ""
+    if text in SEVERITIES:
+        return text, ""
+    shown = repr(_cut(node.as_string(), 40)) if isinstance(node, Scalar) else "that is not a string"
+    return "error", f"severity {shown} is none of {', '.join(SEVERITIES)}; reported as error"
+
+
+def _file_path(text: str) -> tuple[str, str]:
+    """``file.path`` when it names a file inside the repository; else "" and a note.
+
+    An absolute path, or one that climbs out with ``..``, would point a
+    report (and its reader) at a file outside the repository; kpt refuses
+    such paths on a function's resources for the same reason. Nor does a
+    path with control characters name a file of the repository."""
+    clean = posixpath.normpath(text.replace("\\", "/")) if text else "."
+    if clean == ".":
+        return "", ""
+    if clean.startswith("/") or _DRIVE.match(clean) or clean == ".." or clean.startswith("../") \
+            or any(ord(c) < 32 or ord(c) == 127 for c in text):
+        return "", "its file.path names no file inside the repository and was dropped"
+    return text, ""
 
 
 def resource_for(result: Result, resources: list[Resource]) -> Resource | None:

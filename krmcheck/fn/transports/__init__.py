@@ -36,7 +36,12 @@ class Completed:
 
 
 class TransportError(Exception):
-    """The program could not be run at all (missing, not executable, timed out)."""
+    """The program could not be run at all (missing, not executable, timed
+    out, or printing more than the transport reads)."""
+
+
+class TransportTimeout(TransportError):
+    """The program did not finish within its time limit (and was killed)."""
 
 
 class Transport(Protocol):
