@@ -30,11 +30,12 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from krmcheck.fn.transports import Invocation, TransportError, TransportTimeout
+from krmcheck.fn.transports.exec import ExecTransport
 from krmcheck.kustomize.errors import BuildError
 from krmcheck.kustomize.files import Files
 from krmcheck.kustomize.resource import Resource
@@ -239,19 +240,21 @@ class _Runner:
 
     def output(self, args: list[str]) -> str:
         shown = " ".join([self.command, *args])
-        try:
-            done = subprocess.run([self.command, *args], env=self.env, capture_output=True,
-                                  timeout=TIMEOUT_SECONDS, check=False)
-        except FileNotFoundError:
+        if shutil.which(self.command, path=self.env.get("PATH")) is None:
             raise BuildError(f"unable to run '{shown}': '{self.command}' is not installed "
-                             f"(set --helm-command)", self.origin) from None
-        except subprocess.TimeoutExpired:
+                             f"(set --helm-command)", self.origin)
+        call = Invocation((self.command, *args), b"", Path.cwd(), self.env, TIMEOUT_SECONDS)
+        try:
+            done = ExecTransport().run(call)  # bounded output; its process group killed at the limit
+        except TransportTimeout:
             raise BuildError(f"'{shown}' did not finish in {TIMEOUT_SECONDS}s", self.origin) from None
+        except TransportError as e:
+            raise BuildError(f"unable to run '{shown}': {e}", self.origin) from None
         except OSError as e:
             raise BuildError(f"unable to run '{shown}': {e.strerror}", self.origin) from None
         if done.returncode != 0:
-            stderr = done.stderr.decode("utf-8", "replace").strip()
-            raise BuildError(f"'{shown}' failed with exit code {done.returncode}: {stderr}", self.origin)
+            raise BuildError(f"'{shown}' failed with exit code {done.returncode}: {done.stderr_text.strip()}",
+                             self.origin)
         return done.stdout.decode("utf-8", "replace")
 
 
