@@ -279,3 +279,12 @@ def test_every_file_a_kustomization_names_is_read_under_the_load_restrictor(tmp_
     assert code == 2 and "security; file '" in err and "is not in or below 'app'" in err, err
     code, _, err = _main("build", "--load-restrictor", "LoadRestrictionsNone", str(tmp_path / "app"))
     assert "security; file" not in err
+
+
+def test_a_kind_too_long_for_a_file_name_has_no_schema_rather_than_a_crash(tmp_path: Path) -> None:
+    write(tmp_path, "app/kustomization.yaml", "resources:\n- cr.yaml\n")
+    write(tmp_path, "app/cr.yaml", f"apiVersion: apps/v1\nkind: {'K' * 300}\nmetadata:\n  name: a\n")
+    write(tmp_path, "schemas/.keep", "")
+    run = check(tmp_path, ".", "--require-schemas", "--schema-location", "schemas")
+    assert run.code in (1, 2) and "Traceback" not in run.err
+    assert any(d["validator"] == "schema-missing" for d in run.report["defects"])

@@ -75,7 +75,10 @@ def kind_schema(version: str, strict: bool, api_version: str, kind: str) -> dict
         return None
     stem = "-".join(p for p in (kind.lower(), group.split(".")[0], gv) if p)
     path = _directory(version, strict).joinpath(f"{stem}.json")
-    if not path.is_file():
+    try:
+        if not path.is_file():
+            return None
+    except OSError:  # a kind too long for a file name is no built-in kind
         return None
     schema: dict[str, Any] = json.loads(path.read_text())
     wanted = {"group": group, "version": gv, "kind": kind}

@@ -18,6 +18,8 @@ A location is
 
 from __future__ import annotations
 
+import os
+
 import functools
 import hashlib
 import json
@@ -89,7 +91,7 @@ def lookup(location: str, api_version: str, kind: str, k8s_version: str, strict:
 
 
 def _read(path: Path) -> tuple[dict[str, Any], str] | None:
-    if not path.is_file():
+    if not os.path.isfile(path):  # also False for a name too long or holding a NUL
         return None
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
