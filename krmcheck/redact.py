@@ -1,8 +1,36 @@
 """Keeping Secret values out of every output.
 
-A validator's message may quote the value it complains about; in a Result
-about a Secret, every value the Secrets hold is masked before any reporter
-sees it. Both the base64 form in ``data`` and the decoded text are masked.
+What is a secret value: every scalar under ``data`` and ``stringData`` of
+every Secret a build read, made or produced (a ``data:`` that is a string
+instead of a map included); ``data`` both as written and base64-decoded,
+``stringData`` both as written and base64-encoded; each line of 8
+characters or more of a value of several lines; and the value of every
+``secretGenerator`` literal. File and env-file inputs are covered through
+the Secret they make (the generator never quotes them in its own errors).
+The builder collects the values as it goes (``Builder.secrets``): a build
+that fails part-way still knows those it had read, and a value copied out
+of a Secret that a later patch deletes is still known.
+
+Where: ``runner`` masks each root's report as it is made (its build error,
+the Results of functions, validators and external validators, every
+finding), and the error line of ``krmcheck build``. Fingerprints, baselines,
+defects and every reporter only ever see masked text, and a finding keeps
+its fingerprint when the Secret's value changes.
+
+Values are masked in messages about any resource, not only about Secrets:
+replacements, vars and patches copy them into Deployments and ConfigMaps,
+where a validator may quote them. A value that is also an ordinary word of
+a report (a namespace, say) is masked there too. A short or common value
+would mask half of every report, so how a value is matched depends on its
+length:
+
+- 8 characters or more: wherever it occurs, and also where a message cut it
+  short (a first part of 8 or more characters followed by ``...``);
+- 4 to 7 characters: where it stands as a word (no letter or digit right
+  before or after it);
+- shorter values, and the words ``true``, ``false``, ``yes``, ``no``,
+  ``on``, ``off``, ``null`` and ``none``: only where a message quotes the
+  whole value (``'x'``, ``"x"`` or ```x```).
 """
 
 from __future__ import annotations
@@ -10,17 +38,26 @@ from __future__ import annotations
 import base64
 import binascii
 import dataclasses
+import functools
+import json
 import re
 from typing import Iterable
 
 from krmcheck.kustomize.resource import Resource
-from krmcheck.results import Result
-from krmcheck.tree.node import Scalar
+from krmcheck.results import Finding, Result, RootReport
+from krmcheck.tree.node import Mapping, Node, Scalar, Sequence, walk
 
 MASK = "<redacted>"
-# Shorter values would mask ordinary words; they are still masked when quoted.
-_MIN_BARE = 4
+ANYWHERE = 8  # values this long are masked wherever they occur
+WORD = 4  # ...this long, where they stand as a word; shorter ones only when quoted whole
+COMMON = frozenset({"true", "false", "yes", "no", "on", "off", "null", "none"})
+_ELLIPSES = ("...", "\u2026")
+# Tags that say which check spoke, never what it saw: a value that happens
+# to spell a validator id must not turn the validator off.
+_IDENTITY_TAGS = frozenset({"validator", "rule"})
 
+
+# --- what is secret ---------------------------------------------------------------
 
 def secret_values(resources: Iterable[Resource]) -> frozenset[str]:
     """Every value held in ``data`` or ``stringData`` of the Secrets."""
@@ -29,40 +66,172 @@ def secret_values(resources: Iterable[Resource]) -> frozenset[str]:
         if res.kind != "Secret":
             continue
         for key in ("data", "stringData"):
-            m = res.node.mapping(key)
-            for node in (m.items.values() if m is not None else ()):
+            held = res.node.items.get(key)
+            for node in (walk(held) if held is not None else ()):
                 if isinstance(node, Scalar) and node.value not in (None, ""):
-                    text = node.as_string()
-                    found.add(text)
+                    found.update(_spellings(node))
                     if key == "data":
-                        found.update(_decoded(text))
-    return frozenset(v for v in found if v)
+                        found.update(_decoded(node.as_string()))
+                    else:  # as a function that moves it to data would write it
+                        found.add(base64.b64encode(node.as_string().encode("utf-8")).decode("ascii"))
+    return frozenset(v for v in found if v.strip())
+
+
+def generator_inputs(entry: Node) -> frozenset[str]:
+    """The values of a ``secretGenerator`` entry's literals (``KEY=VALUE``;
+    a literal without ``=`` may be a bare secret, so it counts whole)."""
+    literals = entry.items.get("literals") if isinstance(entry, Mapping) else None
+    found: set[str] = set()
+    for item in (literals.items if isinstance(literals, Sequence) else ()):
+        if not isinstance(item, Scalar) or item.value is None:
+            continue
+        literal = item.as_string()
+        _, eq, value = literal.partition("=")
+        if not eq:
+            found.add(literal)
+            continue
+        found.add(value)
+        if len(value) > 1 and value[0] == value[-1] and value[0] in "\"'":
+            found.add(value[1:-1])  # the generator drops one pair of quotes
+    return frozenset(v for v in found if v.strip())
+
+
+def _spellings(node: Scalar) -> set[str]:
+    """A scalar as written, and as a message prints its value (``0x1F`` is 31)."""
+    value = node.value
+    if isinstance(value, str):
+        return {value, *_lines(value)}
+    return {node.as_string(), json.dumps(value)}
 
 
 def _decoded(text: str) -> list[str]:
+    """The text base64 holds (kustomize wraps long values in lines)."""
     try:
-        raw = base64.b64decode(text, validate=True)
+        raw = base64.b64decode("".join(text.split()), validate=True)
     except (binascii.Error, ValueError):
         return []
     try:
         decoded = raw.decode("utf-8")
     except UnicodeDecodeError:
-        return []
-    return [decoded, *decoded.splitlines()]
+        return text.split()
+    return [decoded, *_lines(decoded), *text.split()]
 
+
+def _lines(text: str) -> list[str]:
+    """The lines of a value of several lines (a key file, a .env file) that
+    are long enough to mask anywhere: a short line ("data:", "}") says nothing."""
+    lines = [line.strip() for line in text.splitlines()]
+    return [line for line in lines if len(line) >= ANYWHERE] if len(lines) > 1 else []
+
+
+# --- masking ----------------------------------------------------------------------
+
+@dataclasses.dataclass(frozen=True)
+class Masker:
+    """The masking of one set of secret values, compiled once."""
+
+    anywhere: re.Pattern[str] | None
+    word: re.Pattern[str] | None
+    quoted: re.Pattern[str] | None
+    # the long values by their first characters, for messages that cut them short
+    heads: dict[str, tuple[str, ...]]
+    head: re.Pattern[str] | None  # where any of those first characters start
+
+    def text(self, message: str) -> str:
+        if self.anywhere is not None:
+            message = self.anywhere.sub(MASK, message)
+        if self.head is not None and any(e in message for e in _ELLIPSES):
+            message = self._cut_short(message)
+        if self.word is not None:
+            message = self.word.sub(MASK, message)
+        if self.quoted is not None:
+            message = self.quoted.sub(rf"\g<q>{MASK}\g<q>", message)
+        return message
+
+    def _cut_short(self, message: str) -> str:
+        """Mask a value's first part where a message shortened it to ``first...``."""
+        assert self.head is not None
+        out, done = [], 0
+        for found in self.head.finditer(message):
+            start = found.start()
+            if start < done:
+                continue
+            end = _next_ellipsis(message, start + ANYWHERE)
+            if end < 0:
+                break  # nothing after here is cut short
+            if any(v.startswith(message[start:end]) for v in self.heads[found.group(1)]):
+                out += [message[done:start], MASK]
+                done = end
+        return "".join(out) + message[done:] if out else message
+
+
+def _next_ellipsis(message: str, start: int) -> int:
+    found = [i for i in (message.find(e, start) for e in _ELLIPSES) if i >= 0]
+    return min(found, default=-1)
+
+
+@functools.lru_cache(maxsize=64)
+def masker(secrets: frozenset[str]) -> Masker:
+    spelled = {s for v in secrets for s in _escaped(v)}
+    tiers: dict[str, list[str]] = {"anywhere": [], "word": [], "quoted": []}
+    for v in spelled:
+        tier = ("quoted" if len(v) < WORD or v.lower() in COMMON
+                else "word" if len(v) < ANYWHERE else "anywhere")
+        tiers[tier].append(v)
+    heads: dict[str, list[str]] = {}
+    for v in tiers["anywhere"]:
+        heads.setdefault(v[:ANYWHERE], []).append(v)
+    return Masker(_alternation(tiers["anywhere"], "{}"),
+                  _alternation(tiers["word"], r"(?<![0-9A-Za-z]){}(?![0-9A-Za-z])"),
+                  _alternation(tiers["quoted"], r"(?P<q>['\"`]){}(?P=q)"),
+                  {head: tuple(vs) for head, vs in heads.items()},
+                  _alternation(list(heads), "(?=({}))"))
+
+
+def _escaped(value: str) -> set[str]:
+    """A value, and as ``repr`` and JSON print it inside a message."""
+    return {value, repr(value)[1:-1], json.dumps(value, ensure_ascii=False)[1:-1]}
+
+
+def _alternation(values: list[str], shape: str) -> re.Pattern[str] | None:
+    if not values:
+        return None
+    longest_first = sorted(values, key=lambda v: (-len(v), v))
+    return re.compile(shape.format("(?:" + "|".join(map(re.escape, longest_first)) + ")"))
+
+
+# --- what is masked ---------------------------------------------------------------
 
 def redact(result: Result, secrets: frozenset[str]) -> Result:
-    """Mask secret values in a Result about a Secret (or about no resource in
-    particular). A Result about another resource quotes that resource's own
-    values, which are not secret even when a Secret happens to hold the same
-    text (a user name, say)."""
-    ref = result.resource_ref
-    if not secrets or (ref is not None and ref.kind != "Secret"):
+    """``result`` with every secret value masked in its message and tags."""
+    return _result(result, masker(secrets)) if secrets else result
+
+
+def root_report(report: RootReport, secrets: frozenset[str]) -> RootReport:
+    """A root's report with every secret value masked in every finding,
+    kept or suppressed: where a root's messages leave the build."""
+    if not secrets:
+        return report
+    m = masker(secrets)
+    return dataclasses.replace(
+        report, findings=tuple(_finding(f, m) for f in report.findings),
+        suppressed=tuple(dataclasses.replace(s, finding=_finding(s.finding, m)) for s in report.suppressed))
+
+
+def text(message: str, secrets: frozenset[str]) -> str:
+    """A message (a build error printed as it is) with every secret value masked."""
+    return masker(secrets).text(message) if secrets else message
+
+
+def _finding(finding: Finding, m: Masker) -> Finding:
+    result = _result(finding.result, m)
+    return finding if result is finding.result else dataclasses.replace(finding, result=result)
+
+
+def _result(result: Result, m: Masker) -> Result:
+    message = m.text(result.message)
+    tags = tuple((k, v if k in _IDENTITY_TAGS else m.text(v)) for k, v in result.tags)
+    if message == result.message and tags == result.tags:
         return result
-    message = result.message
-    for value in sorted(secrets, key=len, reverse=True):
-        if len(value) >= _MIN_BARE:
-            message = message.replace(value, MASK)
-        else:
-            message = re.sub(rf"(['\"]){re.escape(value)}\1", rf"\1{MASK}\1", message)
-    return result if message == result.message else dataclasses.replace(result, message=message)
+    return dataclasses.replace(result, message=message, tags=tags)
+

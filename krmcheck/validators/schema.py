@@ -12,7 +12,9 @@ required field (reported at the object that lacks it). In strict mode
 (``--strict``) fields the schema does not know are errors too, reported at
 the unknown field. Kinds no source covers are not checked; one info result
 per apiVersion and kind says so, with the id ``schema-missing`` (a run
-reports each kind once, with how many resources and roots it has).
+reports each kind once, with how many resources and roots it has). A
+Secret's values are never quoted: the message says what kind of value is
+wrong (``data.password: a number is not of type 'string'``).
 """
 
 from __future__ import annotations
@@ -136,9 +138,10 @@ def _check(item: Mapping, data: Any, checker: Checker, version: str) -> list[Res
         tags = (("kubernetes-version", version),) + tags
     seen: set[tuple[str, str]] = set()
     results = []
+    secret = item.value("kind") == "Secret"
     errors = sorted(checker.full.iter_errors(data), key=lambda e: _sort_key(e.absolute_path))
     for error in errors:
-        for path, message in _describe(error):
+        for path, message in _describe(error, secret):
             if (path, message) not in seen:
                 seen.add((path, message))
                 results.append(make_result(id, item, message, path, rule=str(error.validator),
@@ -206,12 +209,16 @@ def _sort_key(path: Sequence[str | int]) -> list[tuple[int, str]]:
     return [(0, f"{p:09d}") if isinstance(p, int) else (1, p) for p in path]
 
 
-def _describe(error: jsonschema.ValidationError) -> Iterator[tuple[str, str]]:
-    """(field path, short message) for one schema error; some errors name several fields."""
+def _describe(error: jsonschema.ValidationError, secret: bool = False) -> Iterator[tuple[str, str]]:
+    """(field path, short message) for one schema error; some errors name
+    several fields. The values of a Secret are described, never quoted."""
     parts = list(error.absolute_path)
     where = field_path(parts)
     prefix = f"{where}: " if where else ""
     kind = error.validator
+    # the whole Secret, or its data: jsonschema would print what it holds
+    hidden = secret and parts[:1] in ([], ["data"], ["stringData"])
+    value = _kind_of(error.instance) if hidden else _quoted(error.instance)
     if kind == "required" and isinstance(error.instance, dict):
         for name in error.validator_value:
             if name not in error.instance:
@@ -222,14 +229,16 @@ def _describe(error: jsonschema.ValidationError) -> Iterator[tuple[str, str]]:
             if name not in known:
                 yield field_path(parts + [name]), f"{field_path(parts + [name])}: unknown field"
     elif kind == "type":
-        yield where, f"{prefix}{_value(error.instance)} is not of type {_types(error.validator_value)}"
+        yield where, f"{prefix}{value} is not of type {_types(error.validator_value)}"
     elif kind == "enum":
-        allowed = ", ".join(_value(v) for v in error.validator_value[:8])
+        allowed = ", ".join(_quoted(v) for v in error.validator_value[:8])
         more = ", ..." if len(error.validator_value) > 8 else ""
-        yield where, f"{prefix}{_value(error.instance)} is not one of {allowed}{more}"
+        yield where, f"{prefix}{value} is not one of {allowed}{more}"
     elif kind in ("oneOf", "anyOf") and _alternative_types(error.validator_value):
-        yield where, (f"{prefix}{_value(error.instance)} is not of type "
+        yield where, (f"{prefix}{value} is not of type "
                       f"{_types(_alternative_types(error.validator_value))}")
+    elif hidden:  # jsonschema's own message would quote the value
+        yield where, f"{prefix}{value} fails the schema's {kind!r}"
     else:
         yield where, f"{prefix}{_shorten(error.message, 120)}"
 
@@ -249,7 +258,16 @@ def _types(types: str | list[str]) -> str:
     return " or ".join(f"'{t}'" for t in names) or "'null'"
 
 
-def _value(value: Any) -> str:
+def _kind_of(value: Any) -> str:
+    """A value as its kind only ("a string"), for the values of a Secret."""
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    return "a string" if isinstance(value, str) else "null" if value is None else _quoted(value)
+
+
+def _quoted(value: Any) -> str:
     if isinstance(value, dict):
         return "an object"
     if isinstance(value, list):
