@@ -475,8 +475,11 @@ def _written_id(ann: Mapping) -> ResId | None:
         return None
     if not isinstance(data, dict):
         return None
-    gvk = Gvk(str(data.get("group") or ""), str(data.get("version") or ""), str(data.get("kind") or ""))
-    return ResId(gvk, str(data.get("name") or ""), str(data.get("namespace") or ""))
+    def text(key: str) -> str:  # scalars only: str() of an aliased tree could expand without bound
+        value = data.get(key)
+        return str(value) if isinstance(value, (str, int, float)) and value else ""
+
+    return ResId(Gvk(text("group"), text("version"), text("kind")), text("name"), text("namespace"))
 
 
 def merge_origins(new: Node, old: Node | None, origin: Origin) -> None:
