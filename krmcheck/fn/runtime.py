@@ -475,11 +475,11 @@ def _written_id(ann: Mapping) -> ResId | None:
         return None
     if not isinstance(data, dict):
         return None
-    def text(key: str) -> str:  # scalars only: str() of an aliased tree could expand without bound
+    def field(key: str) -> str:  # scalars only: str() of an aliased tree could expand without bound
         value = data.get(key)
         return str(value) if isinstance(value, (str, int, float)) and value else ""
 
-    return ResId(Gvk(text("group"), text("version"), text("kind")), text("name"), text("namespace"))
+    return ResId(Gvk(field("group"), field("version"), field("kind")), field("name"), field("namespace"))
 
 
 def merge_origins(new: Node, old: Node | None, origin: Origin) -> None:
