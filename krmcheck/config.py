@@ -31,14 +31,14 @@ from krmcheck.tree.load import LoadError, load_documents
 from krmcheck.tree.node import Mapping, Node, Scalar
 from krmcheck.tree.node import Sequence as SequenceNode
 from krmcheck.tree.origin import Location, Origin
-from krmcheck.validators import VALIDATORS, ValidatorOptions
+from krmcheck.validators import VALIDATORS, Provided, ValidatorOptions, enabled_by_default
 
 FILE_NAMES = (".krmcheck.yaml", ".krmcheck.yml")
 BY = "krmcheck config"
 # Ids of findings that come from somewhere else than a registered validator:
 # the schema validator's kinds without a schema, kubectl's deprecation
 # warnings, and ignore comments or annotations that silence nothing.
-EXTRA_IDS = ("schema-missing", "schema-unjudged", "deprecation", "unused-ignore")
+EXTRA_IDS = ("schema-missing", "schema-unjudged", "deprecation", "unused-ignore", "duplicate")
 
 
 class ConfigError(Exception):
@@ -95,9 +95,13 @@ class Config:
     # per-path settings, in the order written: (files, validator id -> setting)
     overrides: tuple[tuple[PathPatterns, dict[str, ValidatorSetting]], ...] = ()
     baseline: Path | None = None
+    provided: tuple[Provided, ...] = ()
+    # cluster name -> the roots deployed to it (``clusters:``), for the duplicate check
+    clusters: tuple[tuple[str, PathPatterns], ...] = ()
 
     def enabled(self, validator_id: str) -> bool:
-        return self.validators.get(validator_id, ValidatorSetting()).enabled
+        setting = self.validators.get(validator_id)
+        return setting.enabled if setting is not None else enabled_by_default(validator_id)
 
     @property
     def disabled(self) -> tuple[str, ...]:
@@ -113,7 +117,7 @@ class Config:
         own = self.validators.get(validator_id, ValidatorSetting())
         strict = own.strict if own.strict is not None else bool(self.strict)
         return ValidatorOptions(flags.kubernetes_version or own.kubernetes_version or self.kubernetes_version,
-                                flags.strict or strict, flags.schemas)
+                                flags.strict or strict, flags.schemas, self.provided)
 
 
 EMPTY = Config()
@@ -272,7 +276,17 @@ def _config(root: Mapping, display: str, directory: Path) -> Config:
                          _settings(o.mapping("validators") or Mapping()))
                         for o in (root.sequence("overrides") or SequenceNode()).items
                         if isinstance(o, Mapping)),
-        baseline=directory / _text(root.get("baseline")) if "baseline" in root else None)
+        baseline=directory / _text(root.get("baseline")) if "baseline" in root else None,
+        provided=tuple(_provided(root.sequence("provided"))),
+        clusters=tuple((name, PathPatterns(base, _strings(paths), f"{display} clusters.{name}"))
+                       for name, paths in (root.mapping("clusters") or Mapping()).items.items()))
+
+
+def _provided(node: SequenceNode | None) -> Iterator[Provided]:
+    for entry in (node.items if node is not None else []):
+        if isinstance(entry, Mapping):
+            yield Provided(_text(entry.get("kind")) or "*", _text(entry.get("name")) or "*",
+                           _text(entry.get("namespace")) or "*")
 
 
 def _location(written: str, directory: Path) -> str:

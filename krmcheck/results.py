@@ -183,6 +183,9 @@ class RootReport:
     # rendered resources); the source is "" when no schema was found
     coverage: tuple[tuple[str, str, str, str, int], ...] = ()
     crds: tuple[tuple[str, str, str], ...] = ()  # CRDs it renders: (group, kind, where)
+    # each rendered object, where its name is written, and its source id
+    # (only when .krmcheck.yaml groups roots into clusters)
+    places: tuple[tuple[ResourceRef, Location, str], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -42,7 +42,7 @@ from krmcheck.schemas.sources import SchemaSettings
 from krmcheck.scope import PathPatterns, any_match
 from krmcheck.tree.emit import emit_all
 from krmcheck.tree.origin import Location
-from krmcheck.validators import VALIDATORS, ValidatorOptions, schema
+from krmcheck.validators import VALIDATORS, ValidatorOptions, duplicate, schema
 
 EXIT_OK, EXIT_FINDINGS, EXIT_BROKEN = 0, 1, 2
 
@@ -226,6 +226,8 @@ def check(opts: CheckOptions, progress: Progress) -> RunReport:
     _prepare_outputs(opts, set(readers) | {config.path}, files)
     reports = _check_all(opts, roots, vopts, config, progress)
     reports = _with_crds_of_other_roots(opts, roots, reports, vopts, config)
+    if config.clusters and config.enabled(duplicate.id):
+        reports = duplicate.across_roots(reports, [r.places for r in reports], config.clusters)
     severities = dict(config.severities)
     if opts.require_schemas or config.require_schemas:
         severities[schema.MISSING] = "error"
@@ -537,7 +539,17 @@ def _root_report(builder: Builder, files: Files, root: Path, vopts: ValidatorOpt
                       build_failed=bool(broken), suppressed=tuple(silenced),
                       ignore_annotations=tuple(annotations),
                       coverage=_coverage(resources, vopts, config),
-                      crds=_rendered_crds(resources))
+                      crds=_rendered_crds(resources),
+                      places=_places(resources, locator) if config.clusters else ())
+
+
+def _places(resources: list[Resource], locator: Locator) -> tuple[tuple[ResourceRef, Location, str], ...]:
+    """Each object with the place its name is written, for the duplicate check."""
+    out = []
+    for r in resources:
+        found = locator.locate(Result(message="", resource_ref=_ref(r), field_path="metadata.name"))
+        out.append((found.result.resource_ref or _ref(r), found.location, found.source_id))
+    return tuple(out)
 
 
 def _coverage(resources: list[Resource], vopts: ValidatorOptions,

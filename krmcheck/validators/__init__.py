@@ -9,6 +9,7 @@ name is made from it.
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import re
 from collections.abc import Iterable, Sequence
@@ -19,6 +20,20 @@ from krmcheck.schemas.sources import SchemaSettings
 from krmcheck.tree.node import Mapping, Node, Scalar
 
 
+class Provided(NamedTuple):
+    """Objects a root may refer to without defining them (``provided:`` in
+    ``.krmcheck.yaml``): made by an operator, another repository or the
+    cluster itself. ``name`` and ``namespace`` are shell-style patterns."""
+
+    kind: str
+    name: str = "*"
+    namespace: str = "*"
+
+    def matches(self, kind: str, name: str, namespace: str) -> bool:
+        return (self.kind in (kind, "*") and fnmatch.fnmatchcase(name, self.name)
+                and fnmatch.fnmatchcase(namespace, self.namespace))
+
+
 class ValidatorOptions(NamedTuple):
     """What a run asks of the validators (from the CLI and ``.krmcheck.yaml``)."""
 
@@ -27,11 +42,13 @@ class ValidatorOptions(NamedTuple):
     # schema: where schemas come from besides the built-in ones (repository
     # CRDs, schema locations, the cache); None: built-in and the root's own CRDs
     schemas: SchemaSettings | None = None
+    provided: tuple[Provided, ...] = ()  # reference: objects made outside the root
 
 
 class Validator(Protocol):
     id: str
     description: str
+    # a module may set ``enabled_by_default = False`` (an opt-in policy pack)
 
     def validate(self, items: Sequence[Mapping], options: ValidatorOptions) -> list[Result]: ...
 
@@ -86,6 +103,11 @@ def make_result(validator_id: str, item: Mapping, message: str, path: str,
 
 # The registry comes last because the validator modules import the helpers above.
 from krmcheck.validators import image_tag, metadata, schema  # noqa: E402
+
+def enabled_by_default(validator_id: str) -> bool:
+    """Whether a validator runs when ``.krmcheck.yaml`` does not name it."""
+    return bool(getattr(VALIDATORS.get(validator_id), "enabled_by_default", True))
+
 
 VALIDATORS: dict[str, Validator] = {
     "schema": schema,
