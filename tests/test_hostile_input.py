@@ -288,3 +288,25 @@ def test_a_kind_too_long_for_a_file_name_has_no_schema_rather_than_a_crash(tmp_p
     run = check(tmp_path, ".", "--require-schemas", "--schema-location", "schemas")
     assert run.code in (1, 2) and "Traceback" not in run.err
     assert any(d["validator"] == "schema-missing" for d in run.report["defects"])
+
+
+def test_where_no_large_stack_can_start_the_work_still_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+
+    from krmcheck import stack
+    sizes: list[int] = []
+
+    def refuse(self: threading.Thread) -> None:
+        size = threading.stack_size()  # reading it also resets it: set it back
+        threading.stack_size(size)
+        sizes.append(size)
+        if size > 32 * 1024 * 1024:
+            raise RuntimeError("can't start new thread")
+        original(self)
+
+    original = threading.Thread.start
+    monkeypatch.setattr(threading.Thread, "start", refuse)
+    assert stack.deep(lambda: threading.current_thread().name) == "krmcheck-deep"  # on the smallest stack
+    assert sizes == [512 * 1024 * 1024, 128 * 1024 * 1024, 32 * 1024 * 1024]
+    monkeypatch.setattr(threading.Thread, "start", lambda self: (_ for _ in ()).throw(RuntimeError("no")))
+    assert stack.deep(lambda: 42) == 42  # inline, as a last resort
