@@ -89,6 +89,21 @@ def field_path(parts: Iterable[str | int]) -> str:
     return out
 
 
+# Where the pod spec sits, by kind; every other kind (Deployment, StatefulSet,
+# DaemonSet, ReplicaSet, Job, custom resources shaped alike): spec.template.spec.
+_POD_SPEC: dict[str, tuple[str, ...]] = {
+    "Pod": ("spec",),
+    "PodTemplate": ("template", "spec"),
+    "CronJob": ("spec", "jobTemplate", "spec", "template", "spec"),
+}
+_TEMPLATE_POD_SPEC = ("spec", "template", "spec")
+
+
+def pod_spec_path(item: Mapping) -> tuple[str, ...]:
+    """The path of the pod spec a resource of this kind holds (if it holds one)."""
+    return _POD_SPEC.get(str(item.value("kind", "")), _TEMPLATE_POD_SPEC)
+
+
 def make_result(validator_id: str, item: Mapping, message: str, path: str,
                 severity: str = "error", rule: str = "",
                 extra_tags: tuple[tuple[str, str], ...] = ()) -> Result:
@@ -102,7 +117,7 @@ def make_result(validator_id: str, item: Mapping, message: str, path: str,
 
 
 # The registry comes last because the validator modules import the helpers above.
-from krmcheck.validators import image_tag, metadata, schema  # noqa: E402
+from krmcheck.validators import api_version, image_tag, metadata, schema, workload  # noqa: E402
 
 def enabled_by_default(validator_id: str) -> bool:
     """Whether a validator runs when ``.krmcheck.yaml`` does not name it."""
@@ -113,4 +128,6 @@ VALIDATORS: dict[str, Validator] = {
     "schema": schema,
     "image-tag": image_tag,
     "metadata": metadata,
+    "api-version": api_version,
+    "workload": workload,
 }

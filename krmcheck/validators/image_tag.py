@@ -21,18 +21,11 @@ from typing import NamedTuple
 from krmcheck.results import Result
 from krmcheck.tree.node import Mapping, Scalar, lookup
 from krmcheck.tree.node import Sequence as SequenceNode
-from krmcheck.validators import ValidatorOptions, field_path, make_result
+from krmcheck.validators import ValidatorOptions, field_path, make_result, pod_spec_path
 
 id = "image-tag"
 description = "container images name a tag or digest, and the tag is not 'latest'"
 
-# Where the pod spec sits, by kind; every other kind: spec.template.spec.
-_POD_SPEC: dict[str, tuple[str, ...]] = {
-    "Pod": ("spec",),
-    "PodTemplate": ("template", "spec"),
-    "CronJob": ("spec", "jobTemplate", "spec", "template", "spec"),
-}
-_TEMPLATE_POD_SPEC = ("spec", "template", "spec")
 _CONTAINER_LISTS = ("containers", "initContainers", "ephemeralContainers")
 
 
@@ -60,7 +53,7 @@ def validate(items: Sequence[Mapping], options: ValidatorOptions) -> list[Result
 
 def images(item: Mapping) -> Iterator[Image]:
     """Every container image of a resource, in containers, initContainers, ephemeralContainers order."""
-    spec_path = _POD_SPEC.get(str(item.value("kind", "")), _TEMPLATE_POD_SPEC)
+    spec_path = pod_spec_path(item)
     pod_spec = lookup(item, list(spec_path))
     if not isinstance(pod_spec, Mapping):
         return
