@@ -117,7 +117,8 @@ def make_result(validator_id: str, item: Mapping, message: str, path: str,
 
 
 # The registry comes last because the validator modules import the helpers above.
-from krmcheck.validators import api_version, image_tag, metadata, schema, workload  # noqa: E402
+from krmcheck.validators import (api_version, image_tag, metadata, reference, schema, selector,  # noqa: E402
+                                 workload)
 
 def enabled_by_default(validator_id: str) -> bool:
     """Whether a validator runs when ``.krmcheck.yaml`` does not name it."""
@@ -129,5 +130,7 @@ VALIDATORS: dict[str, Validator] = {
     "image-tag": image_tag,
     "metadata": metadata,
     "api-version": api_version,
+    "selector": selector,
+    "reference": reference,
     "workload": workload,
 }
