@@ -25,6 +25,7 @@ FAIL_ON = ("error", "warning", "info", "never")
 SUBCOMMANDS = """commands:
   krmcheck [check] [PATH...]     render and validate (the default; its options below)
   krmcheck build DIR             print what `kubectl kustomize DIR` prints
+  krmcheck build flux:NS/NAME    print what Flux (or argocd:NAME, Argo CD) applies for that object
   krmcheck fn VALIDATOR...       run built-in validators as an exec KRM function
   krmcheck catalog view LOCATION print a KRM function catalog, to decide whether to trust it
   krmcheck schemas list [PATH...] which schema source serves each kind the roots render
@@ -45,9 +46,12 @@ def _check_parser() -> argparse.ArgumentParser:
                    help="directories to search for kustomizations and plain manifests, or "
                         "changed files (only the roots that read them are checked); default: .")
     p.add_argument("--roots", action="append", metavar="MODE|DIR", default=None,
-                   help="'all' checks every kustomization; a directory checks exactly that one "
-                        "(repeat for several); default: the kustomizations no other one includes, "
-                        "and the manifests no kustomization reads")
+                   help="'all' checks every kustomization; 'kustomize' checks kustomizations and "
+                        "manifests only (no Flux Kustomization or Argo CD Application roots); a "
+                        "directory checks exactly that one (repeat for several); default: the "
+                        "GitOps controller objects whose source is this repository, the "
+                        "kustomizations no other one includes and the manifests no kustomization "
+                        "reads, less what the controller objects render")
     p.add_argument("--exclude", action="append", default=[], metavar="PATTERN",
                    help="gitignore-style pattern (relative to the current directory) of paths "
                         "that are never roots and whose findings are suppressed; repeatable")
@@ -126,8 +130,10 @@ def _add_plugin_flags(p: argparse.ArgumentParser) -> None:
 
 def _build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="krmcheck build",
-                                description="Print what `kubectl kustomize DIR` prints.")
-    p.add_argument("dir", metavar="DIR")
+                                description="Print what `kubectl kustomize DIR` prints, or what "
+                                            "the GitOps controller applies for a root named "
+                                            "flux:NAMESPACE/NAME or argocd:NAME.")
+    p.add_argument("dir", metavar="DIR|ROOT")
     p.add_argument("--load-restrictor", choices=RESTRICTORS, default=ROOT_ONLY)
     p.add_argument("--network", action="store_true",
                    help="fetch remote resources and bases (git repositories, URLs), and give "
@@ -236,8 +242,9 @@ def parse_merge(argv: Sequence[str]) -> merge.MergeOptions:
 def parse_check(argv: Sequence[str]) -> runner.CheckOptions:
     a = _check_parser().parse_args(list(argv))
     roots = tuple(a.roots or ())
-    if "all" in roots and len(roots) > 1:
-        _check_parser().error("--roots all cannot be combined with directories")
+    for mode in ("all", "kustomize"):
+        if mode in roots and len(roots) > 1:
+            _check_parser().error(f"--roots {mode} cannot be combined with other --roots values")
     return runner.CheckOptions(
         paths=tuple(Path(p) for p in a.paths), roots=() if roots == ("default",) else roots,
         exclude=tuple(a.exclude), baseline=a.baseline, write_baseline=a.write_baseline,

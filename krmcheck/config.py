@@ -26,9 +26,10 @@ from typing import Any, cast
 import jsonschema
 
 from krmcheck.fn.spec import FunctionSpec, Mount
+from krmcheck.gitops.envsubst import Variable
 from krmcheck.scope import PathPatterns
 from krmcheck.tree.load import LoadError, load_documents
-from krmcheck.tree.node import Mapping, Node, Scalar
+from krmcheck.tree.node import Mapping, Node, Scalar, lookup
 from krmcheck.tree.node import Sequence as SequenceNode
 from krmcheck.tree.origin import Location, Origin
 from krmcheck.validators import VALIDATORS, Provided, ValidatorOptions, enabled_by_default
@@ -38,7 +39,8 @@ BY = "krmcheck config"
 # Ids of findings that come from somewhere else than a registered validator:
 # the schema validator's kinds without a schema, kubectl's deprecation
 # warnings, and ignore comments or annotations that silence nothing.
-EXTRA_IDS = ("schema-missing", "schema-unjudged", "deprecation", "unused-ignore", "duplicate")
+EXTRA_IDS = ("schema-missing", "schema-unjudged", "deprecation", "unused-ignore", "duplicate",
+             "substitution")
 
 
 class ConfigError(Exception):
@@ -98,6 +100,13 @@ class Config:
     provided: tuple[Provided, ...] = ()
     # cluster name -> the roots deployed to it (``clusters:``), for the duplicate check
     clusters: tuple[tuple[str, PathPatterns], ...] = ()
+    # GitOps controller objects as roots (``gitops:``): on unless ``enabled: false``
+    gitops: bool = True
+    repo_urls: tuple[str, ...] = ()  # ``gitops.repo-urls``: other spellings of this repository
+    source_root: Path | None = None  # ``gitops.source-root``: what controller paths are relative to
+    # ``substitute:``: envsubst-style templates, by path pattern, with their variables
+    substitute: tuple[tuple[PathPatterns, tuple[tuple[str, Variable], ...]], ...] = ()
+    placeholders: str = "check"  # ``placeholders: skip``: wholly-${...} values are not judged
 
     def enabled(self, validator_id: str) -> bool:
         setting = self.validators.get(validator_id)
@@ -279,7 +288,22 @@ def _config(root: Mapping, display: str, directory: Path) -> Config:
         baseline=directory / _text(root.get("baseline")) if "baseline" in root else None,
         provided=tuple(_provided(root.sequence("provided"))),
         clusters=tuple((name, PathPatterns(base, _strings(paths), f"{display} clusters.{name}"))
-                       for name, paths in (root.mapping("clusters") or Mapping()).items.items()))
+                       for name, paths in (root.mapping("clusters") or Mapping()).items.items()),
+        gitops=_bool(lookup(root, ["gitops", "enabled"])) is not False,
+        repo_urls=_strings(lookup(root, ["gitops", "repo-urls"])),
+        source_root=((directory / _text(lookup(root, ["gitops", "source-root"]))).resolve()
+                     if lookup(root, ["gitops", "source-root"]) is not None else None),
+        substitute=tuple(_substitute(root.mapping("substitute"), base, display)),
+        placeholders=_str(root.get("placeholders")) or "check")
+
+
+def _substitute(node: Mapping | None, base: str, display: str
+                ) -> Iterator[tuple[PathPatterns, tuple[tuple[str, Variable], ...]]]:
+    for pattern, variables in (node.items.items() if node is not None else ()):
+        if isinstance(variables, Mapping):
+            yield (PathPatterns(base, (pattern,), f"{display} substitute"),
+                   tuple((name, Variable(value.as_string(), value.origin))
+                         for name, value in variables.items.items() if isinstance(value, Scalar)))
 
 
 def _provided(node: SequenceNode | None) -> Iterator[Provided]:

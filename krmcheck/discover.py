@@ -54,6 +54,11 @@ def find_kustomizations(paths: list[Path], skip: Skip = _never) -> list[Path]:
     return sorted(found)
 
 
+def walk(paths: Iterable[Path], skip: Skip = _never) -> Iterator[tuple[Path, list[str]]]:
+    """(directory, its file names) under ``paths``, as discovery sees them."""
+    return _walk(paths, skip)
+
+
 def _walk(paths: Iterable[Path], skip: Skip) -> Iterator[tuple[Path, list[str]]]:
     """(directory, its file names) under ``paths``, leaving out what ``skip``
     excludes and the directories no repository checks (.git, node_modules...)."""
@@ -337,6 +342,11 @@ def _explicit(mode: tuple[str, ...]) -> Selection:
 
 def find_kustomization(directory: Path) -> bool:
     return any(os.path.isfile(directory / n) for n in FILENAMES)
+
+
+def changed_paths(ref: str, top: Path) -> list[Path]:
+    """The files changed since ``ref`` (NothingToCheck for a ref that is not there)."""
+    return _changed(ref, top)
 
 
 def _changed(ref: str, top: Path) -> list[Path]:

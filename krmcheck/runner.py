@@ -23,6 +23,12 @@ from krmcheck import shard as kshard
 from krmcheck.fn import catalog as fn_catalog
 from krmcheck.fn.plugin import FunctionOptions
 from krmcheck.fn import external
+from krmcheck import gitops
+from krmcheck.gitops import controllers as gitops_controllers
+from krmcheck.gitops import placeholders as gitops_placeholders
+from krmcheck.gitops.render import render as gitops_render
+from krmcheck.gitops.root import ControllerRoot, Root
+from krmcheck.gitops.source import repository_urls
 from krmcheck.kustomize import deprecation
 from krmcheck.kustomize.errors import BuildError
 from krmcheck.kustomize.files import ROOT_ONLY, Files
@@ -91,6 +97,8 @@ def run_build(directory: Path, restrictor: str, out: TextIO, err: TextIO,
                                           enable_helm, helm_command,
                                           functions=functions or FunctionOptions(),
                                           catalogs=_catalog_context(files, trusted_catalogs, network)))
+    if str(directory).startswith(CONTROLLER_PREFIXES):
+        return _build_controller_root(str(directory), builder, files, out, err)
     try:
         resources = _build(builder, directory)
     except BuildError as e:
@@ -99,6 +107,39 @@ def run_build(directory: Path, restrictor: str, out: TextIO, err: TextIO,
         return EXIT_BROKEN
     err.write(_warning_lines(builder))  # kubectl warns on stderr as it loads each kustomization
     out.write(emit_all([r.node for r in resources]))
+    return EXIT_OK
+
+
+CONTROLLER_PREFIXES = ("flux:", "argocd:")
+
+
+def _build_controller_root(name: str, builder: Builder, files: Files, out: TextIO, err: TextIO) -> int:
+    """``krmcheck build flux:NS/NAME``: what the controller applies for one of
+    the controller roots found under the current directory."""
+    opts = CheckOptions(load_restrictor=builder.options.load_restrictor)
+    try:
+        config = _load_config(opts)
+        excludes = _excludes(opts, config, files)
+        selection = _select(opts, files.repo_root, files, excludes, config)
+        found = [r for r in _with_controller_roots(opts, selection, files, config, excludes)
+                 if isinstance(r, ControllerRoot) and r.name == name]
+    except UsageError as e:
+        err.write(f"Error: {e}\n")
+        return EXIT_BROKEN
+    if not found:
+        err.write(f"Error: {name}: no such GitOps controller root under the current directory\n")
+        return EXIT_BROKEN
+    builders = _Builders(opts, files, config)
+    builders.made[builder.options.load_restrictor] = builder
+    root_builder = builders.get(found[0].restrictor)
+    try:
+        rendered = _render_root(root_builder, found[0], config)
+    except BuildError as e:
+        err.write(f"Error: {redact.text(str(e), frozenset(root_builder.secrets))}\n")
+        return EXIT_BROKEN
+    for p in rendered.problems:
+        err.write(redact.text(f"Warning: {p.origin.location}: {p.message}\n", frozenset(root_builder.secrets)))
+    out.write(emit_all([r.node for r in rendered.resources]))
     return EXIT_OK
 
 
@@ -215,9 +256,11 @@ def check(opts: CheckOptions, progress: Progress) -> RunReport:
     config = _load_config(opts)
     excludes = _excludes(opts, config, files)
     selection = _select(opts, top, files, excludes, config)
-    roots = list(selection.roots)
+    roots: list[Root] = list(selection.roots)
+    if config.gitops and opts.roots in ((), ("all",)):
+        roots = _with_controller_roots(opts, selection, files, config, excludes)
     if opts.shard is not None:
-        roots = kshard.select(roots, opts.shard)
+        roots = _shard_select(roots, opts.shard)
     vopts = ValidatorOptions(opts.kubernetes_version, opts.strict,
                              _schema_settings(opts, config, selection, files, excludes))
     _check_validator_options(vopts)
@@ -235,6 +278,7 @@ def check(opts: CheckOptions, progress: Progress) -> RunReport:
                                 exclude=excludes, comments=tuple(_comments(readers, top)),
                                 readers=readers)
     reports = suppression.apply(schema.missing_per_run(reports), policy)
+    reports = gitops_placeholders.summarise(reports)
     notes: tuple[Note, ...] = ()
     if opts.write_baseline:
         _write_report(opts.write_baseline, kbaseline.dump(f for r in reports for f in r.findings))
@@ -310,7 +354,8 @@ def _select(opts: CheckOptions, top: Path, files: Files, excludes: tuple[PathPat
         return any_match(excludes, files.display(path), directory) is not None
 
     try:
-        return discover.select(opts.paths, opts.roots, opts.changed_since, top, skip,
+        mode = () if opts.roots == (PLAIN_MODE,) else opts.roots
+        return discover.select(opts.paths, mode, opts.changed_since, top, skip,
                                _config_reads(config, top))
     except discover.NothingToCheck as e:
         raise UsageError(str(e)) from None
@@ -338,7 +383,7 @@ def _schema_settings(opts: CheckOptions, config: krmconfig.Config, selection: di
                           opts.network)
 
 
-def _with_crds_of_other_roots(opts: CheckOptions, roots: list[Path], reports: tuple[RootReport, ...],
+def _with_crds_of_other_roots(opts: CheckOptions, roots: list[Root], reports: tuple[RootReport, ...],
                               vopts: ValidatorOptions, config: krmconfig.Config) -> tuple[RootReport, ...]:
     """Roots that lacked schemas which another root's rendered CRDs give are
     checked again with those CRDs (the repository's files and each root's own
@@ -354,9 +399,9 @@ def _with_crds_of_other_roots(opts: CheckOptions, roots: list[Path], reports: tu
         return reports
     makers_used = sorted({m for ms in needed.values() for m in ms})
     files = Files(discover.repo_root(Path.cwd()))
-    builder = _builder(opts, files, config)
+    builders = _Builders(opts, files, config)
     rendered = tuple((json.dumps(r.node.to_data()), str(r.node.origin.location))
-                     for m in makers_used for r in _build(builder, roots[m])
+                     for m in makers_used for r in _render_root(builders, roots[m], config).resources
                      if crds.is_crd({"kind": r.kind, "apiVersion": r.api_version}))
     more = vopts._replace(schemas=dataclasses.replace(vopts.schemas, rendered_crds=rendered))
     out = list(reports)
@@ -391,13 +436,14 @@ def _overrides(config: krmconfig.Config) -> tuple[tuple[PathPatterns, dict[str, 
                  for scope, settings in config.overrides)
 
 
-def _readers(roots: Sequence[Path], infos: dict[Path, discover.KustomizationInfo],
+def _readers(roots: Sequence[Root], infos: dict[Path, discover.KustomizationInfo],
              files: Files) -> dict[str, tuple[str, ...]]:
     """Each file the roots read (repo-relative), with the roots that read it."""
     readers: dict[str, list[str]] = {}
     for root in roots:
-        name = files.display(root)
-        for path in discover.reads(root, infos):
+        name = _root_name(files, root)
+        reads = _controller_reads(root, files) if isinstance(root, ControllerRoot) else discover.reads(root, infos)
+        for path in reads:
             if os.path.isfile(path):
                 readers.setdefault(files.display(path), []).append(name)
     return {path: tuple(names) for path, names in readers.items()}
@@ -462,14 +508,14 @@ def _load_config(opts: CheckOptions) -> krmconfig.Config:
         raise UsageError(str(e).replace("\n", "\nkrmcheck: error: ")) from None
 
 
-def _check_all(opts: CheckOptions, roots: list[Path], vopts: ValidatorOptions,
+def _check_all(opts: CheckOptions, roots: list[Root], vopts: ValidatorOptions,
                config: krmconfig.Config, progress: Progress) -> tuple[RootReport, ...]:
     """Every root's report in ``roots`` order, whatever ran where: with
     ``--jobs`` > 1, batches of roots sharing bases go to worker processes."""
-    batches = kshard.worker_batches(roots, opts.jobs) if opts.jobs > 1 else [roots]
+    batches = _worker_batches(roots, opts.jobs) if opts.jobs > 1 else [roots]
     if len(batches) <= 1:
         return _check_batch(opts, roots, vopts, config, progress, len(roots))
-    by_root: dict[Path, RootReport] = {}
+    by_root: dict[Root, RootReport] = {}
     with ProcessPoolExecutor(max_workers=len(batches)) as pool:
         futures = {pool.submit(_check_batch_deep, opts, b, vopts, config): b for b in batches}
         for future in as_completed(futures):
@@ -479,34 +525,37 @@ def _check_all(opts: CheckOptions, roots: list[Path], vopts: ValidatorOptions,
     return tuple(by_root[r] for r in roots)
 
 
-def _check_batch_deep(opts: CheckOptions, roots: list[Path], vopts: ValidatorOptions,
+def _check_batch_deep(opts: CheckOptions, roots: list[Root], vopts: ValidatorOptions,
                       config: krmconfig.Config) -> tuple[RootReport, ...]:
     """``_check_batch`` in a worker process, with room for deep inputs."""
     return stack.deep(lambda: _check_batch(opts, roots, vopts, config))
 
 
-def _check_batch(opts: CheckOptions, roots: list[Path], vopts: ValidatorOptions,
+def _check_batch(opts: CheckOptions, roots: list[Root], vopts: ValidatorOptions,
                  config: krmconfig.Config, progress: Progress = _silent,
                  total: int = 0) -> tuple[RootReport, ...]:
-    # One Builder per batch (per process): it caches rendered directories
-    # and holds per-build state, so it is never shared between workers.
+    # One Builder per batch (per process) and load restrictor: it caches
+    # rendered directories and holds per-build state, so it is never shared
+    # between workers.
     files = Files(discover.repo_root(Path.cwd()))
-    builder = _builder(opts, files, config)
+    builders = _Builders(opts, files, config)
     reports = []
     for root in roots:
+        builder = builders.get(root.restrictor if isinstance(root, ControllerRoot) else "")
         reports.append(_check_root(builder, files, root, vopts, config))
         progress(len(reports), total, reports[-1].root)
     return tuple(reports)
 
 
-def _builder(opts: CheckOptions, files: Files, config: krmconfig.Config) -> Builder:
-    return Builder(files, BuildOptions(opts.load_restrictor, opts.network, opts.enable_alpha_plugins,
+def _builder(opts: CheckOptions, files: Files, config: krmconfig.Config,
+             restrictor: str = "") -> Builder:
+    return Builder(files, BuildOptions(restrictor or opts.load_restrictor, opts.network, opts.enable_alpha_plugins,
                                        opts.enable_helm, opts.helm_command, functions=opts.functions,
                                        catalogs=_catalog_context(files, opts.trusted_catalogs,
                                                                  opts.network, config)))
 
 
-def _check_root(builder: Builder, files: Files, root: Path, vopts: ValidatorOptions,
+def _check_root(builder: Builder, files: Files, root: Root, vopts: ValidatorOptions,
                 config: krmconfig.Config = krmconfig.EMPTY) -> RootReport:
     """A root's report with every Secret value the build read or made masked
     (redact.py): the one place where a root's messages leave the build and
@@ -516,14 +565,15 @@ def _check_root(builder: Builder, files: Files, root: Path, vopts: ValidatorOpti
     return redact.root_report(report, frozenset(builder.secrets))
 
 
-def _root_report(builder: Builder, files: Files, root: Path, vopts: ValidatorOptions,
+def _root_report(builder: Builder, files: Files, root: Root, vopts: ValidatorOptions,
                  config: krmconfig.Config) -> RootReport:
-    name = files.display(root)
+    name = _root_name(files, root)
     try:
-        resources = _build(builder, root)
+        rendered = _render_root(builder, root, config)
     except BuildError as e:
         return RootReport(name, (), (_build_finding(e, name),) + _deprecations(builder, name, config),
                           build_failed=True)
+    resources = rendered.resources
     # Results the build's KRM functions reported come first, then the validators'.
     results = [r for r, _ in builder.function_results] + _validate(resources, vopts, config)
     try:  # external validators come after the built-ins, as in the README
@@ -534,13 +584,118 @@ def _root_report(builder: Builder, files: Files, root: Path, vopts: ValidatorOpt
     results = [r for r in results if config.enabled(r.validator)]
     locator = Locator(resources, name, _kustomization_file(files, root))
     located = [locator.locate(r) for r in results] + list(broken + _deprecations(builder, name, config))
+    if config.enabled(gitops.VALIDATOR):
+        located = gitops.findings(rendered, name) + located
     kept, silenced, annotations = suppression.by_annotation(located, resources, locator.find)
+    if config.placeholders == "skip" or rendered.placeholders:
+        # a value wholly ${...} that nothing substituted is not judged
+        kept, exempt = gitops_placeholders.split(kept, locator)
+        silenced = list(silenced) + exempt
     return RootReport(name, tuple(_ref(r) for r in resources), tuple(kept),
                       build_failed=bool(broken), suppressed=tuple(silenced),
                       ignore_annotations=tuple(annotations),
                       coverage=_coverage(resources, vopts, config),
                       crds=_rendered_crds(resources),
                       places=_places(resources, locator) if config.clusters else ())
+
+
+def _root_name(files: Files, root: Root) -> str:
+    return root.name if isinstance(root, ControllerRoot) else files.display(root)
+
+
+def _render_root(builder: "Builder | _Builders", root: Root,
+                 config: krmconfig.Config = krmconfig.EMPTY) -> gitops.Rendered:
+    """A root's resources as what is applied: a controller root through its
+    controller; a kustomization or manifest as kubectl would render it, with
+    the configuration's ``substitute:`` variables for its templates."""
+    if isinstance(builder, _Builders):
+        builder = builder.get(root.restrictor if isinstance(root, ControllerRoot) else "")
+    if isinstance(root, ControllerRoot):
+        try:
+            return gitops_render(builder, root)
+        except BuildError:
+            raise
+        except RecursionError:
+            raise BuildError(f"{root.name}: the kustomizations nest too deeply") from None
+        except Exception as e:  # noqa: BLE001 - the named boundary, as in _build
+            raise BuildError(f"internal error in krmcheck while rendering {root.name}: "
+                             f"{type(e).__name__}: {e} (please report this)") from None
+    resources = _build(builder, root)
+    return gitops.templates(resources, config.substitute)
+
+
+class _Builders:
+    """One Builder per load restrictor (Flux builds with LoadRestrictionsNone)."""
+
+    def __init__(self, opts: CheckOptions, files: Files, config: krmconfig.Config) -> None:
+        self.opts, self.files, self.config = opts, files, config
+        self.made: dict[str, Builder] = {}
+
+    def get(self, restrictor: str) -> Builder:
+        key = restrictor or self.opts.load_restrictor
+        if key not in self.made:
+            self.made[key] = _builder(self.opts, self.files, self.config, key)
+        return self.made[key]
+
+
+# --- GitOps controller roots -------------------------------------------------------
+
+PLAIN_MODE = "kustomize"  # --roots kustomize: kustomizations and manifests, no controller objects
+
+
+def _with_controller_roots(opts: CheckOptions, selection: discover.Selection, files: Files,
+                           config: krmconfig.Config, excludes: tuple[PathPatterns, ...]) -> list[Root]:
+    """The selected roots with the controller objects' roots in place of
+    the plain roots they read. With changed files, the controller roots are
+    found in the whole repository and kept when they read a changed file
+    (their object's file and their variables' files included)."""
+    builders = _Builders(opts, files, config)
+    urls = repository_urls(files.repo_root, config.repo_urls)
+    whole = selection
+    if selection.changed:
+        whole = _select(dataclasses.replace(opts, paths=(files.repo_root,), changed_since=None),
+                        files.repo_root, files, excludes, config)
+    found = gitops_controllers.find(whole.roots, whole.infos, builders.get, files, urls,
+                                    config.source_root or files.repo_root)
+    plain: list[Root] = [r for r in selection.roots
+                         if opts.roots == ("all",) or r not in found.replaced]
+    controller_roots = list(found.roots)
+    if selection.changed:
+        changed = _changed_files(opts, files.repo_root)
+        controller_roots = [r for r in controller_roots if _controller_reads(r, files) & changed]
+    return plain + controller_roots
+
+
+def _controller_reads(root: ControllerRoot, files: Files) -> set[Path]:
+    """What a controller root depends on: the files its rendering reads, the
+    file of its object and the files defining its variables."""
+    written = {root.origin.path} | {v.origin.path for _, v in root.variables or ()
+                                    if isinstance(v, gitops.Variable)}
+    return set(root.reads) | {(files.repo_root / p).resolve() for p in written if p}
+
+
+def _changed_files(opts: CheckOptions, top: Path) -> set[Path]:
+    changed = {p.resolve() for p in opts.paths if not os.path.isdir(p)}
+    if opts.changed_since:
+        try:
+            changed |= {p.resolve() for p in discover.changed_paths(opts.changed_since, top)}
+        except discover.NothingToCheck as e:
+            raise UsageError(str(e)) from None
+    return changed
+
+
+def _key(root: Root) -> Path:
+    return root.directory if isinstance(root, ControllerRoot) else root
+
+
+def _shard_select(roots: list[Root], shard: kshard.Shard) -> list[Root]:
+    chosen = set(kshard.select(list(dict.fromkeys(_key(r) for r in roots)), shard))
+    return [r for r in roots if _key(r) in chosen]
+
+
+def _worker_batches(roots: list[Root], jobs: int) -> list[list[Root]]:
+    batches = kshard.worker_batches(list(dict.fromkeys(_key(r) for r in roots)), jobs)
+    return [[r for r in roots if _key(r) in set(b)] for b in batches]
 
 
 def _places(resources: list[Resource], locator: Locator) -> tuple[tuple[ResourceRef, Location, str], ...]:
@@ -576,11 +731,13 @@ def _rendered_crds(resources: list[Resource]) -> tuple[tuple[str, str, str], ...
     return tuple(out)
 
 
-def _external(files: Files, root: Path, resources: list[Resource],
+def _external(files: Files, root: Root, resources: list[Resource],
               config: krmconfig.Config) -> list[Result]:
     """The Results of ``.krmcheck.yaml``'s external validators, then those of
     the root's Kptfile (with ``kptfile-validators: true``)."""
     declared = config.external_validators
+    if isinstance(root, ControllerRoot):
+        root = root.directory
     directory = root.parent if os.path.isfile(root) else root  # a plain manifest's directory
     if config.kptfile_validators and os.path.isdir(root):
         declared += kptfile.validators(root, files.display(root))
@@ -599,7 +756,9 @@ def _deprecations(builder: Builder, root: str, config: krmconfig.Config) -> tupl
                  for (_, loc), w in seen.items())
 
 
-def _kustomization_file(files: Files, root: Path) -> str:
+def _kustomization_file(files: Files, root: Root) -> str:
+    if isinstance(root, ControllerRoot):
+        return root.origin.path  # the controller object's file
     if os.path.isfile(root):
         return files.display(root)  # a plain manifest
     found = find_file(root)

@@ -76,16 +76,20 @@ class Builder:
     _cached_secrets: dict[str, frozenset[str]] = field(default_factory=dict)
 
     # --- public ---------------------------------------------------------------
-    def build(self, directory: Path) -> list[Resource]:
-        """Render ``directory`` as ``kubectl kustomize`` would, in output order."""
-        top = kfile.load(directory, self.files)
+    def build(self, directory: Path, given: Kustomization | None = None) -> list[Resource]:
+        """Render ``directory`` as ``kubectl kustomize`` would, in output order.
+
+        ``given`` replaces the directory's own kustomization file (a GitOps
+        controller's generated or amended one, krmcheck.gitops); such a
+        rendering is never cached, as the directory's own is."""
+        top = given if given is not None else kfile.load(directory, self.files)
         self.stamper = buildmetadata.Stamper.of(top)
         self.warnings.clear()
         self.function_results.clear()
         self.function_logs.clear()
         self.secrets.clear()
         with openapi.using(self.tables.start_build()):
-            acc = self._accumulate_dir(directory, None, (), top)
+            acc = self._accumulate_dir(directory, None, (), top, fresh=given is not None)
         resources = list(acc)
         try:
             _add_hash_suffixes(resources)
@@ -112,12 +116,13 @@ class Builder:
 
     # --- accumulation ---------------------------------------------------------
     def _accumulate_dir(self, directory: Path, origin: Origin | None,
-                        stack: tuple[str, ...], loaded: Kustomization | None = None) -> ResourceList:
+                        stack: tuple[str, ...], loaded: Kustomization | None = None,
+                        fresh: bool = False) -> ResourceList:
         real = os.path.realpath(directory)
         if real in stack:
             raise BuildError(f"cycle detected: {self.files.display(directory)} includes itself", origin)
         key = self.tables.cache_key(real)
-        cached = None if self.stamper else self._cache.get(key)  # origins depend on the root
+        cached = None if self.stamper or fresh else self._cache.get(key)  # origins depend on the root
         if cached is not None and self.tables.reuse(key):
             self.warnings.extend(self._cached_warnings.get(key, []))
             self.function_results.extend(self._cached_results.get(key, []))
@@ -140,7 +145,7 @@ class Builder:
             own, self.secrets = self.secrets, outer
             outer.update(own)
         self.tables.leave(entered, key)
-        if not self.stamper:
+        if not self.stamper and not fresh:
             self._cache[key] = [r.copy() for r in acc]
             self._cached_secrets[key] = frozenset(own)
             self._cached_warnings[key] = self.warnings[first_warning:]

@@ -52,7 +52,10 @@ def roots_text(roots: Sequence[str], shown: int = 3) -> str:
 
 
 def relative(path: str, cwd: str) -> str:
-    """A repo-relative ``path`` as seen from ``cwd`` (repo-relative too)."""
+    """A repo-relative ``path`` as seen from ``cwd`` (repo-relative too); a
+    GitOps controller root's name (``flux:NS/NAME``, ``argocd:NAME``) is no path."""
+    if path.startswith(("flux:", "argocd:")):
+        return path
     return posixpath.relpath(path, cwd) if cwd and path else path
 
 

@@ -1,0 +1,59 @@
+"""What a GitOps controller applies: Flux Kustomizations and Argo CD
+Applications as roots (``controllers.py`` finds them, ``render.py`` renders
+them), Flux's post-build substitution (``envsubst.py``, ``substitute.py``)
+and envsubst-style templates outside Flux (``.krmcheck.yaml`` ``substitute:``).
+"""
+
+from __future__ import annotations
+
+from krmcheck.gitops.envsubst import Variable
+from krmcheck.gitops.render import Rendered
+from krmcheck.gitops.substitute import Problem, substitute
+from krmcheck.kustomize.resource import Resource
+from krmcheck.locate import source_id
+from krmcheck.results import Finding, ResourceRef, Result
+from krmcheck.scope import PathPatterns
+
+VALIDATOR = "substitution"  # the id of findings about variable substitution
+
+Templates = tuple[tuple[PathPatterns, tuple[tuple[str, Variable], ...]], ...]
+
+__all__ = ["Rendered", "VALIDATOR", "Variable", "findings", "templates"]
+
+
+def findings(rendered: Rendered, root: str) -> list[Finding]:
+    """The substitution problems of a rendering, each at its own line."""
+    return [_finding(p, root) for p in rendered.problems]
+
+
+def _finding(p: Problem, root: str) -> Finding:
+    ref = None
+    if p.resource is not None:
+        r = p.resource
+        ref = ResourceRef(r.api_version, r.kind, r.name, r.namespace)
+    result = Result(message=p.message, severity=p.severity, resource_ref=ref,
+                    tags=(("validator", VALIDATOR),))
+    return Finding(result, root, p.origin.location,
+                   source_id=source_id(p.resource) if p.resource is not None else "")
+
+
+def templates(resources: list[Resource], given: Templates) -> Rendered:
+    """``substitute:`` of ``.krmcheck.yaml``: each resource written in a file
+    a pattern matches gets that pattern's variables (the first pattern
+    wins); an undefined variable stays as written, as for a template whose
+    values come later."""
+    problems: list[Problem] = []
+    kept = 0
+    if not given:
+        return Rendered(resources, [], 0)
+    for res in resources:
+        path = res.node.origin.path
+        for scope, variables in given:
+            if scope.matches(path):
+                values = dict(variables)
+                outcome = substitute([res], lambda name: values.get(name), honour_opt_out=False,
+                                     keep_undefined=True)
+                problems += outcome.problems
+                kept += outcome.placeholders
+                break
+    return Rendered(resources, problems, kept)

@@ -1,0 +1,149 @@
+"""Argo CD Applications (argoproj.io): ``source.path`` rendered with the
+source's ``kustomize:`` options, written into the directory's kustomization
+as ``kustomize edit`` writes them (namePrefix, nameSuffix and namespace
+replaced; images, replicas, commonLabels and commonAnnotations merged by key;
+patches and components appended). A directory without a kustomization file
+is a plain directory of manifests (below it too with ``directory.recurse``).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from krmcheck import discover
+from krmcheck.gitops.flux import list_field
+from krmcheck.gitops.root import ARGOCD, ControllerRoot
+from krmcheck.gitops.source import same_repository
+from krmcheck.kustomize import kustomization as kfile
+from krmcheck.kustomize.builtins.images import split
+from krmcheck.kustomize.errors import BuildError
+from krmcheck.kustomize.files import ROOT_ONLY, Files
+from krmcheck.kustomize.kustomization import Kustomization
+from krmcheck.kustomize.resource import Resource
+from krmcheck.tree.node import Mapping, Node, Scalar, Sequence, lookup
+from krmcheck.tree.origin import Origin
+
+GROUP = "argoproj.io/"
+
+
+def is_application(res: Resource) -> bool:
+    return res.kind == "Application" and res.api_version.startswith(GROUP)
+
+
+def source_of(res: Resource, urls: frozenset[str]) -> Mapping | None:
+    """The application's source in this repository (the first, with several)."""
+    spec = res.node.mapping("spec")
+    if spec is None:
+        return None
+    single = spec.mapping("source")
+    several = spec.sequence("sources")
+    candidates = [single] if single is not None else []
+    candidates += [s for s in (several.items if several is not None else ()) if isinstance(s, Mapping)]
+    for source in candidates:
+        url = source.value("repoURL")
+        # a Helm chart or a config management plugin is not a kustomization
+        if (isinstance(url, str) and same_repository(url, urls)
+                and not any(k in source.items for k in ("chart", "plugin", "helm"))):
+            return source
+    return None
+
+
+def make_root(res: Resource, source: Mapping, top: Path, restrictor: str = ROOT_ONLY) -> ControllerRoot:
+    path = source.value("path")
+    directory = (top / path.lstrip("/")).resolve() if isinstance(path, str) and path else top
+    name_node = lookup(res.node, ["metadata", "name"])
+    origin = name_node.origin if name_node is not None else res.node.origin
+    obj = Mapping({"spec": Mapping({"source": source.copy()}, res.node.origin)}, res.node.origin)
+    return ControllerRoot(name=f"argocd:{res.name}", controller=ARGOCD, directory=directory,
+                          obj=obj, origin=origin, restrictor=restrictor)
+
+
+def kustomization(root: ControllerRoot, files: Files) -> Kustomization:
+    source = lookup(root.obj, ["spec", "source"])
+    assert isinstance(source, Mapping)
+    path_origin = source.items["path"].origin if "path" in source.items else root.origin
+    if not os.path.isdir(root.directory):
+        raise BuildError(f"application path does not exist: {files.display(root.directory)}", path_origin)
+    if kfile.find_file(root.directory) is None:
+        recurse = lookup(source, ["directory", "recurse"])
+        node = _directory(root.directory, path_origin, isinstance(recurse, Scalar) and recurse.value is True)
+        return Kustomization(root.directory / "kustomization.yaml",
+                             f"{files.display(root.directory)} (directory application)", node)
+    k = kfile.load(root.directory, files, path_origin)
+    node = k.node.copy()
+    options = source.mapping("kustomize")
+    if options is not None:
+        amend(node, options)
+    return Kustomization(k.path, k.display, node)
+
+
+def _directory(directory: Path, origin: Origin, recurse: bool) -> Mapping:
+    entries: list[Node] = []
+    for here, dirnames, filenames in os.walk(directory):
+        dirnames[:] = sorted(d for d in dirnames if recurse and not d.startswith("."))
+        for name in sorted(filenames):
+            path = Path(here) / name
+            if path.suffix in discover.MANIFEST_SUFFIXES + (".json",) and discover.is_manifest(path):
+                entries.append(Scalar("./" + path.relative_to(directory).as_posix(), origin))
+    return Mapping({"resources": Sequence(entries, origin)}, origin)
+
+
+def amend(node: Mapping, options: Mapping) -> None:
+    for key in ("namePrefix", "nameSuffix", "namespace"):
+        value = options.get(key)
+        if isinstance(value, Scalar) and isinstance(value.value, str) and value.value:
+            node.items[key] = value.copy()
+    for key in ("commonLabels", "commonAnnotations"):
+        given = options.mapping(key)
+        if given is not None:
+            target = node.setdefault_mapping(key, given.origin)
+            for k, v in given.items.items():
+                target.items[k] = v.copy()
+    for key in ("patches", "components"):
+        given_seq = options.sequence(key)
+        if given_seq is not None:
+            list_field(node, key).items.extend(v.copy() for v in given_seq.items)
+    replicas = options.sequence("replicas")
+    for entry in replicas.items if replicas is not None else ():
+        if isinstance(entry, Mapping):
+            _merge_by_name(list_field(node, "replicas"), _replicas_entry(entry))
+    images = options.sequence("images")
+    for image in images.items if images is not None else ():
+        if isinstance(image, Scalar) and isinstance(image.value, str):
+            _merge_by_name(list_field(node, "images"), _image_entry(image.value, image.origin))
+
+
+def _replicas_entry(entry: Mapping) -> Mapping:
+    """``count`` is an int-or-string in the Application; kustomize wants the number."""
+    out = entry.copy()
+    count = out.items.get("count")
+    if isinstance(count, Scalar) and isinstance(count.value, str) and count.value.strip().isdigit():
+        out.items["count"] = Scalar(int(count.value), count.origin, count.trail)
+    return out
+
+
+def _image_entry(text: str, origin: Origin) -> Mapping:
+    """``kustomize edit set image`` syntax: ``name=new:tag``, ``name:tag``, ``name@digest``."""
+    name, _, new = text.partition("=")
+    if not new:
+        new = name
+        name = split(text)[0]
+    new_name, tag, digest = split(new)
+    items: dict[str, Node] = {"name": Scalar(name, origin)}
+    if new_name and new_name != name:
+        items["newName"] = Scalar(new_name, origin)
+    if tag:
+        items["newTag"] = Scalar(tag, origin)
+    if digest:
+        items["digest"] = Scalar(digest, origin)
+    return Mapping(items, origin)
+
+
+def _merge_by_name(seq: Sequence, entry: Mapping) -> None:
+    name = entry.value("name")
+    for i, existing in enumerate(seq.items):
+        if isinstance(existing, Mapping) and existing.value("name") == name:
+            seq.items[i] = entry
+            return
+    seq.items.append(entry)

@@ -1,0 +1,158 @@
+"""Finding the controller objects that say what is applied, and their roots.
+
+The plain roots (kustomizations and manifests) that hold Flux
+Kustomizations or Argo CD Applications are rendered; each such object whose
+source is this repository becomes a root. A Flux root is rendered in turn
+(with its substitution), since the objects it applies may be controller
+objects too: ``clusters/prod`` applies ``apps`` and ``infrastructure``.
+A controller root replaces the plain roots it reads.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import posixpath
+from collections import Counter
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import NamedTuple
+
+from krmcheck import discover
+from krmcheck.gitops import argocd, artifact, flux
+from krmcheck.gitops.objects import Objects
+from krmcheck.gitops.render import render
+from krmcheck.gitops.root import ControllerRoot
+from krmcheck.gitops.source import FLUX_SYSTEM, same_repository
+from krmcheck.kustomize import kustomization as kfile
+from krmcheck.kustomize.errors import BuildError
+from krmcheck.kustomize.files import Files
+from krmcheck.kustomize.resource import Resource
+from krmcheck.kustomize.target import Builder
+from krmcheck.tree.node import Scalar, lookup
+
+MARKERS = (flux.GROUP.rstrip("/"), argocd.GROUP.rstrip("/"))
+MAX_ROOTS = 10_000  # a bound on what a repository can make discovery render
+
+
+class Found(NamedTuple):
+    roots: tuple[ControllerRoot, ...]
+    replaced: frozenset[Path]  # the plain roots the controller roots read
+
+
+BuilderFor = Callable[[str], Builder]  # a builder for a load restrictor
+
+
+def find(plain_roots: Sequence[Path], infos: dict[Path, discover.KustomizationInfo],
+         builder_for: BuilderFor, files: Files, urls: frozenset[str], top: Path) -> Found:
+    """``top``: the directory the objects' paths are relative to (the source's root)."""
+    objects = Objects(top=top, files=files)
+    # (object, whether a controller root rendered it): what a controller
+    # applies (substituted, amended) wins over the same object read plainly
+    pending: list[tuple[Resource, bool]] = []
+    for plain in plain_roots:
+        if _mentions_controllers(plain, infos):
+            resources = _quietly(lambda: _plain(builder_for, plain))
+            objects.add(resources)
+            pending += [(r, False) for r in resources if _is_controller(r)]
+    # keyed by name and the file that defines the object: two clusters'
+    # directories may each hold a flux-system/apps
+    made: dict[tuple[str, str], ControllerRoot] = {}
+    applied: set[tuple[str, str]] = set()  # made from a controller root's rendering
+    while pending and len(made) < MAX_ROOTS:
+        res, via_controller = pending.pop(0)
+        made_now = _root_of(res, top, files, objects, urls)
+        key = (made_now.name, made_now.origin.path) if made_now is not None else ("", "")
+        if made_now is None or key in applied or (key in made and not via_controller):
+            continue
+        root = _with_reads(made_now, infos)
+        made[key] = root
+        if via_controller:
+            applied.add(key)
+        if any(_has_marker(p) for p in root.reads if os.path.isfile(p)):
+            rendered = _quietly(lambda: render(builder_for(root.restrictor), root).resources)
+            objects.add(rendered)
+            pending += [(r, True) for r in rendered if _is_controller(r)]
+    replaced = {p for r in made.values() for p in (r.directory, *r.reads)}
+    return Found(tuple(sorted(_qualified(made), key=lambda r: r.name)), frozenset(replaced))
+
+
+def _qualified(made: dict[tuple[str, str], ControllerRoot]) -> list[ControllerRoot]:
+    """Roots whose objects share a name (one per cluster directory) are told
+    apart by the directory of the file that defines each: ``flux:NS/NAME@clusters/prod``."""
+    count = Counter(name for name, _ in made)
+    return [root if count[name] == 1 else
+            dataclasses.replace(root, name=f"{name}@{posixpath.dirname(path) or '.'}")
+            for (name, path), root in made.items()]
+
+
+def _plain(builder_for: BuilderFor, root: Path) -> list[Resource]:
+    builder = builder_for("")
+    return builder.load_manifest(root) if os.path.isfile(root) else builder.build(root)
+
+
+def _quietly(make: Callable[[], list[Resource]]) -> list[Resource]:
+    """A root that does not build says so when it is checked; discovery goes on."""
+    try:
+        return make()
+    except (BuildError, RecursionError):
+        return []
+    except Exception:  # noqa: BLE001 - the check of that root reports it as an internal error
+        return []
+
+
+def _is_controller(res: Resource) -> bool:
+    return flux.is_kustomization(res) or argocd.is_application(res)
+
+
+def _root_of(res: Resource, top: Path, files: Files, objects: Objects,
+             urls: frozenset[str]) -> ControllerRoot | None:
+    if flux.is_kustomization(res):
+        kind, namespace, name = flux.source_name(res)
+        if kind == "ExternalArtifact":
+            path = artifact.path_in_source(res, name, namespace, objects,
+                                           lambda ns, n, near: _ours(ns, n, objects, urls, near))
+            return flux.make_root(res, top, files, objects, path) if path is not None else None
+        if kind != "GitRepository" or not _ours(namespace, name, objects, urls, res.node.origin.path):
+            return None
+        return flux.make_root(res, top, files, objects)
+    source = argocd.source_of(res, urls)
+    return argocd.make_root(res, source, top) if source is not None else None
+
+
+def _ours(namespace: str, name: str, objects: Objects, urls: frozenset[str], near: str) -> bool:
+    repo = objects.get("GitRepository", namespace, name, near)
+    url = lookup(repo, ["spec", "url"]) if repo is not None else None
+    if isinstance(url, Scalar) and isinstance(url.value, str) and urls:
+        return same_repository(url.value, urls)
+    return name == FLUX_SYSTEM
+
+
+def _mentions_controllers(root: Path, infos: dict[Path, discover.KustomizationInfo]) -> bool:
+    return any(_has_marker(p) for p in discover.reads(root, infos) if os.path.isfile(p))
+
+
+def _has_marker(path: Path) -> bool:
+    if path.suffix not in discover.MANIFEST_SUFFIXES + (".json",):
+        return False
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return any(m in text for m in MARKERS)
+
+
+def _with_reads(root: ControllerRoot, infos: dict[Path, discover.KustomizationInfo]) -> ControllerRoot:
+    """Every file the root's rendering reads (for ignore comments, changed
+    files and the plain roots it replaces)."""
+    d = root.directory
+    if not os.path.isdir(d):
+        return root
+    if kfile.find_file(d) is not None:
+        reads = discover.reads(d, infos)
+    else:
+        reads = set()
+        for rel in flux.scan(d):
+            p = (d / rel).resolve()
+            reads |= discover.reads(p, infos) | {p}
+    return dataclasses.replace(root, reads=tuple(sorted(reads)))

@@ -1,0 +1,299 @@
+"""Flux Kustomizations (kustomize.toolkit.fluxcd.io): what kustomize-controller
+renders for one, in its documented order.
+
+1. ``spec.path`` (relative to the top of the source): its kustomization file,
+   or, where it has none, one generated to list every manifest below it and
+   every directory below it holding a kustomization file (fluxcd/pkg
+   kustomize_generator.go);
+2. the object's own fields written into that kustomization, as the
+   controller edits it in place: ``targetNamespace`` (namespace),
+   ``namePrefix``/``nameSuffix`` (replaced), ``patches`` and ``components``
+   (appended), ``images`` (merged by name);
+3. kustomize build, with ``LoadRestrictionsNone`` as the controller builds;
+4. post-build substitution (``postBuild.substitute`` over
+   ``postBuild.substituteFrom``, later sources winning), skipping objects
+   labelled or annotated ``kustomize.toolkit.fluxcd.io/substitute: disabled``;
+5. ``commonMetadata`` labels and annotations on every object.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import os
+from pathlib import Path
+from typing import Iterable, Union
+
+from krmcheck import discover
+from krmcheck.gitops.envsubst import NAME, Unknown, Variable
+from krmcheck.gitops.objects import Objects
+from krmcheck.gitops.root import FLUX, ControllerRoot
+from krmcheck.gitops.substitute import Problem
+from krmcheck.kustomize import kustomization as kfile
+from krmcheck.kustomize.errors import BuildError
+from krmcheck.kustomize.files import NONE, Files
+from krmcheck.kustomize.kustomization import Kustomization
+from krmcheck.kustomize.resource import Resource
+from krmcheck.tree.node import Mapping, Node, Scalar, Sequence, lookup
+from krmcheck.tree.origin import Origin
+
+GROUP = "kustomize.toolkit.fluxcd.io/"
+BY = "flux Kustomization"
+
+
+def is_kustomization(res: Resource) -> bool:
+    return res.kind == "Kustomization" and res.api_version.startswith(GROUP)
+
+
+def source_name(res: Resource) -> tuple[str, str, str]:
+    """(kind, namespace, name) of the object's ``sourceRef``."""
+    ref = lookup(res.node, ["spec", "sourceRef"])
+    if not isinstance(ref, Mapping):
+        return ("", "", "")
+    return (_str(ref.get("kind")), _str(ref.get("namespace")) or res.namespace, _str(ref.get("name")))
+
+
+def make_root(res: Resource, top: Path, files: Files, objects: Objects,
+              path_in_source: str | None = None) -> ControllerRoot:
+    """The root for a Flux Kustomization whose source is this repository
+    (``path_in_source``: its path in the repository, where the source is an
+    artifact made from it)."""
+    spec = res.node.mapping("spec") or Mapping()
+    path = _str(spec.get("path")).strip() if path_in_source is None else path_in_source
+    directory = (top / path.lstrip("/")).resolve() if path else top
+    name_node = lookup(res.node, ["metadata", "name"])
+    origin = name_node.origin if name_node is not None else res.node.origin
+    variables, unknown, secrets, problems = _variables(res, spec, objects, files)
+    return ControllerRoot(
+        name=f"flux:{res.namespace or 'default'}/{res.name}", controller=FLUX, directory=directory,
+        obj=res.node.copy(), origin=origin, restrictor=NONE, variables=variables,
+        unknown_source=unknown, secret_values=secrets, problems=tuple(problems))
+
+
+def _str(node: Node | None) -> str:
+    return node.value if isinstance(node, Scalar) and isinstance(node.value, str) else ""
+
+
+# --- variables ---------------------------------------------------------------------
+
+Found = Union[Variable, Unknown]
+
+
+def _variables(res: Resource, spec: Mapping, objects: Objects, files: Files
+               ) -> tuple[tuple[tuple[str, Found], ...] | None, str, frozenset[str], list[Problem]]:
+    post = spec.mapping("postBuild")
+    if post is None:
+        return None, "", frozenset(), []
+    found: dict[str, Found] = {}
+    problems: list[Problem] = []
+    unknown = ""
+    secrets: set[str] = set()
+    refs = post.sequence("substituteFrom")
+    for ref in refs.items if refs is not None else ():
+        if not isinstance(ref, Mapping):
+            continue
+        kind, name = _str(ref.get("kind")), _str(ref.get("name"))
+        optional = ref.value("optional") is True
+        obj = objects.get(kind, res.namespace, name, near=res.node.origin.path)
+        where = f"{kind}/{name}"
+        if obj is None:
+            if not optional:
+                # it may be made outside the repository (by hand, by another tool)
+                unknown = unknown or where
+                problems.append(Problem(
+                    f"substituteFrom {where} is not in the repository (in namespace "
+                    f"{res.namespace or 'default'}): its variables are left as written",
+                    "info", ref.origin))
+            continue
+        data = _data(obj, kind)
+        if data is None:
+            unknown = unknown or where  # encrypted (SOPS): the values cannot be read here
+            continue
+        for key, value in data:
+            found[key] = Variable(value.value.replace("\n", ""), value.origin)
+            if kind == "Secret":
+                secrets.add(value.value)
+    inline = post.mapping("substitute")
+    for key, node in (inline.items.items() if inline is not None else ()):
+        if isinstance(node, Scalar) and isinstance(node.value, str):
+            found[key] = Variable(node.value.replace("\n", ""), node.origin)
+        else:
+            problems.append(Problem(
+                f"postBuild.substitute.{key} must be a string: quote the value", "error", node.origin))
+    for key, variable in found.items():
+        if not NAME.match(key):
+            origin = variable.origin if isinstance(variable, Variable) else res.node.origin
+            problems.append(Problem(f"'{key}' var name is invalid, must match "
+                                    f"'^[_[:alpha:]][_[:alpha:][:digit:]]*$'", "error", origin))
+    if not found and not unknown:
+        return None, "", frozenset(), problems  # nothing to substitute: the controller skips it
+    return tuple(found.items()), unknown, frozenset(secrets), problems
+
+
+class _Value:
+    __slots__ = ("value", "origin")
+
+    def __init__(self, value: str, origin: Origin) -> None:
+        self.value = value
+        self.origin = origin
+
+
+def _data(obj: Mapping, kind: str) -> list[tuple[str, _Value]] | None:
+    """A ConfigMap's ``data``, a Secret's decoded ``data`` and ``stringData``;
+    None when the values are encrypted."""
+    if "sops" in obj.items:
+        return None
+    out: list[tuple[str, _Value]] = []
+    data = obj.mapping("data")
+    for key, node in (data.items.items() if data is not None else ()):
+        if not isinstance(node, Scalar):
+            continue
+        text = node.as_string()
+        if kind == "Secret":
+            try:
+                text = base64.b64decode(text, validate=True).decode("utf-8", "replace")
+            except (binascii.Error, ValueError):
+                continue
+        out.append((key, _Value(text, node.origin)))
+    if kind == "Secret":
+        string_data = obj.mapping("stringData")
+        for key, node in (string_data.items.items() if string_data is not None else ()):
+            if isinstance(node, Scalar):
+                out.append((key, _Value(node.as_string(), node.origin)))
+    return out
+
+
+# --- the kustomization the controller builds ----------------------------------------
+
+def kustomization(root: ControllerRoot, files: Files) -> Kustomization:
+    """The directory's kustomization amended with the object's fields, or the
+    one the controller generates for a directory without one."""
+    spec = root.obj.mapping("spec") or Mapping()
+    own = kfile.find_file(root.directory) if os.path.isdir(root.directory) else None
+    if not os.path.isdir(root.directory):
+        raise BuildError(f"kustomization path not found: {files.display(root.directory)}",
+                         _at(spec, "path", root.origin))
+    if own is not None:
+        k = kfile.load(root.directory, files, _at(spec, "path", root.origin))
+        node = k.node.copy()
+        path, display = k.path, k.display
+    else:
+        node = generated(root.directory, _at(spec, "path", root.origin))
+        path = root.directory / "kustomization.yaml"
+        display = f"{files.display(root.directory)} (generated by kustomize-controller)"
+    amend(node, spec, root.directory)
+    return Kustomization(path, display, node)
+
+
+def _at(spec: Mapping, key: str, default: Origin) -> Origin:
+    n = spec.get(key)
+    return n.origin if n is not None else default
+
+
+def generated(directory: Path, origin: Origin) -> Mapping:
+    """Every manifest below ``directory`` and every directory below it that
+    holds a kustomization file (whose contents it then leaves to it)."""
+    entries: list[Node] = []
+    for rel in scan(directory):
+        entries.append(Scalar(rel, origin))
+    return Mapping({
+        "apiVersion": Scalar("kustomize.config.k8s.io/v1beta1", origin),
+        "kind": Scalar("Kustomization", origin),
+        "resources": Sequence(entries, origin),
+    }, origin)
+
+
+def scan(directory: Path) -> list[str]:
+    found: list[str] = []
+    for here, dirnames, filenames in os.walk(directory):
+        dirnames.sort()
+        for d in list(dirnames):
+            if d in discover.SKIP_DIRS or d.startswith("."):
+                dirnames.remove(d)
+            elif kfile.find_file(Path(here) / d) is not None:
+                dirnames.remove(d)
+                found.append(_rel(Path(here) / d, directory))
+        for name in sorted(filenames):
+            path = Path(here) / name
+            if path.suffix in discover.MANIFEST_SUFFIXES and discover.is_manifest(path):
+                found.append(_rel(path, directory))
+    return sorted(found)
+
+
+def _rel(path: Path, directory: Path) -> str:
+    return "./" + path.relative_to(directory).as_posix()
+
+
+def amend(node: Mapping, spec: Mapping, directory: Path) -> None:
+    """Write the controller's fields into a kustomization tree."""
+    for field, key in (("targetNamespace", "namespace"), ("namePrefix", "namePrefix"),
+                       ("nameSuffix", "nameSuffix")):
+        value = spec.get(field)
+        if isinstance(value, Scalar) and isinstance(value.value, str):
+            node.items[key] = _copied(value)
+    patches = spec.sequence("patches")
+    if patches is not None and patches.items:
+        list_field(node, "patches").items.extend(_copied(p) for p in patches.items)
+    components = spec.sequence("components")
+    ignore_missing = spec.value("ignoreMissingComponents") is True
+    for c in components.items if components is not None else ():
+        if isinstance(c, Scalar) and isinstance(c.value, str):
+            if ignore_missing and not os.path.exists(directory / c.value):
+                continue
+            list_field(node, "components").items.append(_copied(c))
+    images = spec.sequence("images")
+    for image in images.items if images is not None else ():
+        if isinstance(image, Mapping):
+            _merge_image(list_field(node, "images"), image)
+
+
+def _copied(n: Node) -> Node:
+    """A node of the object, moved into the kustomization with its origin:
+    what it makes points at the object's line."""
+    return n.copy()
+
+
+def list_field(node: Mapping, key: str) -> Sequence:
+    """The list under ``key`` of a kustomization being amended, made empty
+    when absent (or null)."""
+    seq = node.items.get(key)
+    if not isinstance(seq, Sequence):
+        seq = Sequence([], node.origin)
+        node.items[key] = seq
+    return seq
+
+
+def _merge_image(images: Sequence, image: Mapping) -> None:
+    """An entry with the same name is updated (newName; newTag and digest
+    together), as the controller does; otherwise the entry is added."""
+    name = image.value("name")
+    for entry in images.items:
+        if isinstance(entry, Mapping) and entry.value("name") == name:
+            if image.value("newName"):
+                entry.items["newName"] = _copied(image.items["newName"])
+            if image.value("newTag") or image.value("digest"):
+                for key in ("newTag", "digest"):
+                    if image.value(key):
+                        entry.items[key] = _copied(image.items[key])
+                    else:
+                        entry.items.pop(key, None)
+            return
+    images.items.append(_copied(image))
+
+
+# --- after the build -----------------------------------------------------------------
+
+def common_metadata(resources: Iterable[Resource], obj: Mapping) -> None:
+    """``spec.commonMetadata`` labels and annotations on every object."""
+    meta = lookup(obj, ["spec", "commonMetadata"])
+    if not isinstance(meta, Mapping):
+        return
+    for field in ("labels", "annotations"):
+        given = meta.mapping(field)
+        if given is None:
+            continue
+        for res in resources:
+            metadata = res.node.setdefault_mapping("metadata", given.origin)
+            target = metadata.setdefault_mapping(field, given.origin)
+            for key, value in given.items.items():
+                target.items[key] = value.copy()

@@ -1,0 +1,74 @@
+"""Findings about ``${...}`` placeholders that nothing substituted.
+
+A value still written ``${VAR}`` after rendering is not what will be
+applied: its variable comes later (a clusterctl or envsubst template) or
+from an object the repository cannot show (a Flux ``substituteFrom``
+Secret encrypted with SOPS). A finding about such a value is not judged:
+it is kept as suppressed (``by: placeholder``), and the run says once how
+many there were.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Sequence
+
+from krmcheck.locate import Locator
+from krmcheck.results import Finding, Result, RootReport, Suppressed
+from krmcheck.tree import fieldpath
+from krmcheck.tree.node import Scalar
+
+VALIDATOR = "substitution"  # krmcheck.gitops.VALIDATOR
+WHOLE = re.compile(r"\$\{[^{}]*(\$\{[^{}]*\}[^{}]*)*\}\Z")
+QUOTED = re.compile(r"""['"]\$\{[^'"]*\}['"]""")
+
+
+def is_placeholder(value: object) -> bool:
+    return isinstance(value, str) and WHOLE.match(value) is not None
+
+
+def split(findings: Sequence[Finding], locator: Locator) -> tuple[list[Finding], list[Suppressed]]:
+    """(findings to report, findings about a value that is wholly a placeholder)."""
+    kept: list[Finding] = []
+    exempt: list[Suppressed] = []
+    for f in findings:
+        if f.result.validator not in ("build", "substitution") and _about_placeholder(f.result, locator):
+            exempt.append(Suppressed(f, "placeholder", "${...}"))
+        else:
+            kept.append(f)
+    return kept, exempt
+
+
+def _about_placeholder(result: Result, locator: Locator) -> bool:
+    if QUOTED.search(result.message):
+        return True
+    resource = locator.find(result)
+    if resource is None or not result.field_path:
+        return False
+    try:
+        steps = fieldpath.parse(result.field_path)
+    except ValueError:
+        return False
+    chain = fieldpath.trace(resource.node, steps)
+    if len(chain) != len(steps) + 1:
+        return False  # the field is missing: not about a value
+    node = chain[-1]
+    return isinstance(node, Scalar) and is_placeholder(node.value)
+
+
+def summarise(reports: Sequence[RootReport]) -> tuple[RootReport, ...]:
+    """One info finding for the run, on the first root with exempt findings."""
+    count = sum(1 for r in reports for s in r.suppressed if s.by == "placeholder")
+    out = list(reports)
+    for i, r in enumerate(out):
+        first = next((s for s in r.suppressed if s.by == "placeholder"), None)
+        if first is not None:
+            plural = "finding" if count == 1 else "findings"
+            result = Result(message=f"{count} {plural} about values that are wholly a ${{...}} "
+                                    f"placeholder that nothing substituted were not judged",
+                            severity="info", tags=(("validator", VALIDATOR),))
+            info = Finding(result, r.root, first.finding.location)
+            out[i] = dataclasses.replace(r, findings=r.findings + (info,))
+            break
+    return tuple(out)

@@ -1,0 +1,55 @@
+"""A root that a GitOps controller object makes: what Flux or Argo CD applies."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Union
+
+from krmcheck.gitops.envsubst import Unknown, Variable
+from krmcheck.gitops.substitute import Problem
+from krmcheck.tree.node import Mapping
+from krmcheck.tree.origin import Origin
+
+FLUX = "flux"
+ARGOCD = "argocd"
+
+
+@dataclass(frozen=True, eq=False)
+class ControllerRoot:
+    """A Flux Kustomization or an Argo CD Application whose source is this
+    repository, checked instead of the directory it points at."""
+
+    name: str  # flux:NAMESPACE/NAME or argocd:NAME
+    controller: str  # FLUX or ARGOCD
+    directory: Path  # what it renders (absolute)
+    obj: Mapping  # the controller object as rendered, with its origins
+    origin: Origin  # where the object is written (its metadata.name line)
+    restrictor: str  # the controller's kustomize load restrictor
+    # Flux post-build substitution: None when the controller does not
+    # substitute (no variables at all); else name -> value or Unknown
+    variables: tuple[tuple[str, Union[Variable, Unknown]], ...] | None = None
+    unknown_source: str = ""  # a substituteFrom object the repository does not hold readably
+    secret_values: frozenset[str] = frozenset()  # variables that came from Secrets
+    problems: tuple[Problem, ...] = ()  # found reading the object (bad variables...)
+    reads: tuple[Path, ...] = ()  # every file the rendering reads
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ControllerRoot) and other.name == self.name
+
+    def __hash__(self) -> int:
+        return hash(self.name)
+
+    @cached_property
+    def _by_name(self) -> dict[str, Union[Variable, Unknown]]:
+        return dict(self.variables or ())
+
+    def lookup(self, name: str) -> Variable | Unknown | None:
+        found = self._by_name.get(name)
+        if found is None and self.unknown_source:
+            return Unknown(self.unknown_source)
+        return found
+
+
+Root = Union[Path, ControllerRoot]

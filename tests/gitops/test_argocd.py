@@ -1,0 +1,115 @@
+"""Argo CD Application roots: source.path with the source's kustomize options,
+written into the kustomization as ``kustomize edit`` writes them."""
+
+from __future__ import annotations
+
+from tests.gitops.conftest import Repo, dedent
+
+URL = "https://github.com/org/repo"
+
+
+def app(kustomize: str = "", path: str = "app") -> str:
+    options = "".join(f"      {line}\n" for line in dedent(kustomize).splitlines())
+    return dedent(f"""
+        apiVersion: argoproj.io/v1alpha1
+        kind: Application
+        metadata:
+          name: web
+          namespace: argocd
+        spec:
+          project: default
+          source:
+            repoURL: {URL}.git
+            path: {path}
+        """) + ("    kustomize:\n" + options if options else "")
+
+
+DEPLOYMENT = """
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  replicas: 1
+  selector:
+    matchLabels:
+      app: web
+  template:
+    metadata:
+      labels:
+        app: web
+    spec:
+      containers:
+      - name: web
+        image: nginx:1.25
+"""
+
+
+def test_kustomize_options(repo: Repo) -> None:
+    repo.write("argocd/web.yaml", app("""
+        namePrefix: prod-
+        nameSuffix: -v2
+        namespace: shop
+        commonLabels:
+          env: prod
+        commonAnnotations:
+          owner: web-team
+        images:
+        - nginx=registry.example/nginx:1.27
+        replicas:
+        - name: web
+          count: "4"
+        """))
+    repo.write("app/kustomization.yaml", "namePrefix: base-\nresources:\n- deployment.yaml\n")
+    repo.write("app/deployment.yaml", DEPLOYMENT)
+    assert repo.yaml("argocd:web", urls=(URL,)) == dedent("""
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          annotations:
+            owner: web-team
+          labels:
+            env: prod
+          name: prod-web-v2
+          namespace: shop
+        spec:
+          replicas: 4
+          selector:
+            matchLabels:
+              app: web
+              env: prod
+          template:
+            metadata:
+              annotations:
+                owner: web-team
+              labels:
+                app: web
+                env: prod
+            spec:
+              containers:
+              - image: registry.example/nginx:1.27
+                name: web
+        """)
+
+
+def test_image_options_point_at_the_application(repo: Repo) -> None:
+    repo.write("argocd/web.yaml", app("""
+        images:
+        - nginx:1.27
+        """))
+    repo.write("app/kustomization.yaml", "resources:\n- deployment.yaml\n")
+    repo.write("app/deployment.yaml", DEPLOYMENT)
+    [res] = repo.render("argocd:web", urls=(URL,)).resources
+    image = res.node.mapping("spec").mapping("template").mapping("spec").sequence(  # type: ignore[union-attr]
+        "containers").items[0].items["image"]  # type: ignore[union-attr]
+    assert image.value == "nginx:1.27"
+    assert (image.origin.path, image.origin.line) == ("argocd/web.yaml", 13)
+
+
+def test_a_directory_application(repo: Repo) -> None:
+    repo.write("argocd/web.yaml", app(path="manifests"))
+    repo.write("manifests/deployment.yaml", DEPLOYMENT)
+    repo.write("manifests/nested/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: nested\n")
+    assert [r.name for r in repo.render("argocd:web", urls=(URL,)).resources] == ["web"]
+    repo.write("argocd/web.yaml", app(path="manifests") + "    directory:\n      recurse: true\n")
+    assert sorted(r.name for r in repo.render("argocd:web", urls=(URL,)).resources) == ["nested", "web"]

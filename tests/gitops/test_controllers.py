@@ -1,0 +1,202 @@
+"""Which controller objects become roots, and which plain roots they replace."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from krmcheck.cli import main
+from tests.gitops.conftest import Repo, dedent
+
+FLUX = """
+apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata:
+  name: {name}
+  namespace: flux-system
+spec:
+  interval: 10m
+  path: {path}
+  prune: true
+  sourceRef:
+    kind: {kind}
+    name: {source}
+"""
+
+APP = """
+apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata:
+  name: {name}
+  namespace: argocd
+spec:
+  project: default
+  source:
+    repoURL: {url}
+    path: {path}
+  destination:
+    server: https://kubernetes.default.svc
+"""
+
+CM = """
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: {name}
+"""
+
+
+def flux(name: str, path: str, source: str = "flux-system", kind: str = "GitRepository") -> str:
+    return dedent(FLUX.format(name=name, path=path, source=source, kind=kind))
+
+
+def test_sources_of_this_repository(repo: Repo) -> None:
+    repo.write("clusters/prod/sync.yaml", flux("bootstrap", "./a")
+               + "---\n" + flux("by-url", "./b", source="mine")
+               + "---\n" + flux("other-repo", "./c", source="theirs")
+               + "---\n" + flux("oci", "./d", source="flux-system", kind="OCIRepository"))
+    repo.write("clusters/prod/sources.yaml", """
+        apiVersion: source.toolkit.fluxcd.io/v1
+        kind: GitRepository
+        metadata:
+          name: mine
+          namespace: flux-system
+        spec:
+          url: ssh://git@github.com/org/repo
+        ---
+        apiVersion: source.toolkit.fluxcd.io/v1
+        kind: GitRepository
+        metadata:
+          name: theirs
+          namespace: flux-system
+        spec:
+          url: https://github.com/org/theirs
+        """)
+    for d in "abcd":
+        repo.write(f"{d}/cm.yaml", CM.format(name=d))
+    names = [r.name for r in repo.found(urls=("https://github.com/org/repo.git",)).roots]
+    assert names == ["flux:flux-system/bootstrap", "flux:flux-system/by-url"]
+
+
+def test_argocd_applications_by_repo_url(repo: Repo) -> None:
+    repo.write("argocd/apps.yaml", dedent(APP.format(name="ours", url="git@github.com:org/repo.git", path="a"))
+               + "---\n" + dedent(APP.format(name="theirs", url="https://github.com/org/x", path="b")))
+    repo.write("a/cm.yaml", CM.format(name="a"))
+    repo.write("b/cm.yaml", CM.format(name="b"))
+    assert [r.name for r in repo.found(urls=("https://github.com/org/repo",)).roots] == ["argocd:ours"]
+    assert repo.found().roots == ()  # no URL known: no Application is ours
+
+
+def test_controller_roots_found_through_other_controller_roots(repo: Repo) -> None:
+    """clusters/prod is applied by the bootstrap Kustomization; what it holds
+    (with the namespace its kustomization gives) is applied in turn."""
+    repo.write("clusters/prod/flux-system/kustomization.yaml", "resources:\n- sync.yaml\n")
+    repo.write("clusters/prod/flux-system/sync.yaml", flux("flux-system", "./clusters/prod").replace(
+        "  prune: true\n", "  prune: true\n  postBuild:\n    substitute:\n      CLUSTER: prod\n"))
+    repo.write("clusters/prod/apps.yaml", flux("apps", "./apps/${CLUSTER}"))
+    repo.write("apps/prod/kustomization.yaml", "resources:\n- cm.yaml\n")
+    repo.write("apps/prod/cm.yaml", CM.format(name="app"))
+    found = repo.found()
+    assert [r.name for r in found.roots] == ["flux:flux-system/apps", "flux:flux-system/flux-system"]
+    replaced = {p.relative_to(repo.top).as_posix() for p in found.replaced}
+    assert {"apps/prod", "clusters/prod", "clusters/prod/apps.yaml"} <= replaced
+
+
+def run(top: Path, *args: str) -> dict:
+    out = top.parent / "report.json"
+    main([".", "--json", str(out), *args])
+    return json.loads(out.read_text(encoding="utf-8"))
+
+
+def test_the_mode_can_be_switched_off(repo: Repo) -> None:
+    repo.write("clusters/prod/sync.yaml", flux("apps", "./apps"))
+    repo.write("apps/kustomization.yaml", "resources:\n- cm.yaml\n")
+    repo.write("apps/cm.yaml", CM.format(name="app"))
+    roots = lambda report: sorted(r["root"] for r in report["roots"])  # noqa: E731
+    # the file that holds the object is applied by hand (flux bootstrap): still a root
+    assert roots(run(repo.top)) == ["clusters/prod/sync.yaml", "flux:flux-system/apps"]
+    assert roots(run(repo.top, "--roots", "kustomize")) == ["apps", "clusters/prod/sync.yaml"]
+    assert roots(run(repo.top, "--roots", "all")) == ["apps", "clusters/prod/sync.yaml",
+                                                      "flux:flux-system/apps"]
+    repo.write(".krmcheck.yaml", "gitops:\n  enabled: false\n")
+    assert roots(run(repo.top)) == ["apps", "clusters/prod/sync.yaml"]
+
+
+def test_roots_kustomize_is_not_combined(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["--roots", "kustomize", "--roots", "some/dir"])
+    assert "--roots kustomize cannot be combined" in capsys.readouterr().err
+
+
+def test_a_root_that_cannot_be_rendered_is_a_build_error_at_the_path_line(repo: Repo) -> None:
+    repo.write("clusters/prod/sync.yaml", flux("apps", "./nowhere"))
+    report = run(repo.top)
+    [finding] = [f for f in report["findings"] if f["validator"] == "build"]
+    assert (finding["path"], finding["line"], finding["root"]) == ("clusters/prod/sync.yaml", 8,
+                                                                  "flux:flux-system/apps")
+    assert "kustomization path not found: nowhere" in finding["message"]
+
+
+def test_changed_files_select_the_controller_roots_that_read_them(repo: Repo) -> None:
+    """As pre-commit passes them: a changed manifest, the object's own file or
+    a variable's ConfigMap selects the controller root; its plain directory
+    is not checked instead."""
+    repo.write("clusters/prod/sync.yaml", flux("apps", "./apps").replace(
+        "  prune: true\n", "  prune: true\n  postBuild:\n    substituteFrom:\n"
+                           "    - kind: ConfigMap\n      name: vars\n"))
+    repo.write("clusters/prod/vars.yaml", """
+        apiVersion: v1
+        kind: ConfigMap
+        metadata:
+          name: vars
+          namespace: flux-system
+        data:
+          NAME: app
+        """)
+    repo.write("other/sync.yaml", flux("other", "./other-app"))
+    repo.write("other-app/cm.yaml", CM.format(name="other"))
+    repo.write("apps/kustomization.yaml", "resources:\n- cm.yaml\n")
+    repo.write("apps/cm.yaml", CM.format(name="${NAME}"))
+    for changed in ("apps/cm.yaml", "clusters/prod/sync.yaml", "clusters/prod/vars.yaml"):
+        out = repo.top.parent / "report.json"
+        main([changed, "--json", str(out)])
+        roots = sorted(r["root"] for r in json.loads(out.read_text(encoding="utf-8"))["roots"])
+        assert "flux:flux-system/apps" in roots and "apps" not in roots, changed
+        assert "flux:flux-system/other" not in roots
+
+
+def test_external_artifacts_made_from_this_repository_and_one_name_per_cluster(repo: Repo) -> None:
+    """flux2-kustomize-helm-example's layout: an ArtifactGenerator per
+    cluster copies directories of the flux-system GitRepository; each
+    cluster's apps Kustomization reads its artifact."""
+    for cluster in ("production", "staging"):
+        repo.write(f"clusters/{cluster}/artifacts.yaml", f"""
+            apiVersion: source.extensions.fluxcd.io/v1beta1
+            kind: ArtifactGenerator
+            metadata:
+              name: flux-system
+              namespace: flux-system
+            spec:
+              sources:
+              - alias: monorepo
+                kind: GitRepository
+                name: flux-system
+              artifacts:
+              - name: apps
+                copy:
+                - from: "@monorepo/apps/base/**"
+                  to: "@artifact/base/"
+                - from: "@monorepo/apps/{cluster}/**"
+                  to: "@artifact/{cluster}/"
+            """)
+        repo.write(f"clusters/{cluster}/apps.yaml", flux("apps", f"./{cluster}", source="apps",
+                                                         kind="ExternalArtifact"))
+        repo.write(f"apps/{cluster}/kustomization.yaml", "resources:\n- ../base\n")
+    repo.write("apps/base/kustomization.yaml", "resources:\n- cm.yaml\n")
+    repo.write("apps/base/cm.yaml", CM.format(name="app"))
+    roots = {r.name: r for r in repo.found().roots}
+    assert sorted(roots) == ["flux:flux-system/apps@clusters/production",
+                             "flux:flux-system/apps@clusters/staging"]
+    assert roots["flux:flux-system/apps@clusters/staging"].directory == (repo.top / "apps/staging")

@@ -1,0 +1,345 @@
+"""Flux Kustomization roots rendered as kustomize-controller renders them:
+the generated or amended kustomization, the controller's fields in its
+order, substitution, commonMetadata."""
+
+from __future__ import annotations
+
+from krmcheck.gitops.envsubst import Unknown
+from tests.gitops.conftest import Repo, dedent
+
+SYNC = """
+apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata:
+  name: {name}
+  namespace: flux-system
+spec:
+  interval: 10m
+  path: {path}
+  prune: true
+  sourceRef:
+    kind: GitRepository
+    name: flux-system
+"""
+
+
+def ks(name: str, path: str, spec: str = "") -> str:
+    """A Flux Kustomization of this repository; ``spec``: more spec fields."""
+    more = "".join(f"  {line}\n" for line in dedent(spec).splitlines())
+    return dedent(SYNC.format(name=name, path=path)) + more
+
+
+def test_a_directory_without_kustomization_gets_every_manifest_below_it(repo: Repo) -> None:
+    repo.write("clusters/prod/apps.yaml", ks("apps", "./apps"))
+    repo.write("apps/web.yaml", """
+        apiVersion: v1
+        kind: ConfigMap
+        metadata:
+          name: web
+        """)
+    repo.write("apps/deep/er/api.yaml", """
+        apiVersion: v1
+        kind: ConfigMap
+        metadata:
+          name: api
+        """)
+    repo.write("apps/lib/kustomization.yaml", """
+        resources:
+        - listed.yaml
+        """)
+    repo.write("apps/lib/listed.yaml", """
+        apiVersion: v1
+        kind: ConfigMap
+        metadata:
+          name: listed
+        """)
+    repo.write("apps/lib/not-listed.yaml", """
+        apiVersion: v1
+        kind: ConfigMap
+        metadata:
+          name: not-listed
+        """)
+    repo.write("apps/values.yaml", "replicaCount: 2\n")  # not a Kubernetes object
+    names = [r.name for r in repo.render("flux:flux-system/apps").resources]
+    assert names == ["api", "listed", "web"]
+
+
+def test_the_controller_fields_amend_the_kustomization_in_place(repo: Repo) -> None:
+    repo.write("clusters/prod/apps.yaml", ks("apps", "./app", """
+        targetNamespace: shop
+        namePrefix: prod-
+        images:
+        - name: nginx
+          newTag: "1.27"
+        patches:
+        - patch: |
+            - op: add
+              path: /spec/replicas
+              value: 3
+          target:
+            kind: Deployment
+        commonMetadata:
+          labels:
+            team: web
+        """))
+    repo.write("app/kustomization.yaml", """
+        namePrefix: base-
+        images:
+        - name: nginx
+          newTag: "1.25"
+        resources:
+        - deployment.yaml
+        """)
+    repo.write("app/deployment.yaml", """
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          name: web
+        spec:
+          selector:
+            matchLabels:
+              app: web
+          template:
+            metadata:
+              labels:
+                app: web
+            spec:
+              containers:
+              - name: web
+                image: nginx
+        """)
+    # namePrefix replaces the kustomization's own (one layer, not two);
+    # images merge by name; commonMetadata labels the object, not its selector
+    assert repo.yaml("flux:flux-system/apps") == dedent("""
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          labels:
+            team: web
+          name: prod-web
+          namespace: shop
+        spec:
+          replicas: 3
+          selector:
+            matchLabels:
+              app: web
+          template:
+            metadata:
+              labels:
+                app: web
+            spec:
+              containers:
+              - image: nginx:1.27
+                name: web
+        """)
+
+
+DEPLOYMENT = """
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  replicas: ${REPLICAS}
+  template:
+    spec:
+      containers:
+      - name: web
+        image: nginx:${TAG:=1.27}
+        env:
+        - name: QUOTED
+          value: "${REPLICAS}"
+        - name: ESCAPED
+          value: $${HOME}
+"""
+
+
+def test_substitution_types_values_again_and_points_at_the_variable(repo: Repo) -> None:
+    repo.write("clusters/prod/apps.yaml", ks("apps", "./app", """
+        postBuild:
+          substitute:
+            REPLICAS: "3"
+        """))
+    repo.write("app/deployment.yaml", DEPLOYMENT)
+    [res] = repo.render("flux:flux-system/apps").resources
+    spec = res.node.mapping("spec")
+    assert spec is not None
+    replicas = spec.items["replicas"]
+    # the controller prints, substitutes and parses again: a number, even
+    # where the source quoted the placeholder (kustomize prints it plain)
+    assert replicas.to_data() == 3
+    env = res.node.to_data()["spec"]["template"]["spec"]["containers"][0]["env"]
+    assert env == [{"name": "QUOTED", "value": 3}, {"name": "ESCAPED", "value": "${HOME}"}]
+    image = res.node.to_data()["spec"]["template"]["spec"]["containers"][0]["image"]
+    assert image == "nginx:1.27"
+    # provenance: the variable's line, then the ${REPLICAS} line in the trail
+    assert (replicas.origin.path, replicas.origin.line) == ("clusters/prod/apps.yaml", 15)
+    assert [(o.path, o.line) for o in replicas.trail] == [("app/deployment.yaml", 6)]
+
+
+def test_values_from_configmaps_and_secrets_in_the_repository(repo: Repo) -> None:
+    repo.write("clusters/prod/apps.yaml", ks("apps", "./app", """
+        postBuild:
+          substitute:
+            TAG: "1.29"
+          substituteFrom:
+          - kind: ConfigMap
+            name: vars
+          - kind: Secret
+            name: secret-vars
+          - kind: ConfigMap
+            name: absent
+            optional: true
+        """))
+    repo.write("clusters/prod/vars.yaml", """
+        apiVersion: v1
+        kind: ConfigMap
+        metadata:
+          name: vars
+          namespace: flux-system
+        data:
+          REPLICAS: "2"
+          TAG: "1.28"
+        """)
+    repo.write("clusters/prod/secret-vars.yaml", """
+        apiVersion: v1
+        kind: Secret
+        metadata:
+          name: secret-vars
+          namespace: flux-system
+        data:
+          REPLICAS: NQ==
+        """)
+    repo.write("app/deployment.yaml", DEPLOYMENT)
+    rendered = repo.render("flux:flux-system/apps")
+    [res] = rendered.resources
+    data = res.node.to_data()
+    # later sources win; postBuild.substitute wins over all of them
+    assert data["spec"]["replicas"] == 5
+    assert data["spec"]["template"]["spec"]["containers"][0]["image"] == "nginx:1.29"
+    replicas = res.node.mapping("spec").items["replicas"]  # type: ignore[union-attr]
+    assert (replicas.origin.path, replicas.origin.line) == ("clusters/prod/secret-vars.yaml", 7)
+    assert rendered.problems == []
+
+
+def test_a_source_the_repository_cannot_show_leaves_placeholders(repo: Repo) -> None:
+    repo.write("clusters/prod/apps.yaml", ks("apps", "./app", """
+        postBuild:
+          substituteFrom:
+          - kind: Secret
+            name: sealed
+          - kind: ConfigMap
+            name: made-by-hand
+        """))
+    repo.write("clusters/prod/sealed.yaml", """
+        apiVersion: v1
+        kind: Secret
+        metadata:
+          name: sealed
+          namespace: flux-system
+        stringData:
+          REPLICAS: ENC[AES256_GCM,data:abc=,type:str]
+        sops:
+          version: 3.8.1
+        """)
+    repo.write("app/deployment.yaml", DEPLOYMENT)
+    root = repo.root("flux:flux-system/apps")
+    assert root.lookup("REPLICAS") == Unknown("Secret/sealed")
+    rendered = repo.render("flux:flux-system/apps")
+    [res] = rendered.resources
+    assert res.node.to_data()["spec"]["replicas"] == "${REPLICAS}"
+    assert rendered.placeholders == 3  # ${REPLICAS} twice, ${TAG:=1.27}
+    [info] = rendered.problems
+    assert info.severity == "info" and "ConfigMap/made-by-hand is not in the repository" in info.message
+    assert (info.origin.path, info.origin.line) == ("clusters/prod/apps.yaml", 17)
+
+
+def test_without_variables_nothing_is_substituted(repo: Repo) -> None:
+    # kustomize-controller substitutes only when some variable is defined
+    repo.write("clusters/prod/apps.yaml", ks("apps", "./app"))
+    repo.write("app/deployment.yaml", DEPLOYMENT)
+    [res] = repo.render("flux:flux-system/apps").resources
+    assert res.node.to_data()["spec"]["replicas"] == "${REPLICAS}"
+    env = res.node.to_data()["spec"]["template"]["spec"]["containers"][0]["env"]
+    assert env[1]["value"] == "$${HOME}"
+
+
+def test_the_opt_out_label_or_annotation(repo: Repo) -> None:
+    repo.write("clusters/prod/apps.yaml", ks("apps", "./app", """
+        postBuild:
+          substitute:
+            NAME: web
+        """))
+    for i, where in enumerate(("labels", "annotations")):
+        repo.write(f"app/cm{i}.yaml", f"""
+            apiVersion: v1
+            kind: ConfigMap
+            metadata:
+              name: cm{i}
+              {where}:
+                kustomize.toolkit.fluxcd.io/substitute: disabled
+            data:
+              script: echo ${{NAME}}
+            """)
+    repo.write("app/cm2.yaml", """
+        apiVersion: v1
+        kind: ConfigMap
+        metadata:
+          name: cm2
+        data:
+          script: echo ${NAME}
+        """)
+    scripts = [r.node.to_data()["data"]["script"] for r in repo.render("flux:flux-system/apps").resources]
+    assert scripts == ["echo ${NAME}", "echo ${NAME}", "echo web"]
+
+
+def test_problems_at_their_lines(repo: Repo) -> None:
+    repo.write("clusters/prod/apps.yaml", ks("apps", "./app", """
+        postBuild:
+          substitute:
+            PORT: 8080
+            bad-name: x
+        """))
+    repo.write("app/cm.yaml", """
+        apiVersion: v1
+        kind: ConfigMap
+        metadata:
+          name: cm
+        data:
+          a: ${UNDEFINED}
+          b: ${BROKEN
+        """)
+    problems = {(p.origin.path, p.origin.line, p.severity): p.message
+                for p in repo.render("flux:flux-system/apps").problems}
+    assert set(problems) == {("clusters/prod/apps.yaml", 15, "error"),
+                             ("clusters/prod/apps.yaml", 16, "error"),
+                             ("app/cm.yaml", 6, "warning"),
+                             ("app/cm.yaml", 7, "error")}
+    assert "must be a string" in problems[("clusters/prod/apps.yaml", 15, "error")]
+    assert "var name is invalid" in problems[("clusters/prod/apps.yaml", 16, "error")]
+    assert "UNDEFINED is not defined" in problems[("app/cm.yaml", 6, "warning")]
+    assert "missing closing brace" in problems[("app/cm.yaml", 7, "error")]
+
+
+def test_components_and_a_missing_one_that_may_be_ignored(repo: Repo) -> None:
+    repo.write("clusters/prod/apps.yaml", ks("apps", "./app", """
+        components:
+        - ../labels
+        - ../absent
+        ignoreMissingComponents: true
+        """))
+    repo.write("app/kustomization.yaml", "resources:\n- cm.yaml\n")
+    repo.write("app/cm.yaml", """
+        apiVersion: v1
+        kind: ConfigMap
+        metadata:
+          name: cm
+        """)
+    repo.write("labels/kustomization.yaml", """
+        apiVersion: kustomize.config.k8s.io/v1alpha1
+        kind: Component
+        commonLabels:
+          from: component
+        """)
+    [res] = repo.render("flux:flux-system/apps").resources
+    assert res.node.to_data()["metadata"]["labels"] == {"from": "component"}
