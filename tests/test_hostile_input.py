@@ -310,3 +310,41 @@ def test_where_no_large_stack_can_start_the_work_still_runs(monkeypatch: pytest.
     assert sizes == [512 * 1024 * 1024, 128 * 1024 * 1024, 32 * 1024 * 1024]
     monkeypatch.setattr(threading.Thread, "start", lambda self: (_ for _ in ()).throw(RuntimeError("no")))
     assert stack.deep(lambda: 42) == 42  # inline, as a last resort
+
+
+FLUX_SYNC = """\
+apiVersion: source.toolkit.fluxcd.io/v1
+kind: GitRepository
+metadata: {{name: flux-system, namespace: flux-system}}
+spec: {{url: ssh://git@example.com/org/repo}}
+---
+apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: {{name: app, namespace: flux-system}}
+spec:
+  path: {path}
+  sourceRef: {{kind: GitRepository, name: flux-system}}
+"""
+
+
+@pytest.mark.parametrize("path", ["../../../../app", "/app", "./app"])
+def test_a_flux_path_stays_inside_the_repository(tmp_path: Path, path: str) -> None:
+    repo = tmp_path / "repo"
+    write(repo, "clusters/prod/sync.yaml", FLUX_SYNC.format(path=path))
+    write(repo, "app/kustomization.yaml", "resources:\n- cm.yaml\n")
+    write(repo, "app/cm.yaml", CONFIGMAP.format(name="Bad_Name"))
+    run = check(repo, ".")
+    assert ("app/cm.yaml", 4, "metadata") in run.located()  # app/ of the repository, not of /
+    assert [d["roots"] for d in run.report["defects"] if d["validator"] == "metadata"] == [["flux:flux-system/app"]]
+
+
+def test_a_flux_build_reads_no_file_outside_the_repository(tmp_path: Path) -> None:
+    write(tmp_path, "outside.yaml", CONFIGMAP.format(name="outside"))
+    repo = tmp_path / "repo"
+    write(repo, "clusters/prod/sync.yaml", FLUX_SYNC.format(path="./app"))
+    write(repo, "app/kustomization.yaml", "resources:\n- ../inside.yaml\n- ../../outside.yaml\n")
+    write(repo, "inside.yaml", CONFIGMAP.format(name="inside"))  # beside the directory: the controller reads it
+    run = check(repo, ".")
+    [(path, line, _, message)] = _build_errors(run.report)
+    assert (path, line) == ("app/kustomization.yaml", 3)
+    assert "security; file '../outside.yaml' is outside the repository" in message

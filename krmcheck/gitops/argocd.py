@@ -13,7 +13,7 @@ from pathlib import Path
 
 from krmcheck import discover
 from krmcheck.gitops.flux import list_field
-from krmcheck.gitops.root import ARGOCD, ControllerRoot
+from krmcheck.gitops.root import ARGOCD, ControllerRoot, confined
 from krmcheck.gitops.source import same_repository
 from krmcheck.kustomize import kustomization as kfile
 from krmcheck.kustomize.builtins.images import split
@@ -51,7 +51,7 @@ def source_of(res: Resource, urls: frozenset[str]) -> Mapping | None:
 
 def make_root(res: Resource, source: Mapping, top: Path, restrictor: str = ROOT_ONLY) -> ControllerRoot:
     path = source.value("path")
-    directory = (top / path.lstrip("/")).resolve() if isinstance(path, str) and path else top
+    directory = confined(top, path) if isinstance(path, str) else top
     name_node = lookup(res.node, ["metadata", "name"])
     origin = name_node.origin if name_node is not None else res.node.origin
     obj = Mapping({"spec": Mapping({"source": source.copy()}, res.node.origin)}, res.node.origin)

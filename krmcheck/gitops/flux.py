@@ -27,11 +27,11 @@ from typing import Iterable, Union
 from krmcheck import discover
 from krmcheck.gitops.envsubst import NAME, Unknown, Variable
 from krmcheck.gitops.objects import Objects
-from krmcheck.gitops.root import FLUX, ControllerRoot
+from krmcheck.gitops.root import FLUX, ControllerRoot, confined
 from krmcheck.gitops.substitute import Problem
 from krmcheck.kustomize import kustomization as kfile
 from krmcheck.kustomize.errors import BuildError
-from krmcheck.kustomize.files import NONE, Files
+from krmcheck.kustomize.files import REPOSITORY, Files
 from krmcheck.kustomize.kustomization import Kustomization
 from krmcheck.kustomize.resource import Resource
 from krmcheck.tree.node import Mapping, Node, Scalar, Sequence, lookup
@@ -60,13 +60,13 @@ def make_root(res: Resource, top: Path, files: Files, objects: Objects,
     artifact made from it)."""
     spec = res.node.mapping("spec") or Mapping()
     path = _str(spec.get("path")).strip() if path_in_source is None else path_in_source
-    directory = (top / path.lstrip("/")).resolve() if path else top
+    directory = confined(top, path)
     name_node = lookup(res.node, ["metadata", "name"])
     origin = name_node.origin if name_node is not None else res.node.origin
     variables, unknown, secrets, problems = _variables(res, spec, objects, files)
     return ControllerRoot(
         name=f"flux:{res.namespace or 'default'}/{res.name}", controller=FLUX, directory=directory,
-        obj=res.node.copy(), origin=origin, restrictor=NONE, variables=variables,
+        obj=res.node.copy(), origin=origin, restrictor=REPOSITORY, variables=variables,
         unknown_source=unknown, secret_values=secrets, problems=tuple(problems))
 
 

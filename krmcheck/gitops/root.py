@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import posixpath
+
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -53,3 +55,12 @@ class ControllerRoot:
 
 
 Root = Union[Path, ControllerRoot]
+
+
+def confined(top: Path, path: str) -> Path:
+    """A controller object's source path joined to the top of the repository
+    as the controllers join it: inside the source, whatever it says (``..``
+    cannot climb out and a leading ``/`` is the source's top). A NUL byte is
+    kept visible, so the path is simply not found."""
+    clean = posixpath.normpath("/" + path.strip().replace("\0", "\\x00")).lstrip("/")
+    return top / clean if clean and clean != "." else top

@@ -17,6 +17,10 @@ from krmcheck.tree.origin import Origin
 
 ROOT_ONLY = "LoadRestrictionsRootOnly"
 NONE = "LoadRestrictionsNone"
+# Not a kustomize value: how kustomize-controller builds a Flux Kustomization,
+# LoadRestrictionsNone inside a file system confined to the source artifact
+# (here: the repository), so no file outside the repository is read.
+REPOSITORY = "LoadRestrictionsRepository"
 RESTRICTORS = (ROOT_ONLY, NONE)
 
 
@@ -116,14 +120,20 @@ def _shown(path: Path | str, limit: int = 200) -> str:
 
 def check_restriction(restrictor: str, root: Path, target: Path, origin: Origin | None,
                       files: Files) -> None:
-    """Under RootOnly, a file must lie at or below the kustomization root."""
+    """Under RootOnly, a file must lie at or below the kustomization root;
+    under REPOSITORY, at or below the top of the repository."""
     if restrictor == NONE:
         return
+    if restrictor == REPOSITORY:
+        root = files.repo_root
     try:
         real_root = Path(os.path.realpath(root))
         real = Path(os.path.realpath(target))
     except ValueError:
         raise BuildError(f"{_shown(files.display(target))}: a path may not hold a NUL byte", origin) from None
+    if real != real_root and real_root not in real.parents and restrictor == REPOSITORY:
+        raise BuildError(f"security; file '{files.display(target)}' is outside the repository, the "
+                         f"only files a GitOps controller's build can read", origin)
     if real != real_root and real_root not in real.parents:
         raise BuildError(
             f"security; file '{files.display(target)}' is not in or below "
