@@ -40,7 +40,7 @@ BY = "krmcheck config"
 # the schema validator's kinds without a schema, kubectl's deprecation
 # warnings, and ignore comments or annotations that silence nothing.
 EXTRA_IDS = ("schema-missing", "schema-unjudged", "deprecation", "unused-ignore", "duplicate",
-             "substitution")
+             "substitution", "helm")
 
 
 class ConfigError(Exception):

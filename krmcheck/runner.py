@@ -110,13 +110,16 @@ def run_build(directory: Path, restrictor: str, out: TextIO, err: TextIO,
     return EXIT_OK
 
 
-CONTROLLER_PREFIXES = ("flux:", "argocd:")
+CONTROLLER_PREFIXES = ("flux:", "flux-helm:", "argocd:")
 
 
 def _build_controller_root(name: str, builder: Builder, files: Files, out: TextIO, err: TextIO) -> int:
     """``krmcheck build flux:NS/NAME``: what the controller applies for one of
     the controller roots found under the current directory."""
-    opts = CheckOptions(load_restrictor=builder.options.load_restrictor)
+    given = builder.options  # the flags of `krmcheck build`, for the controller's own builder too
+    opts = CheckOptions(load_restrictor=given.load_restrictor, network=given.network,
+                        enable_alpha_plugins=given.enable_alpha_plugins, enable_helm=given.enable_helm,
+                        helm_command=given.helm_command, functions=given.functions)
     try:
         config = _load_config(opts)
         excludes = _excludes(opts, config, files)
@@ -584,8 +587,7 @@ def _root_report(builder: Builder, files: Files, root: Root, vopts: ValidatorOpt
     results = [r for r in results if config.enabled(r.validator)]
     locator = Locator(resources, name, _kustomization_file(files, root))
     located = [locator.locate(r) for r in results] + list(broken + _deprecations(builder, name, config))
-    if config.enabled(gitops.VALIDATOR):
-        located = gitops.findings(rendered, name) + located
+    located = gitops.findings(rendered, name, config.enabled) + located
     kept, silenced, annotations = suppression.by_annotation(located, resources, locator.find)
     if config.placeholders == "skip" or rendered.placeholders:
         # a value wholly ${...} that nothing substituted is not judged

@@ -556,7 +556,8 @@ krmcheck_config = maybe(st.fixed_dictionaries({}, optional={
     "kubernetes-version": str_or(["1.30", "1.99", "x"]),
     "strict": maybe(st.booleans()),
     "require-schemas": maybe(st.booleans()),
-    "validators": maybe(st.dictionaries(st.sampled_from(["schema", "image-tag", "metadata", "unknown", ""]),
+    "validators": maybe(st.dictionaries(st.sampled_from(["schema", "image-tag", "metadata", "unknown", "",
+                                                         "workload", "reference", "api-version", "duplicate"]),
                                         maybe(st.one_of(st.booleans(), st.fixed_dictionaries({}, optional={
                                             "enabled": maybe(st.booleans()),
                                             "severity": str_or(["error", "warning", "info", "x"])}))),
@@ -570,6 +571,18 @@ krmcheck_config = maybe(st.fixed_dictionaries({}, optional={
     "baseline": str_or(["baseline.json", "missing.json", "cm.yaml"]),
     "kptfile-validators": maybe(st.booleans()),
     "trusted-catalogs": entries(st.sampled_from(["catalog.yaml", "missing.yaml"])),
+    "provided": maybe(st.lists(maybe(st.fixed_dictionaries({"kind": str_or(["Secret", "*"])},
+                                                          optional={"name": str_or(["*", "[", "x-*"])})),
+                               max_size=2)),
+    "clusters": maybe(st.dictionaries(st.sampled_from(["prod", ""]), entries(st.sampled_from(["*", "base", "["])),
+                                      max_size=2)),
+    "gitops": maybe(st.fixed_dictionaries({}, optional={
+        "enabled": maybe(st.booleans()), "repo-urls": entries(st.sampled_from(["https://example.com/org/repo", ""])),
+        "source-root": str_or([".", "..", "/", "base"])})),
+    "substitute": maybe(st.dictionaries(st.sampled_from(["**", "base/*", "["]),
+                                        maybe(st.dictionaries(st.sampled_from(["NAME", "X"]), leaf, max_size=2)),
+                                        max_size=2)),
+    "placeholders": str_or(["skip", "check", "x"]),
 }))
 
 
@@ -622,6 +635,58 @@ def mutate_bytes(draw: st.DrawFn, data: bytes) -> bytes:
 
 
 # --- whole repositories ------------------------------------------------------------------
+
+PLACEHOLDERS = ["${NAME}", "${REPLICAS}", "${X:=d}", "${X:-}", "$${ESC}", "${", "${1BAD}", "${A/b/c}",
+                "${#NAME}", "${NAME^^}", "${NAME:1:2}", "prefix-${NAME}-suffix", "${UNDEFINED}"]
+flux_path = str_or(["./base", "./overlay", "base", "overlay/", "../../overlay", "/", "", "./comp",
+                    "./${NAME}", "nowhere", "base/cm.yaml", "./other\x00"], 6)
+
+
+@st.composite
+def flux_objects(draw: st.DrawFn) -> list[Any]:
+    """A flux-system GitRepository, Flux Kustomizations over the example's
+    directories (every field, right and wrong shapes) and the ConfigMap of
+    their variables; and an Argo CD Application."""
+    docs: list[Any] = [{"apiVersion": "source.toolkit.fluxcd.io/v1", "kind": "GitRepository",
+                        "metadata": {"name": "flux-system", "namespace": "flux-system"},
+                        "spec": {"url": "ssh://git@example.com/org/repo"}}]
+    for i in range(draw(st.integers(1, 3))):
+        spec: dict[Any, Any] = {"path": draw(flux_path),
+                                "sourceRef": draw(st.one_of(st.just({"kind": "GitRepository", "name": "flux-system"}),
+                                                            junk))}
+        optional = {
+            "targetNamespace": str_or(["apps", "Bad_NS", ""]), "namePrefix": str_or(["p-"]),
+            "nameSuffix": str_or(["-s"]), "components": st.lists(str_or(["../comp", "comp", "x"]), max_size=2),
+            "images": st.lists(st.fixed_dictionaries({"name": str_or(IMAGES)}, optional={
+                "newTag": leaf, "newName": str_or(["x"]), "digest": str_or(["sha256:" + "a" * 64])}), max_size=2),
+            "patches": st.lists(st.fixed_dictionaries({"patch": st.one_of(
+                smp_patch().map(lambda o: yaml.safe_dump(o)), junk)}, optional={"target": junk}), max_size=2),
+            "commonMetadata": st.fixed_dictionaries({}, optional={
+                "labels": st.dictionaries(st.sampled_from(["team", ""]), leaf, max_size=2), "annotations": junk}),
+            "postBuild": st.fixed_dictionaries({}, optional={
+                "substitute": st.one_of(st.dictionaries(st.sampled_from(["NAME", "REPLICAS", "X", "1BAD"]),
+                                                        st.one_of(leaf, str_or(PLACEHOLDERS)), max_size=3), junk),
+                "substituteFrom": st.lists(st.fixed_dictionaries(
+                    {"kind": str_or(["ConfigMap", "Secret"]), "name": str_or(["vars", "missing"])},
+                    optional={"optional": st.booleans()}), max_size=2)}),
+        }
+        for key, strategy in optional.items():
+            if draw(st.booleans()):
+                spec[key] = draw(strategy)
+        docs.append({"apiVersion": "kustomize.toolkit.fluxcd.io/v1", "kind": "Kustomization",
+                     "metadata": {"name": f"k{i}", "namespace": "flux-system"}, "spec": spec})
+    docs.append({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "vars", "namespace": "flux-system"},
+                 "data": draw(maybe(st.dictionaries(st.sampled_from(["NAME", "REPLICAS", "1BAD"]),
+                                                    str_or(["web", "3", "${NAME}"]), max_size=3)))})
+    if draw(st.booleans()):
+        docs.append({"apiVersion": "argoproj.io/v1alpha1", "kind": "Application",
+                     "metadata": {"name": "app", "namespace": "argocd"},
+                     "spec": {"source": {"repoURL": "https://example.com/org/repo", "path": draw(flux_path),
+                                         "kustomize": draw(maybe(st.fixed_dictionaries({}, optional={
+                                             "namePrefix": str_or(["a-"]), "images": st.lists(leaf, max_size=2),
+                                             "replicas": junk, "patches": junk, "commonLabels": junk})))}}})
+    return docs
+
 
 @st.composite
 def repos(draw: st.DrawFn) -> dict[str, Any]:
@@ -689,6 +754,13 @@ def repos(draw: st.DrawFn) -> dict[str, Any]:
             files.setdefault(f"{d}/{rel}", ("symlink", target))
         if draw(st.booleans()):
             files.setdefault(f"{d}/dir.yaml", ("dir",))
+    if draw(st.integers(0, 4)) == 0:  # GitOps controller objects pointing at the example's directories
+        files["clusters/sync.yaml"] = draw(mutate_bytes(
+            yaml.safe_dump_all(draw(flux_objects()), allow_unicode=True).encode("utf-8", "surrogatepass")))
+        if draw(st.booleans()):
+            files["base/cm.yaml"] = draw(mutate_bytes(yaml.safe_dump({
+                "apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": draw(str_or(PLACEHOLDERS))},
+                "data": {draw(st.sampled_from(PLACEHOLDERS)): draw(str_or(PLACEHOLDERS))}}).encode()))
     if draw(st.integers(0, 3)) == 0:
         text(".krmcheck.yaml", krmcheck_config)
     if draw(st.integers(0, 8)) == 0:

@@ -6,6 +6,8 @@ and envsubst-style templates outside Flux (``.krmcheck.yaml`` ``substitute:``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from krmcheck.gitops.envsubst import Variable
 from krmcheck.gitops.render import Rendered
 from krmcheck.gitops.substitute import Problem, substitute
@@ -18,12 +20,16 @@ VALIDATOR = "substitution"  # the id of findings about variable substitution
 
 Templates = tuple[tuple[PathPatterns, tuple[tuple[str, Variable], ...]], ...]
 
-__all__ = ["Rendered", "VALIDATOR", "Variable", "findings", "templates"]
+__all__ = ["HELM", "Rendered", "VALIDATOR", "Variable", "findings", "templates"]
 
 
-def findings(rendered: Rendered, root: str) -> list[Finding]:
-    """The substitution problems of a rendering, each at its own line."""
-    return [_finding(p, root) for p in rendered.problems]
+HELM = "helm"  # the id of findings about charts a controller renders
+
+
+def findings(rendered: Rendered, root: str,
+             enabled: Callable[[str], bool] = lambda _: True) -> list[Finding]:
+    """The substitution and helm problems of a rendering, each at its own line."""
+    return [_finding(p, root) for p in rendered.problems if enabled(p.validator)]
 
 
 def _finding(p: Problem, root: str) -> Finding:
@@ -32,7 +38,7 @@ def _finding(p: Problem, root: str) -> Finding:
         r = p.resource
         ref = ResourceRef(r.api_version, r.kind, r.name, r.namespace)
     result = Result(message=p.message, severity=p.severity, resource_ref=ref,
-                    tags=(("validator", VALIDATOR),))
+                    tags=(("validator", p.validator),))
     return Finding(result, root, p.origin.location,
                    source_id=source_id(p.resource) if p.resource is not None else "")
 

@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 
 from krmcheck import discover
+from krmcheck.gitops import argocd_helm
 from krmcheck.gitops.flux import list_field
 from krmcheck.gitops.root import ARGOCD, ControllerRoot, confined
 from krmcheck.gitops.source import same_repository
@@ -42,21 +43,35 @@ def source_of(res: Resource, urls: frozenset[str]) -> Mapping | None:
     candidates += [s for s in (several.items if several is not None else ()) if isinstance(s, Mapping)]
     for source in candidates:
         url = source.value("repoURL")
-        # a Helm chart or a config management plugin is not a kustomization
-        if (isinstance(url, str) and same_repository(url, urls)
-                and not any(k in source.items for k in ("chart", "plugin", "helm"))):
+        # a config management plugin is not rendered; a source that only
+        # lends its files to another (``ref:``) renders nothing itself
+        if (isinstance(url, str) and same_repository(url, urls) and "plugin" not in source.items
+                and "chart" not in source.items and ("path" in source.items or "ref" not in source.items)):
             return source
-    return None
+    return next((s for s in candidates if "chart" in s.items), None)
 
 
-def make_root(res: Resource, source: Mapping, top: Path, restrictor: str = ROOT_ONLY) -> ControllerRoot:
+def make_root(res: Resource, source: Mapping, top: Path, files: Files,
+              restrictor: str = ROOT_ONLY) -> ControllerRoot:
     path = source.value("path")
     directory = confined(top, path) if isinstance(path, str) else top
     name_node = lookup(res.node, ["metadata", "name"])
     origin = name_node.origin if name_node is not None else res.node.origin
     obj = Mapping({"spec": Mapping({"source": source.copy()}, res.node.origin)}, res.node.origin)
-    return ControllerRoot(name=f"argocd:{res.name}", controller=ARGOCD, directory=directory,
+    root = ControllerRoot(name=f"argocd:{res.name}", controller=ARGOCD, directory=directory,
                           obj=obj, origin=origin, restrictor=restrictor)
+    if "chart" in source.items or is_helm(source, directory):
+        return argocd_helm.with_chart(root, res, source, files)
+    return root
+
+
+def is_helm(source: Mapping, directory: Path) -> bool:
+    """Argo CD renders a directory with helm when the source says ``helm:``,
+    or, saying neither ``kustomize:`` nor ``directory:``, it holds a Chart.yaml."""
+    if "helm" in source.items:
+        return True
+    return (not any(k in source.items for k in ("kustomize", "directory"))
+            and os.path.isfile(directory / "Chart.yaml"))
 
 
 def kustomization(root: ControllerRoot, files: Files) -> Kustomization:

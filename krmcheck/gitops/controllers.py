@@ -19,19 +19,19 @@ from pathlib import Path
 from typing import NamedTuple
 
 from krmcheck import discover
-from krmcheck.gitops import argocd, artifact, flux
+from krmcheck.gitops import argocd, artifact, flux, helmrelease
 from krmcheck.gitops.objects import Objects
 from krmcheck.gitops.render import render
 from krmcheck.gitops.root import ControllerRoot
 from krmcheck.gitops.source import FLUX_SYSTEM, same_repository
-from krmcheck.kustomize import kustomization as kfile
 from krmcheck.kustomize.errors import BuildError
 from krmcheck.kustomize.files import Files
 from krmcheck.kustomize.resource import Resource
 from krmcheck.kustomize.target import Builder
 from krmcheck.tree.node import Scalar, lookup
+from krmcheck.tree.origin import Location
 
-MARKERS = (flux.GROUP.rstrip("/"), argocd.GROUP.rstrip("/"))
+MARKERS = (flux.GROUP.rstrip("/"), helmrelease.GROUP.rstrip("/"), argocd.GROUP.rstrip("/"))
 MAX_ROOTS = 10_000  # a bound on what a repository can make discovery render
 
 
@@ -59,6 +59,9 @@ def find(plain_roots: Sequence[Path], infos: dict[Path, discover.KustomizationIn
     # directories may each hold a flux-system/apps
     made: dict[tuple[str, str], ControllerRoot] = {}
     applied: set[tuple[str, str]] = set()  # made from a controller root's rendering
+    # where each root's object is written: a controller's namePrefix or
+    # targetNamespace renames an object, whose plain reading then names nothing applied
+    written: dict[tuple[str, str], Location] = {}
     while pending and len(made) < MAX_ROOTS:
         res, via_controller = pending.pop(0)
         made_now = _root_of(res, top, files, objects, urls)
@@ -67,13 +70,19 @@ def find(plain_roots: Sequence[Path], infos: dict[Path, discover.KustomizationIn
             continue
         root = _with_reads(made_now, infos)
         made[key] = root
+        written[key] = res.node.origin.location
         if via_controller:
             applied.add(key)
+        if root.helm is not None:
+            continue  # a chart is rendered when its root is checked, never to discover
         if any(_has_marker(p) for p in root.reads if os.path.isfile(p)):
             rendered = _quietly(lambda: render(builder_for(root.restrictor), root).resources)
             objects.add(rendered)
             pending += [(r, True) for r in rendered if _is_controller(r)]
-    replaced = {p for r in made.values() for p in (r.directory, *r.reads)}
+    renamed = {written[k] for k in applied}
+    made = {k: r for k, r in made.items() if k in applied or written[k] not in renamed}
+    # a chart's root replaces nothing: its objects are checked where they are written
+    replaced = {p for r in made.values() if r.helm is None for p in (r.directory, *r.reads)}
     return Found(tuple(sorted(_qualified(made), key=lambda r: r.name)), frozenset(replaced))
 
 
@@ -102,11 +111,14 @@ def _quietly(make: Callable[[], list[Resource]]) -> list[Resource]:
 
 
 def _is_controller(res: Resource) -> bool:
-    return flux.is_kustomization(res) or argocd.is_application(res)
+    return flux.is_kustomization(res) or helmrelease.is_helm_release(res) or argocd.is_application(res)
 
 
 def _root_of(res: Resource, top: Path, files: Files, objects: Objects,
              urls: frozenset[str]) -> ControllerRoot | None:
+    if helmrelease.is_helm_release(res):
+        return helmrelease.make_root(res, top, files, objects,
+                                     lambda ns, n, near: _ours(ns, n, objects, urls, near))
     if flux.is_kustomization(res):
         kind, namespace, name = flux.source_name(res)
         if kind == "ExternalArtifact":
@@ -117,7 +129,7 @@ def _root_of(res: Resource, top: Path, files: Files, objects: Objects,
             return None
         return flux.make_root(res, top, files, objects)
     source = argocd.source_of(res, urls)
-    return argocd.make_root(res, source, top) if source is not None else None
+    return argocd.make_root(res, source, top, files) if source is not None else None
 
 
 def _ours(namespace: str, name: str, objects: Objects, urls: frozenset[str], near: str) -> bool:
@@ -146,9 +158,9 @@ def _with_reads(root: ControllerRoot, infos: dict[Path, discover.KustomizationIn
     """Every file the root's rendering reads (for ignore comments, changed
     files and the plain roots it replaces)."""
     d = root.directory
-    if not os.path.isdir(d):
+    if root.helm is not None or not os.path.isdir(d):
         return root
-    if kfile.find_file(d) is not None:
+    if discover.find_kustomization(d):  # (two kustomization files are the build's error to report)
         reads = discover.reads(d, infos)
     else:
         reads = set()

@@ -21,6 +21,7 @@ from __future__ import annotations
 import base64
 import binascii
 import os
+import re
 from pathlib import Path
 from typing import Iterable, Union
 
@@ -38,6 +39,7 @@ from krmcheck.tree.node import Mapping, Node, Scalar, Sequence, lookup
 from krmcheck.tree.origin import Origin
 
 GROUP = "kustomize.toolkit.fluxcd.io/"
+PLACEHOLDER = re.compile(r"\$\{#?([_a-zA-Z][_a-zA-Z0-9]*)[^}]*\}")  # ${VAR}, ${VAR:=default}, ...
 BY = "flux Kustomization"
 
 
@@ -105,7 +107,7 @@ def _variables(res: Resource, spec: Mapping, objects: Objects, files: Files
                     f"{res.namespace or 'default'}): its variables are left as written",
                     "info", ref.origin))
             continue
-        data = _data(obj, kind)
+        data = object_data(obj, kind)
         if data is None:
             unknown = unknown or where  # encrypted (SOPS): the values cannot be read here
             continue
@@ -138,7 +140,7 @@ class _Value:
         self.origin = origin
 
 
-def _data(obj: Mapping, kind: str) -> list[tuple[str, _Value]] | None:
+def object_data(obj: Mapping, kind: str) -> list[tuple[str, _Value]] | None:
     """A ConfigMap's ``data``, a Secret's decoded ``data`` and ``stringData``;
     None when the values are encrypted."""
     if "sops" in obj.items:
@@ -171,6 +173,13 @@ def kustomization(root: ControllerRoot, files: Files) -> Kustomization:
     spec = root.obj.mapping("spec") or Mapping()
     own = kfile.find_file(root.directory) if os.path.isdir(root.directory) else None
     if not os.path.isdir(root.directory):
+        written = _str(spec.get("path"))
+        unsubstituted = PLACEHOLDER.search(written)
+        if unsubstituted is not None:
+            # the Kustomization came through no substitution that defines it
+            raise BuildError(f"spec.path {written!r} holds {unsubstituted.group(0)}, which nothing "
+                             f"substituted: the variable {unsubstituted.group(1)} is not defined where "
+                             f"this Kustomization is applied", _at(spec, "path", root.origin))
         raise BuildError(f"kustomization path not found: {files.display(root.directory)}",
                          _at(spec, "path", root.origin))
     if own is not None:
@@ -210,7 +219,7 @@ def scan(directory: Path) -> list[str]:
         for d in list(dirnames):
             if d in discover.SKIP_DIRS or d.startswith("."):
                 dirnames.remove(d)
-            elif kfile.find_file(Path(here) / d) is not None:
+            elif discover.find_kustomization(Path(here) / d):  # the build reports two files in one
                 dirnames.remove(d)
                 found.append(_rel(Path(here) / d, directory))
         for name in sorted(filenames):

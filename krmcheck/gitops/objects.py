@@ -1,7 +1,7 @@
 """The objects a repository holds that controllers read at run time:
-ConfigMaps and Secrets (Flux ``substituteFrom``), GitRepositories and
-ArtifactGenerators (which repository, and where in it, a Flux Kustomization
-renders)."""
+ConfigMaps and Secrets (Flux ``substituteFrom`` and ``valuesFrom``),
+GitRepositories, ArtifactGenerators and HelmCharts (which repository, and
+where in it, a Flux Kustomization or HelmRelease renders)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from krmcheck.kustomize.resource import Resource
 from krmcheck.tree.load import LoadError, load_documents
 from krmcheck.tree.node import Mapping
 
-KINDS = ("ConfigMap", "Secret", "GitRepository", "ArtifactGenerator")
+KINDS = ("ConfigMap", "Secret", "GitRepository", "ArtifactGenerator", "HelmChart")
 
 
 @dataclass

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from krmcheck.gitops import argocd, flux
+from krmcheck.gitops import argocd, chart, flux
 from krmcheck.gitops.root import FLUX, ControllerRoot
 from krmcheck.gitops.substitute import Problem, substitute
 from krmcheck.kustomize.errors import BuildError
@@ -20,6 +20,13 @@ class Rendered(NamedTuple):
 
 def render(builder: Builder, root: ControllerRoot) -> Rendered:
     """What the controller applies for ``root``."""
+    if root.helm is not None:
+        builder.secrets.update(root.secret_values)
+        try:
+            resources, problems = chart.render(builder, root)
+        except BuildError as e:
+            raise e.add_context(f"rendering {root.name}")
+        return Rendered(resources, list(root.problems) + problems, 0)
     try:
         if root.controller == FLUX:
             k = flux.kustomization(root, builder.files)

@@ -15,7 +15,21 @@ from krmcheck.tree.node import Mapping
 from krmcheck.tree.origin import Origin
 
 FLUX = "flux"
+FLUX_HELM = "flux-helm"  # a Flux HelmRelease: helm-controller applies it apart from its Kustomization
 ARGOCD = "argocd"
+
+
+@dataclass(frozen=True)
+class HelmSource:
+    """A chart a controller renders with ``helm template`` (a Flux HelmRelease,
+    an Argo CD Application's helm source), the values it passes merged."""
+
+    chart: Path | None  # the chart directory in this repository; None: not here
+    release: str
+    namespace: str
+    values: Mapping  # what the controller gives helm, each value with its origin
+    origin: Origin  # the chart's line in the object: what rendered objects point at
+    remote: str = ""  # where a chart that is not in this repository comes from
 
 
 @dataclass(frozen=True, eq=False)
@@ -23,8 +37,8 @@ class ControllerRoot:
     """A Flux Kustomization or an Argo CD Application whose source is this
     repository, checked instead of the directory it points at."""
 
-    name: str  # flux:NAMESPACE/NAME or argocd:NAME
-    controller: str  # FLUX or ARGOCD
+    name: str  # flux:NAMESPACE/NAME, flux-helm:NAMESPACE/NAME or argocd:NAME
+    controller: str  # FLUX, FLUX_HELM or ARGOCD
     directory: Path  # what it renders (absolute)
     obj: Mapping  # the controller object as rendered, with its origins
     origin: Origin  # where the object is written (its metadata.name line)
@@ -36,6 +50,7 @@ class ControllerRoot:
     secret_values: frozenset[str] = frozenset()  # variables that came from Secrets
     problems: tuple[Problem, ...] = ()  # found reading the object (bad variables...)
     reads: tuple[Path, ...] = ()  # every file the rendering reads
+    helm: HelmSource | None = None  # a chart to render instead of a kustomization
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, ControllerRoot) and other.name == self.name

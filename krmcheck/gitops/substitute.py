@@ -31,6 +31,7 @@ class Problem(NamedTuple):
     severity: str  # error, warning, info
     origin: Origin
     resource: Resource | None = None
+    validator: str = "substitution"  # or "helm": a chart a controller renders
 
 
 class Outcome(NamedTuple):

@@ -54,7 +54,7 @@ def roots_text(roots: Sequence[str], shown: int = 3) -> str:
 def relative(path: str, cwd: str) -> str:
     """A repo-relative ``path`` as seen from ``cwd`` (repo-relative too); a
     GitOps controller root's name (``flux:NS/NAME``, ``argocd:NAME``) is no path."""
-    if path.startswith(("flux:", "argocd:")):
+    if path.startswith(("flux:", "flux-helm:", "argocd:")):
         return path
     return posixpath.relpath(path, cwd) if cwd and path else path
 

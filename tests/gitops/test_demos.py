@@ -82,6 +82,7 @@ def test_flux_roots_replace_the_directories_they_render(monkeypatch: pytest.Monk
                                                          tmp_path: Path) -> None:
     _, report = run(FLUX_DEMO, monkeypatch, tmp_path)
     assert sorted(r["root"] for r in report["roots"]) == [
+        "flux-helm:cert-manager/cert-manager", "flux-helm:podinfo/prod-webapp",
         "flux:flux-system/apps", "flux:flux-system/flux-system",
         "flux:flux-system/infra-configs", "flux:flux-system/infra-controllers"]
 
@@ -110,7 +111,7 @@ def test_what_the_demo_renders(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) 
     assert args == ["--publish-status-address=ingress.prod.example.com",
                     "--default-ssl-certificate=${POD_NAMESPACE}/default-tls"]
     apps = {r.name: r.node.to_data() for r in repo.render("flux:flux-system/apps").resources}
-    assert sorted(apps) == ["prod-podinfo", "prod-podinfo-script"]
+    assert sorted(apps) == ["prod-podinfo", "prod-podinfo-script", "prod-webapp"]
     assert apps["prod-podinfo-script"]["data"]["run.sh"].startswith('echo "${HOME}')
     assert apps["prod-podinfo"]["metadata"]["namespace"] == "podinfo"
     assert apps["prod-podinfo"]["metadata"]["labels"] == {"toolkit.fluxcd.io/tenant": "web"}
@@ -132,3 +133,61 @@ def test_build_prints_what_the_controller_applies(monkeypatch: pytest.MonkeyPatc
         "  namespace: cert-manager\n")
     assert main(["build", "flux:flux-system/nope"]) == 2
     assert "no such GitOps controller root" in capsys.readouterr().err
+
+
+# the webapp HelmRelease's chart, rendered with --enable-helm (a stand-in helm)
+FLUX_HELM_DEFECTS = {
+    # spec.values sets the image tag: the values line, the chart line in the trail
+    ("apps/base/webapp/release.yaml", 20, 7, "warning", "image-tag", "flux-helm:podinfo/prod-webapp",
+     "uses the 'latest' tag", ("apps/base/webapp/release.yaml:7",)),
+    # a valuesFrom ConfigMap's values.yaml: its line inside the block
+    ("clusters/production/webapp-values.yaml", 8, 5, "error", "schema", "flux-helm:podinfo/prod-webapp",
+     "'two' is not of type 'integer'", ("apps/base/webapp/release.yaml:7",)),
+}
+
+
+def test_helm_release_defects(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from tests.gitops.fake_helm import install
+
+    helm = install(tmp_path / "bin")
+    code, report = run(FLUX_DEMO, monkeypatch, tmp_path, "--enable-helm", "--helm-command", str(helm))
+    assert code == 1
+    prefix = "fixtures/flux-demo/"
+    expected = FLUX_DEFECTS | FLUX_HELM_DEFECTS
+    assert defects(report, prefix) == {(p, line, col, sev, v, root, trail)
+                                       for p, line, col, sev, v, root, _, trail in expected}
+    messages = {(f["path"].removeprefix(prefix), f["line"]): f["message"] for f in report["findings"]}
+    for path, line, _, _, _, _, fragment, _ in FLUX_HELM_DEFECTS:
+        assert fragment in messages[(path, line)]
+
+
+def test_charts_not_rendered_say_so(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Without --enable-helm the local chart is one info finding; the remote
+    chart (a HelmRepository) is one whatever the flags."""
+    _, report = run(FLUX_DEMO, monkeypatch, tmp_path)
+    infos = {(f["path"].removeprefix("fixtures/flux-demo/"), f["line"], f["root"]): f["message"]
+             for f in report["findings"] if f["validator"] == "helm"}
+    assert sorted(infos) == [
+        ("apps/base/webapp/release.yaml", 7, "flux-helm:podinfo/prod-webapp"),
+        ("infrastructure/controllers/cert-manager.yaml", 17, "flux-helm:cert-manager/cert-manager")]
+    assert "--enable-helm" in infos[("apps/base/webapp/release.yaml", 7, "flux-helm:podinfo/prod-webapp")]
+    assert "HelmRepository cert-manager/jetstack" in infos[
+        ("infrastructure/controllers/cert-manager.yaml", 17, "flux-helm:cert-manager/cert-manager")]
+
+
+def test_argocd_helm_application(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The local chart renders with --enable-helm, a parameter's finding at
+    its own line; the chart-repository chart is one info finding either way."""
+    from tests.gitops.fake_helm import install
+
+    helm = install(tmp_path / "bin")
+    prefix = "fixtures/argocd-demo/"
+    code, report = run(ARGOCD_DEMO, monkeypatch, tmp_path, "--enable-helm", "--helm-command", str(helm))
+    assert code == 1
+    assert defects(report, prefix) - {(p, line, col, sev, v, root, trail)
+                                      for p, line, col, sev, v, root, _, trail in ARGOCD_DEFECTS} == {
+        ("argocd/guestbook-helm.yaml", 17, 9, "error", "schema", "argocd:guestbook-helm",
+         ("argocd/guestbook-helm.yaml:10",))}
+    infos = {(f["path"].removeprefix(prefix), f["line"], f["root"]) for f in report["findings"]
+             if f["validator"] == "helm"}
+    assert infos == {("argocd/guestbook-helm.yaml", 31, "argocd:redis")}

@@ -79,11 +79,15 @@ class Chart:
 
     node: Mapping  # holds the chart fields (and maybe chartHome/configHome)
     globals: Mapping | None
+    by: str = "helmCharts"  # what the rendered objects' origins say made them
+    # values a GitOps controller passes whole (krmcheck.gitops.chart): written
+    # as they are, helm adding the chart's own defaults
+    values: Mapping | None = None
 
     @property
     def origin(self) -> Origin:
         o = self.node.origin
-        return Origin(o.path, o.line, o.col, "helmCharts")
+        return Origin(o.path, o.line, o.col, self.by)
 
     def text(self, key: str) -> str:
         for source in (self.node, self.globals) if key in _GLOBAL_FIELDS else (self.node,):
@@ -265,6 +269,9 @@ def _values_file(chart: Chart, env: HelmEnv, home: Path, tmp: Path, merge: str) 
     source = _abs(env.kdir, given) if given else home / chart.text("name") / "values.yaml"
     inline = chart.node.get("valuesInline")
     target = tmp / f"{chart.text('name')}-kustomize-values.yaml"
+    if chart.values is not None:
+        target.write_text(emit(chart.values) if chart.values.items else "{}\n")
+        return target
     if not isinstance(inline, Mapping) or not inline.items:
         target.write_bytes(env.files.read_bytes(source, chart.origin))
         return target

@@ -1,0 +1,88 @@
+"""An Argo CD Application whose source is a Helm chart: ``source.path`` a
+chart in this repository (rendered), or ``source.chart`` from a chart
+repository (not rendered).
+
+The values, in the order Argo CD passes them to ``helm template``:
+``helm.valueFiles`` (relative to the chart, in order), ``helm.values`` (a
+YAML string) or ``helm.valuesObject`` (which wins over it), then
+``helm.parameters`` (``--set``, or ``--set-string`` with ``forceString``).
+The release is ``helm.releaseName`` or the Application's name, in
+``spec.destination.namespace``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from pathlib import Path
+
+from krmcheck.gitops import chart
+from krmcheck.gitops.root import ControllerRoot, HelmSource, confined
+from krmcheck.gitops.substitute import Problem
+from krmcheck.kustomize.errors import BuildError
+from krmcheck.kustomize.files import Files
+from krmcheck.kustomize.resource import Resource
+from krmcheck.tree.node import Mapping, Scalar, lookup
+
+
+def with_chart(root: ControllerRoot, res: Resource, source: Mapping, files: Files) -> ControllerRoot:
+    options = source.mapping("helm") or Mapping({}, source.origin)
+    given = options.value("releaseName")
+    release = given if isinstance(given, str) and given else res.name
+    namespace = lookup(res.node, ["spec", "destination", "namespace"])
+    ns = namespace.value if isinstance(namespace, Scalar) and isinstance(namespace.value, str) else ""
+    line = source.get("chart") or source.get("path") or source.get("repoURL")
+    origin = line.origin if line is not None else root.origin
+    if "chart" in source.items:
+        where = f"{source.value('repoURL')} (chart {source.value('chart')})"
+        helm = HelmSource(None, release, ns, Mapping({}, origin), origin, remote=where)
+        return dataclasses.replace(root, helm=helm)
+    problems: list[Problem] = []
+    values, reads = _values(root, options, files, problems)
+    helm = HelmSource(root.directory, release, ns, values, origin)
+    chart_files = [os.path.join(here, f) for here, _, names in os.walk(root.directory) for f in names]
+    return dataclasses.replace(root, helm=helm, problems=tuple(problems),
+                               reads=tuple(sorted({Path(p) for p in chart_files} | set(reads))))
+
+
+def _values(root: ControllerRoot, options: Mapping, files: Files,
+            problems: list[Problem]) -> tuple[Mapping, list[Path]]:
+    values = Mapping({}, options.origin)
+    reads: list[Path] = []
+    value_files = options.sequence("valueFiles")
+    ignore_missing = options.value("ignoreMissingValueFiles") is True
+    for entry in value_files.items if value_files is not None else ():
+        if not (isinstance(entry, Scalar) and isinstance(entry.value, str)):
+            continue
+        if entry.value.startswith("$") or "://" in entry.value:
+            problems.append(Problem(f"valueFiles: {entry.value} is another source's or a remote file: "
+                                    f"its values are not passed to the chart", "info", entry.origin,
+                                    validator=chart.VALIDATOR))
+            continue
+        path = confined(root.directory, entry.value)
+        if not os.path.isfile(path):
+            if not ignore_missing:
+                problems.append(Problem(f"valueFiles: {entry.value} does not exist in the chart directory",
+                                        "error", entry.origin, validator=chart.VALIDATOR))
+            continue
+        values = chart.merge(values, chart.load_file(path, files, entry.origin))
+        reads.append(path)
+    inline = options.get("valuesObject")
+    text = options.get("values")
+    if isinstance(inline, Mapping):
+        values = chart.merge(values, inline)
+    elif isinstance(text, Scalar) and isinstance(text.value, str):
+        try:
+            values = chart.merge(values, chart.load_values(text.value, text.origin, "helm.values", files,
+                                                           shift=True))
+        except BuildError as e:
+            problems.append(Problem(e.message, "error", text.origin, validator=chart.VALIDATOR))
+    parameters = options.sequence("parameters")
+    for p in parameters.items if parameters is not None else ():
+        if isinstance(p, Mapping) and isinstance(p.value("name"), str):
+            raw = p.get("value")
+            text_value = raw.as_string() if isinstance(raw, Scalar) and raw.value is not None else ""
+            value = text_value if p.value("forceString") is True else chart.typed(text_value)
+            origin = raw.origin if raw is not None else p.origin
+            chart.set_path(values, str(p.value("name")), Scalar(value, origin))
+    return values, reads

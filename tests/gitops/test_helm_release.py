@@ -1,0 +1,415 @@
+"""Charts a GitOps controller renders: Flux HelmReleases (roots
+``flux-helm:NAMESPACE/NAME``) and Argo CD Applications with a helm source,
+through the helmCharts runner and a stand-in helm (fake_helm.py)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from krmcheck.cli import main
+from krmcheck.gitops.render import Rendered
+from krmcheck.kustomize.errors import BuildError
+from krmcheck.kustomize.files import NONE, ROOT_ONLY
+from krmcheck.kustomize.target import BuildOptions, Builder
+from krmcheck.tree.emit import emit_all
+from krmcheck.tree.node import Mapping, Scalar, lookup
+from tests.gitops.conftest import Repo, dedent
+from tests.gitops.fake_helm import install
+
+CHART = {
+    "charts/web/Chart.yaml": "apiVersion: v2\nname: web\nversion: 0.1.0\n",
+    "charts/web/values.yaml": dedent("""
+        replicaCount: 1
+        image:
+          repository: nginx
+          tag: "1.0"
+        port: 80
+        """),
+    "charts/web/templates/deployment.yaml": dedent("""
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          name: {{ .Release.Name }}
+        spec:
+          replicas: {{ .Values.replicaCount }}
+          selector:
+            matchLabels:
+              app: {{ .Release.Name }}
+          template:
+            metadata:
+              labels:
+                app: {{ .Release.Name }}
+            spec:
+              containers:
+              - name: web
+                image: "{{ .Values.image.repository }}:{{ .Values.image.tag }}"
+                env:
+                - name: GREETING
+                  value: {{ .Values.greeting | quote }}
+        """),
+}
+
+RELEASE = """
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata:
+  name: web
+  namespace: apps
+spec:
+  interval: 10m
+  targetNamespace: prod
+  chart:
+    spec:
+      chart: ./charts/web
+      sourceRef:
+        kind: GitRepository
+        name: flux-system
+        namespace: flux-system
+  valuesFrom:
+  - kind: ConfigMap
+    name: web-values
+  - kind: ConfigMap
+    name: web-values
+    valuesKey: greeting
+    targetPath: greeting
+  values:
+    image:
+      tag: latest
+"""
+
+VALUES = """
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: web-values
+  namespace: apps
+data:
+  values.yaml: |
+    replicaCount: two
+    image:
+      tag: "2.0"
+  greeting: hello there
+"""
+
+
+@pytest.fixture
+def chart_repo(repo: Repo) -> Repo:
+    for path, text in CHART.items():
+        repo.write(path, text)
+    repo.write("apps/release.yaml", RELEASE)
+    repo.write("apps/web-values.yaml", VALUES)
+    return repo
+
+
+def with_helm(repo: Repo) -> Path:
+    helm = install(repo.top / "bin")
+    for key in (NONE, ROOT_ONLY):
+        repo._builders[key] = Builder(repo.files, BuildOptions(key, enable_helm=True, helm_command=str(helm)))
+    return helm
+
+
+def calls(helm: Path) -> list[dict]:
+    return [json.loads(line) for line in (helm.parent / "calls.jsonl").read_text().splitlines()]
+
+
+def at(node: object) -> tuple[str, int, int]:
+    assert isinstance(node, (Mapping, Scalar))
+    return (node.origin.path, node.origin.line, node.origin.col)
+
+
+def container(rendered: Rendered) -> Mapping:
+    [dep] = [r for r in rendered.resources if r.kind == "Deployment"]
+    found = lookup(dep.node, ["spec", "template", "spec", "containers"])
+    assert found is not None
+    first = found.items[0]  # type: ignore[attr-defined]
+    assert isinstance(first, Mapping)
+    return first
+
+
+def test_release_is_a_root_of_its_own(chart_repo: Repo) -> None:
+    assert [r.name for r in chart_repo.found().roots] == ["flux-helm:apps/web"]
+
+
+def test_values_in_flux_order_through_the_helm_runner(chart_repo: Repo) -> None:
+    helm = with_helm(chart_repo)
+    rendered = chart_repo.render("flux-helm:apps/web")
+    version, template = calls(helm)
+    assert version["argv"] == ["version", "-c", "--short"]
+    assert template["argv"][:5] == ["template", "prod-web", str(chart_repo.top / "charts/web"),
+                                    "--namespace", "prod"]
+    assert "--include-crds" in template["argv"]
+    # valuesFrom in order (values.yaml, then greeting at its targetPath), spec.values on top
+    assert template["values"] == ['greeting: hello there\nimage:\n  tag: latest\nreplicaCount: two\n']
+    assert emit_all([r.node for r in rendered.resources]) == dedent("""
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          name: prod-web
+        spec:
+          replicas: two
+          selector:
+            matchLabels:
+              app: prod-web
+          template:
+            metadata:
+              labels:
+                app: prod-web
+            spec:
+              containers:
+              - env:
+                - name: GREETING
+                  value: hello there
+                image: nginx:latest
+                name: web
+        """)
+    assert rendered.problems == []
+
+
+def test_supplied_values_point_at_their_lines(chart_repo: Repo) -> None:
+    with_helm(chart_repo)
+    rendered = chart_repo.render("flux-helm:apps/web")
+    c = container(rendered)
+    # the tag came from spec.values: its line, the chart line in the trail
+    image = c.items["image"]
+    assert at(image) == ("apps/release.yaml", 25, 7)
+    assert [(o.path, o.line) for o in image.trail] == [("apps/release.yaml", 9)]
+    # a value of the ConfigMap's values.yaml block: its own line in the block
+    [dep] = [r for r in rendered.resources if r.kind == "Deployment"]
+    assert at(lookup(dep.node, ["spec", "replicas"])) == ("apps/web-values.yaml", 8, 5)
+    # a targetPath value: the ConfigMap key's line
+    env = c.items["env"].items[0]  # type: ignore[attr-defined]
+    assert at(env.items["value"]) == ("apps/web-values.yaml", 11, 3)
+    # what no supplied value wrote points at the HelmRelease's chart line
+    assert at(c.items["name"]) == ("apps/release.yaml", 9, 3)
+
+
+def test_findings_at_the_values_lines(chart_repo: Repo, monkeypatch: pytest.MonkeyPatch,
+                                      tmp_path: Path) -> None:
+    helm = install(chart_repo.top / "bin")
+    out = tmp_path / "report.json"
+    code = main([".", "--enable-helm", "--helm-command", str(helm), "--json", str(out)])
+    assert code == 1
+    report = json.loads(out.read_text())
+    found = {(f["validator"], f["path"], f["line"], f["root"]) for f in report["findings"]
+             if f["severity"] != "info"}
+    assert ("image-tag", "apps/release.yaml", 25, "flux-helm:apps/web") in found
+    assert ("schema", "apps/web-values.yaml", 8, "flux-helm:apps/web") in found
+
+
+def test_without_enable_helm_one_info_finding(chart_repo: Repo, tmp_path: Path) -> None:
+    helm = install(chart_repo.top / "bin")
+    out = tmp_path / "report.json"
+    assert main([".", "--helm-command", str(helm), "--json", str(out)]) == 0
+    report = json.loads(out.read_text())
+    [info] = [f for f in report["findings"] if f["validator"] == "helm"]
+    assert (info["severity"], info["path"], info["line"]) == ("info", "apps/release.yaml", 9)
+    assert "--enable-helm" in info["message"]
+    assert not (helm.parent / "calls.jsonl").exists()
+
+
+def test_remote_chart_is_not_rendered(repo: Repo) -> None:
+    repo.write("infra/cert-manager.yaml", """
+        apiVersion: helm.toolkit.fluxcd.io/v2beta2
+        kind: HelmRelease
+        metadata:
+          name: cert-manager
+          namespace: cert-manager
+        spec:
+          chart:
+            spec:
+              chart: cert-manager
+              version: 1.x
+              sourceRef:
+                kind: HelmRepository
+                name: jetstack
+        """)
+    helm = with_helm(repo)
+    rendered = repo.render("flux-helm:cert-manager/cert-manager")
+    assert rendered.resources == []
+    [p] = rendered.problems
+    assert (p.severity, p.validator, p.origin.line) == ("info", "helm", 7)
+    assert "HelmRepository cert-manager/jetstack (chart cert-manager)" in p.message
+    assert not (helm.parent / "calls.jsonl").exists()
+
+
+def test_release_applied_by_a_flux_kustomization_is_substituted(chart_repo: Repo) -> None:
+    chart_repo.write("clusters/prod/sync.yaml", """
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata:
+          name: apps
+          namespace: flux-system
+        spec:
+          path: ./apps
+          sourceRef:
+            kind: GitRepository
+            name: flux-system
+          postBuild:
+            substitute:
+              WEB_TAG: "3.1"
+        """)
+    chart_repo.write("apps/release.yaml", RELEASE.replace("tag: latest", "tag: ${WEB_TAG}"))
+    with_helm(chart_repo)
+    assert [r.name for r in chart_repo.found().roots] == ["flux-helm:apps/web", "flux:flux-system/apps"]
+    image = container(chart_repo.render("flux-helm:apps/web")).items["image"]
+    assert isinstance(image, Scalar) and image.value == "nginx:3.1"
+    assert at(image) == ("clusters/prod/sync.yaml", 13, 7)  # where WEB_TAG is defined
+
+
+def test_missing_values_key_is_an_error(chart_repo: Repo) -> None:
+    chart_repo.write("apps/release.yaml", RELEASE.replace("valuesKey: greeting", "valuesKey: nope"))
+    with_helm(chart_repo)
+    problems = chart_repo.render("flux-helm:apps/web").problems
+    assert [(p.severity, p.origin.line) for p in problems] == [("error", 19)]
+    assert "no key 'nope'" in problems[0].message
+
+
+def test_post_renderers_are_not_silently_skipped(chart_repo: Repo) -> None:
+    chart_repo.write("apps/release.yaml", RELEASE + "  postRenderers:\n  - kustomize:\n      images: []\n")
+    with_helm(chart_repo)
+    [p] = chart_repo.render("flux-helm:apps/web").problems
+    assert (p.severity, p.origin.line) == ("info", 26)
+    assert "postRenderers are not applied" in p.message
+
+
+def test_chart_path_not_found(chart_repo: Repo) -> None:
+    chart_repo.write("apps/release.yaml", RELEASE.replace("./charts/web", "./charts/gone"))
+    with_helm(chart_repo)
+    with pytest.raises(BuildError, match="not found"):
+        chart_repo.render("flux-helm:apps/web")
+
+
+# --- Argo CD ---------------------------------------------------------------------------
+
+APPLICATION = """
+apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata:
+  name: web
+  namespace: argocd
+spec:
+  destination:
+    namespace: web-prod
+  source:
+    repoURL: https://github.com/example/repo
+    path: charts/web
+    helm:
+      releaseName: site
+      valueFiles:
+      - values-prod.yaml
+      values: |
+        image:
+          tag: "5.0"
+      parameters:
+      - name: replicaCount
+        value: "4"
+      - name: greeting
+        value: "10"
+        forceString: true
+"""
+
+
+def test_argocd_helm_source(repo: Repo) -> None:
+    for path, text in CHART.items():
+        repo.write(path, text)
+    repo.write("charts/web/values-prod.yaml", "image:\n  tag: \"4.0\"\n  repository: httpd\n")
+    repo.write("argocd/web.yaml", APPLICATION)
+    helm = with_helm(repo)
+    urls = ("https://github.com/example/repo",)
+    rendered = repo.render("argocd:web", urls)
+    template = calls(helm)[1]
+    assert template["argv"][:5] == ["template", "site", str(repo.top / "charts/web"), "--namespace", "web-prod"]
+    assert template["values"] == ['greeting: "10"\nimage:\n  repository: httpd\n  tag: "5.0"\nreplicaCount: 4\n']
+    c = container(rendered)
+    assert at(c.items["image"]) == ("argocd/web.yaml", 18, 11)  # the values block's tag line
+    [dep] = [r for r in rendered.resources if r.kind == "Deployment"]
+    assert lookup(dep.node, ["spec", "replicas"]).value == 4  # type: ignore[union-attr]
+
+
+def test_argocd_remote_chart_is_not_rendered(repo: Repo) -> None:
+    repo.write("argocd/redis.yaml", """
+        apiVersion: argoproj.io/v1alpha1
+        kind: Application
+        metadata:
+          name: redis
+        spec:
+          source:
+            repoURL: https://charts.bitnami.com/bitnami
+            chart: redis
+            targetRevision: 19.0.0
+        """)
+    with_helm(repo)
+    rendered = repo.render("argocd:redis")
+    assert rendered.resources == []
+    [p] = rendered.problems
+    assert (p.severity, p.origin.line) == ("info", 8)
+    assert "https://charts.bitnami.com/bitnami (chart redis)" in p.message
+
+
+# --- Flux paths ------------------------------------------------------------------------
+
+def test_unsubstituted_path_names_the_variable(repo: Repo) -> None:
+    repo.write("clusters/prod/apps.yaml", """
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata:
+          name: apps
+          namespace: flux-system
+        spec:
+          path: ./apps/${CLUSTER_NAME}
+          sourceRef:
+            kind: GitRepository
+            name: flux-system
+        """)
+    with pytest.raises(BuildError) as e:
+        repo.render("flux:flux-system/apps")
+    assert "CLUSTER_NAME" in e.value.message and "not found" not in e.value.message
+    assert e.value.location is not None and tuple(e.value.location) == ("clusters/prod/apps.yaml", 7, 3)
+
+
+def test_chart_ref_to_a_helm_chart_in_the_repository(chart_repo: Repo) -> None:
+    """``spec.chartRef`` to a HelmChart whose source is this repository renders
+    its chart; to an OCIRepository, nothing (one info problem)."""
+    chart_repo.write("apps/helmchart.yaml", """
+        apiVersion: source.toolkit.fluxcd.io/v1
+        kind: HelmChart
+        metadata:
+          name: web
+          namespace: apps
+        spec:
+          chart: ./charts/web
+          sourceRef:
+            kind: GitRepository
+            name: flux-system
+            namespace: flux-system
+        """)
+    chart_repo.write("apps/release.yaml", RELEASE.replace("""  chart:
+    spec:
+      chart: ./charts/web
+      sourceRef:
+        kind: GitRepository
+        name: flux-system
+        namespace: flux-system
+""", """  chartRef:
+    kind: HelmChart
+    name: web
+"""))
+    with_helm(chart_repo)
+    rendered = chart_repo.render("flux-helm:apps/web")
+    assert [r.kind for r in rendered.resources] == ["Deployment"]
+    chart_repo.write("apps/release.yaml", RELEASE.replace("""  chart:
+    spec:
+      chart: ./charts/web
+      sourceRef:
+        kind: GitRepository
+        name: flux-system
+        namespace: flux-system
+""", """  chartRef:
+    kind: OCIRepository
+    name: web
+"""))
+    [p] = chart_repo.render("flux-helm:apps/web").problems
+    assert "OCIRepository apps/web" in p.message and p.origin.line == 9
