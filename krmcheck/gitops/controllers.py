@@ -133,11 +133,16 @@ def _root_of(res: Resource, top: Path, files: Files, objects: Objects,
 
 
 def _ours(namespace: str, name: str, objects: Objects, urls: frozenset[str], near: str) -> bool:
+    """The GitRepository ``flux bootstrap`` makes (flux-system) is this
+    repository whatever its URL says (a checkout's origin may be a mirror, a
+    fork or a path); another is when its URL is one of this repository's."""
+    if name == FLUX_SYSTEM:
+        return True
     repo = objects.get("GitRepository", namespace, name, near)
     url = lookup(repo, ["spec", "url"]) if repo is not None else None
     if isinstance(url, Scalar) and isinstance(url.value, str) and urls:
         return same_repository(url.value, urls)
-    return name == FLUX_SYSTEM
+    return False
 
 
 def _mentions_controllers(root: Path, infos: dict[Path, discover.KustomizationInfo]) -> bool:

@@ -200,3 +200,25 @@ def test_external_artifacts_made_from_this_repository_and_one_name_per_cluster(r
     assert sorted(roots) == ["flux:flux-system/apps@clusters/production",
                              "flux:flux-system/apps@clusters/staging"]
     assert roots["flux:flux-system/apps@clusters/staging"].directory == (repo.top / "apps/staging")
+
+
+def test_flux_system_is_this_repository_whatever_its_url_and_the_origin_remote(repo: Repo) -> None:
+    """A checkout's origin may be a mirror, a fork or a local path (as in CI)."""
+    from dulwich.repo import Repo as GitRepo
+
+    with GitRepo.init(str(repo.top)) as git:
+        config = git.get_config()
+        config.set((b"remote", b"origin"), b"url", b"/somewhere/else")
+        config.write_to_path()
+    source = dedent("""
+        apiVersion: source.toolkit.fluxcd.io/v1
+        kind: GitRepository
+        metadata:
+          name: flux-system
+          namespace: flux-system
+        spec:
+          url: https://github.com/example/upstream
+        """)
+    repo.write("clusters/prod/sync.yaml", source + "---\n" + flux("bootstrap", "./a"))
+    repo.write("a/cm.yaml", CM.format(name="a"))
+    assert [r.name for r in repo.found().roots] == ["flux:flux-system/bootstrap"]
