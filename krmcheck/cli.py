@@ -90,7 +90,8 @@ def _check_parser() -> argparse.ArgumentParser:
                         "component stay in one part), for a CI matrix; join the parts' reports "
                         "with `krmcheck merge-reports`")
     p.add_argument("--network", action="store_true",
-                   help="fetch remote resources and bases (git repositories, URLs), and give "
+                   help="fetch remote resources and bases (git repositories, URLs) and, with "
+                        "--enable-helm, the remote charts of HelmReleases and Applications; give "
                         "network access to functions that declare network: true (kubectl's "
                         "flag); remote fetching is also allowed by KRMCHECK_NETWORK=1; default: off")
     _add_plugin_flags(p)
@@ -136,7 +137,8 @@ def _build_parser() -> argparse.ArgumentParser:
     p.add_argument("dir", metavar="DIR|ROOT")
     p.add_argument("--load-restrictor", choices=RESTRICTORS, default=ROOT_ONLY)
     p.add_argument("--network", action="store_true",
-                   help="fetch remote resources and bases (git repositories, URLs), and give "
+                   help="fetch remote resources and bases (git repositories, URLs) and, with "
+                        "--enable-helm, the remote charts of HelmReleases and Applications; give "
                         "network access to functions that declare network: true (kubectl's "
                         "flag); remote fetching is also allowed by KRMCHECK_NETWORK=1; default: off")
     _add_plugin_flags(p)

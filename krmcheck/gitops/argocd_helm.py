@@ -1,6 +1,8 @@
 """An Argo CD Application whose source is a Helm chart: ``source.path`` a
-chart in this repository (rendered), or ``source.chart`` from a chart
-repository (not rendered).
+chart in this repository (rendered), or ``source.chart`` from the chart
+repository ``repoURL`` at ``targetRevision``, pulled by helm with
+``--network`` (an ``oci://`` repoURL, or one without a scheme, Argo CD's
+way of writing an OCI registry, is an OCI reference ``REPOURL/CHART``).
 
 The values, in the order Argo CD passes them to ``helm template``:
 ``helm.valueFiles`` (relative to the chart, in order), ``helm.values`` (a
@@ -19,6 +21,7 @@ from pathlib import Path
 from krmcheck.gitops import chart
 from krmcheck.gitops.root import ControllerRoot, HelmSource, confined
 from krmcheck.gitops.substitute import Problem
+from krmcheck.kustomize.builtins.helm import Remote
 from krmcheck.kustomize.errors import BuildError
 from krmcheck.kustomize.files import Files
 from krmcheck.kustomize.resource import Resource
@@ -33,11 +36,12 @@ def with_chart(root: ControllerRoot, res: Resource, source: Mapping, files: File
     ns = namespace.value if isinstance(namespace, Scalar) and isinstance(namespace.value, str) else ""
     line = source.get("chart") or source.get("path") or source.get("repoURL")
     origin = line.origin if line is not None else root.origin
+    problems: list[Problem] = []
     if "chart" in source.items:
         where = f"{source.value('repoURL')} (chart {source.value('chart')})"
-        helm = HelmSource(None, release, ns, Mapping({}, origin), origin, remote=where)
-        return dataclasses.replace(root, helm=helm)
-    problems: list[Problem] = []
+        values, _ = _values(root, options, files, problems, remote=True)
+        helm = HelmSource(None, release, ns, values, origin, remote=where, pull=_pull(source))
+        return dataclasses.replace(root, helm=helm, problems=tuple(problems))
     values, reads = _values(root, options, files, problems)
     helm = HelmSource(root.directory, release, ns, values, origin)
     chart_files = [os.path.join(here, f) for here, _, names in os.walk(root.directory) for f in names]
@@ -45,14 +49,37 @@ def with_chart(root: ControllerRoot, res: Resource, source: Mapping, files: File
                                reads=tuple(sorted({Path(p) for p in chart_files} | set(reads))))
 
 
+def _pull(source: Mapping) -> Remote | None:
+    url, name = _text(source.get("repoURL")), _text(source.get("chart"))
+    if not url or not name:
+        return None
+    revision = _text(source.get("targetRevision"))
+    version = "" if revision == "HEAD" else revision
+    if url.startswith("oci://") or "://" not in url:
+        base = url if url.startswith("oci://") else f"oci://{url}"
+        return Remote(f"{base.rstrip('/')}/{name}", version=version)
+    if not url.startswith(("http://", "https://")):
+        return None
+    return Remote(name, repo=url, version=version)
+
+
+def _text(node: object) -> str:
+    return node.as_string().strip() if isinstance(node, Scalar) and node.value is not None else ""
+
+
 def _values(root: ControllerRoot, options: Mapping, files: Files,
-            problems: list[Problem]) -> tuple[Mapping, list[Path]]:
+            problems: list[Problem], remote: bool = False) -> tuple[Mapping, list[Path]]:
     values = Mapping({}, options.origin)
     reads: list[Path] = []
     value_files = options.sequence("valueFiles")
     ignore_missing = options.value("ignoreMissingValueFiles") is True
     for entry in value_files.items if value_files is not None else ():
         if not (isinstance(entry, Scalar) and isinstance(entry.value, str)):
+            continue
+        if remote:
+            problems.append(Problem(f"valueFiles: {entry.value} is a file of the pulled chart: its "
+                                    f"values are not passed to it", "info", entry.origin,
+                                    validator=chart.VALIDATOR))
             continue
         if entry.value.startswith("$") or "://" in entry.value:
             problems.append(Problem(f"valueFiles: {entry.value} is another source's or a remote file: "

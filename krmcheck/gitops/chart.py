@@ -6,6 +6,9 @@ The controller's values are merged here, each value keeping the origin of
 the line that gave it, and passed to helm as one values file; helm adds the
 chart's own ``values.yaml`` under them, as it does for the controllers.
 
+A chart from a chart repository (``HelmSource.pull``) is pulled by that
+runner, and only with both ``--enable-helm`` and ``--network``.
+
 helm's output has no lines a person edits: every rendered node points at the
 object's chart line, except a string or number that is one of the values the object
 supplied (or ends in one after ``:`` or ``@``, as an image tag or digest
@@ -22,6 +25,7 @@ from krmcheck.gitops.substitute import Problem
 from krmcheck.kustomize.builtins import helm
 from krmcheck.kustomize.errors import BuildError
 from krmcheck.kustomize.files import Files
+from krmcheck.kustomize.remote import network_allowed
 from krmcheck.kustomize.resource import Resource
 from krmcheck.kustomize.target import Builder
 from krmcheck.tree.load import LoadError, load_documents
@@ -39,29 +43,43 @@ def render(builder: Builder, root: ControllerRoot) -> tuple[list[Resource], list
     saying why."""
     source = root.helm
     assert source is not None
-    if source.chart is None:
+    enabled = builder.options.enable_helm
+    if source.chart is None and source.pull is None:
         return [], [Problem(f"the chart comes from {source.remote}, not this repository, "
                             f"and is not rendered", "info", source.origin, validator=VALIDATOR)]
-    if not builder.options.enable_helm:
-        return [], [Problem(f"the chart {builder.files.display(source.chart)} is not rendered: "
-                            f"pass --enable-helm (and --helm-command if helm is not on PATH) to check "
-                            f"what it makes", "info", source.origin, validator=VALIDATOR)]
-    chart = helm.Chart(_chart_node(source), None, by=root.controller, values=source.values)
-    env = helm.HelmEnv(source.chart.parent, builder.files, True, builder.options.helm_command)
+    if source.pull is not None:
+        missing = [flag for flag, on in (("--enable-helm", enabled),
+                                         ("--network", network_allowed(builder.options.network))) if not on]
+        if missing:
+            return [], [Problem(f"the chart comes from {source.remote}, not this repository, and is not "
+                                f"rendered: pass {' and '.join(missing)} to pull it with helm and check "
+                                f"what it makes", "info", source.origin, validator=VALIDATOR)]
+        node = _chart_node(source, source.pull.name, None)
+        chart = helm.Chart(node, None, by=root.controller, values=source.values, remote=source.pull)
+        env = helm.HelmEnv(root.directory, builder.files, True, builder.options.helm_command, network=True)
+    else:
+        assert source.chart is not None
+        if not enabled:
+            return [], [Problem(f"the chart {builder.files.display(source.chart)} is not rendered: "
+                                f"pass --enable-helm (and --helm-command if helm is not on PATH) to check "
+                                f"what it makes", "info", source.origin, validator=VALIDATOR)]
+        node = _chart_node(source, source.chart.name, source.chart.parent)
+        chart = helm.Chart(node, None, by=root.controller, values=source.values)
+        env = helm.HelmEnv(source.chart.parent, builder.files, True, builder.options.helm_command)
     resources = helm.inflate(chart, env)
     _attribute(resources, source.values)
     return resources, []
 
 
-def _chart_node(source: HelmSource) -> Mapping:
-    assert source.chart is not None
+def _chart_node(source: HelmSource, name: str, home: Path | None) -> Mapping:
     o = source.origin
     fields: dict[str, Node] = {
-        "name": Scalar(source.chart.name, o),
-        "chartHome": Scalar(str(source.chart.parent), o),
+        "name": Scalar(name, o),
         "releaseName": Scalar(source.release, o),
         "includeCRDs": Scalar(True, o),  # both controllers install a chart's crds/ by default
     }
+    if home is not None:
+        fields["chartHome"] = Scalar(str(home), o)
     if source.namespace:
         fields["namespace"] = Scalar(source.namespace, o)
     return Mapping(fields, o)

@@ -5,8 +5,13 @@ HelmRelease.
 
 - The chart: ``spec.chart.spec`` with a ``sourceRef`` to a GitRepository
   that is this repository and ``chart`` a path in it, or ``spec.chartRef``
-  to a HelmChart object built that way; other sources (HelmRepository,
-  OCIRepository, a GitRepository elsewhere) are not rendered.
+  to a HelmChart object built that way; or, pulled by helm with
+  ``--network``, a chart of a HelmRepository the repository holds
+  (``spec.url``, ``oci://`` with ``type: oci``; ``chart`` its name,
+  ``version``) or ``spec.chartRef`` to an OCIRepository it holds
+  (``spec.url``, ``ref.digest``, ``ref.semver`` or ``ref.tag``). Other
+  sources (a GitRepository elsewhere, a source object not in the
+  repository) are not rendered.
 - The values, in helm-controller's order: each ``valuesFrom`` entry in turn
   (a ConfigMap's or Secret's ``valuesKey``, default ``values.yaml``, merged
   at the top or set at ``targetPath`` as a string; ``optional`` entries may
@@ -27,6 +32,7 @@ from krmcheck.gitops.flux import object_data
 from krmcheck.gitops.objects import Objects
 from krmcheck.gitops.root import FLUX_HELM, ControllerRoot, HelmSource, confined
 from krmcheck.gitops.substitute import Problem
+from krmcheck.kustomize.builtins.helm import Remote
 from krmcheck.kustomize.errors import BuildError
 from krmcheck.kustomize.files import NONE, Files
 from krmcheck.kustomize.resource import Resource
@@ -34,6 +40,7 @@ from krmcheck.tree.node import Mapping, Node, Scalar, lookup
 from krmcheck.tree.origin import Origin
 
 GROUP = "helm.toolkit.fluxcd.io/"
+OCI = "oci://"
 DEFAULT_KEY = "values.yaml"
 
 Ours = Callable[[str, str, str], bool]  # (namespace, GitRepository name, near) -> is this repository
@@ -54,21 +61,23 @@ def make_root(res: Resource, top: Path, files: Files, objects: Objects, ours: Ou
     problems: list[Problem] = []
     secrets: set[str] = set()
     directory = top / os.path.dirname(res.node.origin.path)
-    path, remote = _chart_path(chart_spec, res, ours)
+    path, remote, pull, held = _chart_source(chart_spec, res, ours, objects)
     values = Mapping({}, chart_origin)
     reads: list[Path] = []
-    if path is not None:
-        directory = confined(top, path)
-        reads = [Path(here) / f for here, _, names in os.walk(directory) for f in sorted(names)]
-        values, extra = _values(res, spec, chart_spec, top, files, objects, problems, secrets)
-        reads += extra
+    if path is not None or pull is not None:
+        if path is not None:
+            directory = confined(top, path)
+            reads = [Path(here) / f for here, _, names in os.walk(directory) for f in sorted(names)]
+        values, extra = _values(res, spec, chart_spec, top, files, objects, problems, secrets,
+                                remote=path is None)
+        reads += extra + [files.repo_root / p for p in held]
         renderers = spec.get("postRenderers")
         if renderers is not None:
             problems.append(Problem("postRenderers are not applied: the objects are checked as the "
                                     "chart renders them", "info", renderers.origin, validator=chart.VALIDATOR))
     source = HelmSource(chart=directory if path is not None else None, release=release,
                         namespace=target or namespace, values=values, origin=chart_origin,
-                        remote=remote)
+                        remote=remote, pull=pull)
     return ControllerRoot(
         name=f"{FLUX_HELM}:{namespace}/{res.name}", controller=FLUX_HELM, directory=directory,
         obj=res.node.copy(), origin=origin, restrictor=NONE, secret_values=frozenset(secrets),
@@ -98,29 +107,96 @@ def _chart_spec(res: Resource, spec: Mapping, objects: Objects) -> tuple[Mapping
     return Mapping({}, res.node.origin), res.node.origin
 
 
-def _chart_path(chart_spec: Mapping, res: Resource, ours: Ours) -> tuple[str | None, str]:
-    """The chart's path in this repository, or None and where it comes from."""
+def _chart_source(chart_spec: Mapping, res: Resource, ours: Ours,
+                  objects: Objects) -> tuple[str | None, str, Remote | None, list[str]]:
+    """The chart's path in this repository; else where it comes from, and how
+    helm pulls it when the repository holds its source object (whose file
+    is the last item)."""
     ref = chart_spec.mapping("sourceRef")
     if ref is None:  # a chartRef straight to an OCIRepository (or a HelmChart not in the repository)
         kind, name = _str(chart_spec.get("kind")), _str(chart_spec.get("name"))
         if not kind or not name:
-            return None, "no chart source the HelmRelease names"
-        return None, f"{kind} {_str(chart_spec.get('namespace')) or res.namespace}/{name}"
+            return None, "no chart source the HelmRelease names", None, []
+        namespace = _str(chart_spec.get("namespace")) or res.namespace
+        where = f"{kind} {namespace}/{name}"
+        if kind == "OCIRepository":
+            return _pulled(where, objects.get(kind, namespace, name, near=res.node.origin.path),
+                           _oci_repository)
+        return None, where, None, []
     kind, name = _str(ref.get("kind")), _str(ref.get("name"))
     namespace = _str(ref.get("namespace")) or res.namespace
     path = _str(chart_spec.get("chart"))
     if kind == "GitRepository" and path and ours(namespace, name, res.node.origin.path):
-        return path, ""
-    return None, f"{kind} {namespace}/{name}" + (f" (chart {path})" if path else "")
+        return path, "", None, []
+    where = f"{kind} {namespace}/{name}" + (f" (chart {path})" if path else "")
+    if kind == "HelmRepository" and path:
+        version = _scalar_text(chart_spec.get("version"))
+        return _pulled(where, objects.get(kind, namespace, name, near=res.node.origin.path),
+                       lambda spec: _helm_repository(spec, path, version))
+    return None, where, None, []
+
+
+def _pulled(where: str, obj: Mapping | None,
+            make: Callable[[Mapping], Remote | None]) -> tuple[None, str, Remote | None, list[str]]:
+    if obj is None:
+        return None, f"{where}, which the repository does not hold", None, []
+    spec = obj.mapping("spec") or Mapping()
+    provider = _str(spec.get("provider"))
+    if "secretRef" in spec.items or provider not in ("", "generic"):
+        # helm runs with a fresh configuration: it has no credentials to pull with
+        how = "secretRef" if "secretRef" in spec.items else f"provider {provider}"
+        return None, f"{where}, which needs credentials ({how}) krmcheck does not have", None, []
+    pull = make(spec)
+    if pull is None:
+        return None, f"{where}, whose spec.url is not a chart repository", None, []
+    return None, where, pull, [obj.origin.path]
+
+
+def _helm_repository(spec: Mapping, chart_name: str, version: str) -> Remote | None:
+    url = _str(spec.get("url"))
+    if not url:
+        return None
+    if _str(spec.get("type")) == "oci" or url.startswith(OCI):
+        if not url.startswith(OCI):
+            return None
+        return Remote(f"{url.rstrip('/')}/{chart_name}", version=version)
+    if not url.startswith(("http://", "https://")):
+        return None
+    return Remote(chart_name, repo=url, version=version)
+
+
+def _oci_repository(spec: Mapping) -> Remote | None:
+    """source-controller's precedence: ``digest``, then ``semver``, then
+    ``tag``; no ref at all is helm's newest version (Flux's tag ``latest``)."""
+    url = _str(spec.get("url"))
+    if not url.startswith(OCI):
+        return None
+    ref = spec.mapping("ref") or Mapping()
+    digest = _str(ref.get("digest"))
+    if digest:
+        return Remote(f"{url.rstrip('/')}@{digest}")
+    version = _scalar_text(ref.get("semver")) or _scalar_text(ref.get("tag"))
+    return Remote(url.rstrip("/"), version=version)
+
+
+def _scalar_text(node: Node | None) -> str:
+    """A version written as a YAML number (``version: 1.2``) as written."""
+    return node.as_string() if isinstance(node, Scalar) and node.value is not None \
+        and not isinstance(node.value, bool) else ""
 
 
 def _values(res: Resource, spec: Mapping, chart_spec: Mapping, top: Path, files: Files,
-            objects: Objects, problems: list[Problem], secrets: set[str]) -> tuple[Mapping, list[Path]]:
+            objects: Objects, problems: list[Problem], secrets: set[str],
+            remote: bool = False) -> tuple[Mapping, list[Path]]:
     values = Mapping({}, res.node.origin)
     reads: list[Path] = []
     files_given = chart_spec.sequence("valuesFiles")
     for entry in files_given.items if files_given is not None else ():
-        if isinstance(entry, Scalar) and isinstance(entry.value, str):
+        if isinstance(entry, Scalar) and isinstance(entry.value, str) and remote:
+            problems.append(Problem(f"valuesFiles: {entry.value} is a file of the pulled chart: its "
+                                    f"values are not passed to it", "info", entry.origin,
+                                    validator=chart.VALIDATOR))
+        elif isinstance(entry, Scalar) and isinstance(entry.value, str):
             path = confined(top, entry.value)
             if os.path.isfile(path):
                 values = chart.merge(values, chart.load_file(path, files, entry.origin))

@@ -1,7 +1,8 @@
 """The objects a repository holds that controllers read at run time:
 ConfigMaps and Secrets (Flux ``substituteFrom`` and ``valuesFrom``),
 GitRepositories, ArtifactGenerators and HelmCharts (which repository, and
-where in it, a Flux Kustomization or HelmRelease renders)."""
+where in it, a Flux Kustomization or HelmRelease renders), HelmRepositories
+and OCIRepositories (where helm pulls a HelmRelease's chart from)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ from krmcheck.kustomize.resource import Resource
 from krmcheck.tree.load import LoadError, load_documents
 from krmcheck.tree.node import Mapping
 
-KINDS = ("ConfigMap", "Secret", "GitRepository", "ArtifactGenerator", "HelmChart")
+KINDS = ("ConfigMap", "Secret", "GitRepository", "ArtifactGenerator", "HelmChart", "HelmRepository",
+         "OCIRepository")
 
 
 @dataclass

@@ -11,6 +11,7 @@ from typing import Union
 
 from krmcheck.gitops.envsubst import Unknown, Variable
 from krmcheck.gitops.substitute import Problem
+from krmcheck.kustomize.builtins.helm import Remote
 from krmcheck.tree.node import Mapping
 from krmcheck.tree.origin import Origin
 
@@ -30,6 +31,7 @@ class HelmSource:
     values: Mapping  # what the controller gives helm, each value with its origin
     origin: Origin  # the chart's line in the object: what rendered objects point at
     remote: str = ""  # where a chart that is not in this repository comes from
+    pull: Remote | None = None  # how helm pulls that chart (--network); None: it cannot
 
 
 @dataclass(frozen=True, eq=False)

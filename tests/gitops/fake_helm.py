@@ -3,8 +3,11 @@
 ``templates/*.yaml`` with ``{{ .Values.a.b }}``, ``{{ .Release.Name }}``,
 ``{{ .Release.Namespace }}`` and ``{{ .Chart.Name }}`` (an optional
 ``| quote``), values from the chart's values.yaml under the -f files, as
-helm coalesces them. Each call's argv and values files go to calls.jsonl
-next to it."""
+helm coalesces them. ``pull --untar --untardir DIR [--repo URL] REF
+[--version V]`` copies ``remote/NAME`` next to it (NAME: the last part of
+REF, without an ``@digest``) to ``DIR/NAME``, standing in for a chart
+repository; it touches no network. Each call's argv and values files go to
+calls.jsonl next to it."""
 
 from __future__ import annotations
 
@@ -12,7 +15,7 @@ import sys
 from pathlib import Path
 
 SCRIPT = r'''
-import json, os, re, sys
+import json, os, re, shutil, sys
 import yaml
 
 here = os.path.dirname(os.path.abspath(__file__))
@@ -22,6 +25,16 @@ with open(os.path.join(here, "calls.jsonl"), "a") as log:
     log.write(json.dumps({"argv": args, "values": [open(f).read() for f in values_files]}) + "\n")
 if args[:1] == ["version"]:
     print("v3.15.0+gfake")
+    sys.exit(0)
+if args[:1] == ["pull"]:
+    takes_value = ("--untardir", "--repo", "--version")
+    refs = [a for i, a in enumerate(args[1:], 1) if not a.startswith("--") and args[i - 1] not in takes_value]
+    name = refs[0].rstrip("/").rsplit("/", 1)[-1].split("@")[0]
+    source = os.path.join(here, "remote", name)
+    if len(refs) != 1 or not os.path.isdir(source):
+        print(f"Error: chart {refs} not found", file=sys.stderr)
+        sys.exit(1)
+    shutil.copytree(source, os.path.join(args[args.index("--untardir") + 1], name))
     sys.exit(0)
 if args[:1] != ["template"]:
     sys.exit(3)

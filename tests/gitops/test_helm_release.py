@@ -16,6 +16,7 @@ from krmcheck.kustomize.files import NONE, ROOT_ONLY
 from krmcheck.kustomize.target import BuildOptions, Builder
 from krmcheck.tree.emit import emit_all
 from krmcheck.tree.node import Mapping, Scalar, lookup
+from krmcheck.tree.origin import Origin
 from tests.gitops.conftest import Repo, dedent
 from tests.gitops.fake_helm import install
 
@@ -347,6 +348,7 @@ def test_argocd_remote_chart_is_not_rendered(repo: Repo) -> None:
     [p] = rendered.problems
     assert (p.severity, p.origin.line) == ("info", 8)
     assert "https://charts.bitnami.com/bitnami (chart redis)" in p.message
+    assert "pass --network to pull it" in p.message
 
 
 # --- Flux paths ------------------------------------------------------------------------
@@ -413,3 +415,271 @@ def test_chart_ref_to_a_helm_chart_in_the_repository(chart_repo: Repo) -> None:
 """))
     [p] = chart_repo.render("flux-helm:apps/web").problems
     assert "OCIRepository apps/web" in p.message and p.origin.line == 9
+
+
+# --- charts from chart repositories (pulled with --enable-helm and --network) ---------
+
+HELM_REPOSITORY = """
+apiVersion: source.toolkit.fluxcd.io/v1
+kind: HelmRepository
+metadata:
+  name: podinfo
+  namespace: flux-system
+spec:
+  interval: 1h
+  url: {url}
+{extra}"""
+
+OCI_REPOSITORY = """
+apiVersion: source.toolkit.fluxcd.io/v1beta2
+kind: OCIRepository
+metadata:
+  name: podinfo
+  namespace: apps
+spec:
+  interval: 1h
+  url: oci://ghcr.io/stefanprodan/charts/podinfo
+  ref:
+    {ref}
+"""
+
+REMOTE_RELEASE = """
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata:
+  name: podinfo
+  namespace: apps
+spec:
+  interval: 10m
+{chart}  values:
+    image:
+      tag: latest
+"""
+
+FROM_HELM_REPOSITORY = """  chart:
+    spec:
+      chart: podinfo
+      version: 6.5.x
+      sourceRef:
+        kind: HelmRepository
+        name: podinfo
+        namespace: flux-system
+"""
+
+FROM_OCI_REPOSITORY = """  chartRef:
+    kind: OCIRepository
+    name: podinfo
+"""
+
+
+@pytest.fixture
+def no_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Any connection attempted in this process fails the test."""
+    import socket
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError(f"a test tried to use the network: {args}")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    monkeypatch.delenv("KRMCHECK_NETWORK", raising=False)
+
+
+def remote_helm(directory: Path, name: str) -> Path:
+    """The stand-in helm, with the web chart as ``name`` in its stand-in chart repository."""
+    helm = install(directory)
+    for path, text in CHART.items():
+        target = directory / "remote" / name / path.removeprefix("charts/web/")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text.replace("name: web", f"name: {name}"))
+    return helm
+
+
+def with_remote_helm(repo: Repo, tmp_path_factory: pytest.TempPathFactory, name: str = "podinfo",
+                     network: bool = True) -> Path:
+    helm = remote_helm(tmp_path_factory.mktemp("helm"), name)
+    for key in (NONE, ROOT_ONLY):
+        repo._builders[key] = Builder(repo.files, BuildOptions(key, network=network, enable_helm=True,
+                                                               helm_command=str(helm)))
+    return helm
+
+
+def pulled(helm: Path) -> tuple[list[str], list[str], dict]:
+    """The pull's argv after ``--untardir DIR``, the template's first five, the template call."""
+    version, pull, template = calls(helm)
+    assert version["argv"] == ["version", "-c", "--short"]
+    assert pull["argv"][:3] == ["pull", "--untar", "--untardir"]
+    home = pull["argv"][3]
+    assert not Path(home).exists()  # pulled into the run's temporary directory, removed after
+    return pull["argv"][4:], template["argv"][:5], template
+
+
+def test_helm_repository_chart_is_pulled_and_rendered(
+        repo: Repo, no_network: None, tmp_path_factory: pytest.TempPathFactory) -> None:
+    repo.write("infra/sources.yaml", HELM_REPOSITORY.format(url="https://stefanprodan.github.io/podinfo",
+                                                            extra=""))
+    repo.write("apps/podinfo.yaml", REMOTE_RELEASE.format(chart=FROM_HELM_REPOSITORY))
+    helm = with_remote_helm(repo, tmp_path_factory)
+    root = repo.root("flux-helm:apps/podinfo")
+    assert repo.top / "infra/sources.yaml" in root.reads
+    rendered = repo.render("flux-helm:apps/podinfo")
+    pull, template, call = pulled(helm)
+    assert pull == ["--repo", "https://stefanprodan.github.io/podinfo", "podinfo", "--version", "6.5.x"]
+    assert template[0:2] == ["template", "podinfo"]
+    assert template[2].endswith("/charts/podinfo") and template[3:] == ["--namespace", "apps"]
+    assert "--include-crds" in call["argv"]
+    assert call["values"] == ["image:\n  tag: latest\n"]
+    assert rendered.problems == []
+    c = container(rendered)
+    assert isinstance(c.items["image"], Scalar) and c.items["image"].value == "nginx:latest"
+    assert at(c.items["image"]) == ("apps/podinfo.yaml", 18, 7)  # spec.values' tag line
+    assert at(c.items["name"]) == ("apps/podinfo.yaml", 8, 3)  # the chart line
+
+
+@pytest.mark.parametrize("source, chart, expected", [
+    (HELM_REPOSITORY.format(url="oci://ghcr.io/stefanprodan/charts", extra="  type: oci\n"),
+     FROM_HELM_REPOSITORY.replace("6.5.x", '"6.5.0"'),
+     ["oci://ghcr.io/stefanprodan/charts/podinfo", "--version", "6.5.0"]),
+    (OCI_REPOSITORY.format(ref="tag: 6.5.0"), FROM_OCI_REPOSITORY,
+     ["oci://ghcr.io/stefanprodan/charts/podinfo", "--version", "6.5.0"]),
+    (OCI_REPOSITORY.format(ref='semver: ">=6.0.0 <7.0.0"\n    tag: 5.0.0'), FROM_OCI_REPOSITORY,
+     ["oci://ghcr.io/stefanprodan/charts/podinfo", "--version", ">=6.0.0 <7.0.0"]),
+    (OCI_REPOSITORY.format(ref="digest: sha256:0123abcd\n    tag: 6.5.0"), FROM_OCI_REPOSITORY,
+     ["oci://ghcr.io/stefanprodan/charts/podinfo@sha256:0123abcd"]),
+], ids=["helmrepository-oci", "ocirepository-tag", "ocirepository-semver", "ocirepository-digest"])
+def test_oci_chart_is_pulled_by_its_reference(repo: Repo, no_network: None,
+                                              tmp_path_factory: pytest.TempPathFactory,
+                                              source: str, chart: str, expected: list[str]) -> None:
+    repo.write("infra/sources.yaml", source)
+    repo.write("apps/podinfo.yaml", REMOTE_RELEASE.format(chart=chart))
+    helm = with_remote_helm(repo, tmp_path_factory)
+    rendered = repo.render("flux-helm:apps/podinfo")
+    pull, template, _ = pulled(helm)
+    assert pull == expected
+    assert template[2].endswith("/podinfo")
+    assert [r.kind for r in rendered.resources] == ["Deployment"]
+    image = container(rendered).items["image"]
+    assert isinstance(image, Scalar) and image.value == "nginx:latest"
+
+
+def test_pulled_chart_is_checked(repo: Repo, no_network: None, tmp_path: Path,
+                                 tmp_path_factory: pytest.TempPathFactory) -> None:
+    repo.write("infra/sources.yaml", HELM_REPOSITORY.format(url="https://stefanprodan.github.io/podinfo",
+                                                            extra=""))
+    repo.write("apps/podinfo.yaml", REMOTE_RELEASE.format(chart=FROM_HELM_REPOSITORY))
+    helm = remote_helm(tmp_path_factory.mktemp("helm"), "podinfo")
+    out = tmp_path / "report.json"
+    code = main([".", "--enable-helm", "--network", "--helm-command", str(helm), "--json", str(out)])
+    report = json.loads(out.read_text())
+    assert code == 0  # image-tag is a warning
+    found = {(f["validator"], f["path"], f["line"], f["root"]) for f in report["findings"]
+             if f["severity"] != "info"}
+    assert ("image-tag", "apps/podinfo.yaml", 18, "flux-helm:apps/podinfo") in found
+    assert [c["argv"][0] for c in calls(helm)] == ["version", "pull", "template"]
+
+
+@pytest.mark.parametrize("flags, says", [
+    (["--enable-helm"], "pass --network to pull it"),
+    (["--network"], "pass --enable-helm to pull it"),
+    ([], "pass --enable-helm and --network to pull it"),
+])
+def test_remote_chart_needs_enable_helm_and_network(repo: Repo, no_network: None, tmp_path: Path,
+                                                    tmp_path_factory: pytest.TempPathFactory,
+                                                    flags: list[str], says: str) -> None:
+    repo.write("infra/sources.yaml", HELM_REPOSITORY.format(url="https://stefanprodan.github.io/podinfo",
+                                                            extra=""))
+    repo.write("apps/podinfo.yaml", REMOTE_RELEASE.format(chart=FROM_HELM_REPOSITORY))
+    helm = remote_helm(tmp_path_factory.mktemp("helm"), "podinfo")
+    out = tmp_path / "report.json"
+    assert main([".", *flags, "--helm-command", str(helm), "--json", str(out)]) == 0
+    [info] = [f for f in json.loads(out.read_text())["findings"] if f["validator"] == "helm"]
+    assert (info["severity"], info["path"], info["line"]) == ("info", "apps/podinfo.yaml", 8)
+    assert "HelmRepository flux-system/podinfo (chart podinfo)" in info["message"]
+    assert says in info["message"]
+    assert not (helm.parent / "calls.jsonl").exists()
+
+
+@pytest.mark.parametrize("source, chart", [
+    ("", FROM_HELM_REPOSITORY),
+    (HELM_REPOSITORY.format(url="https://stefanprodan.github.io/podinfo", extra="").replace(
+        "namespace: flux-system", "namespace: elsewhere"), FROM_HELM_REPOSITORY),
+    ("", FROM_OCI_REPOSITORY),
+    (HELM_REPOSITORY.format(url="https://example.com/charts", extra="  secretRef:\n    name: creds\n"),
+     FROM_HELM_REPOSITORY),
+    (OCI_REPOSITORY.format(ref="tag: 6.5.0") + "  provider: aws\n", FROM_OCI_REPOSITORY),
+], ids=["helmrepository-absent", "helmrepository-other-namespace", "ocirepository-absent",
+        "helmrepository-secret", "ocirepository-provider"])
+def test_source_not_held_or_private_is_not_pulled(repo: Repo, no_network: None,
+                                                 tmp_path_factory: pytest.TempPathFactory,
+                                                 source: str, chart: str) -> None:
+    if source:
+        repo.write("infra/sources.yaml", source)
+    repo.write("apps/podinfo.yaml", REMOTE_RELEASE.format(chart=chart))
+    helm = with_remote_helm(repo, tmp_path_factory)
+    rendered = repo.render("flux-helm:apps/podinfo")
+    assert rendered.resources == []
+    [p] = rendered.problems
+    assert (p.severity, p.validator, p.origin.line) == ("info", "helm", 8)
+    assert ("which the repository does not hold" in p.message) != ("credentials" in p.message)
+    assert not (helm.parent / "calls.jsonl").exists()
+
+
+def test_values_files_of_a_pulled_chart_are_not_passed(
+        repo: Repo, no_network: None, tmp_path_factory: pytest.TempPathFactory) -> None:
+    repo.write("infra/sources.yaml", HELM_REPOSITORY.format(url="https://stefanprodan.github.io/podinfo",
+                                                            extra=""))
+    chart = FROM_HELM_REPOSITORY.replace("      sourceRef:", "      valuesFiles:\n      - values-prod.yaml\n"
+                                                             "      sourceRef:")
+    repo.write("apps/podinfo.yaml", REMOTE_RELEASE.format(chart=chart))
+    with_remote_helm(repo, tmp_path_factory)
+    rendered = repo.render("flux-helm:apps/podinfo")
+    [p] = rendered.problems
+    assert (p.severity, p.origin.line) == ("info", 13)
+    assert "values-prod.yaml is a file of the pulled chart" in p.message
+    assert [r.kind for r in rendered.resources] == ["Deployment"]
+
+
+def test_remote_chart_without_network_is_refused_by_the_runner(repo: Repo, no_network: None) -> None:
+    from krmcheck.kustomize.builtins import helm as runner
+    node = Mapping({"name": Scalar("podinfo", Origin("apps/podinfo.yaml", 8, 3))})
+    chart = runner.Chart(node, None, remote=runner.Remote("podinfo", "https://example.com/charts"))
+    with pytest.raises(BuildError, match="needs the network"):
+        runner.inflate(chart, runner.HelmEnv(repo.top, repo.files, True, "helm-not-run"))
+
+
+@pytest.mark.parametrize("url, expected", [
+    ("https://charts.bitnami.com/bitnami", ["--repo", "https://charts.bitnami.com/bitnami", "redis"]),
+    ("oci://registry-1.docker.io/bitnamicharts", ["oci://registry-1.docker.io/bitnamicharts/redis"]),
+    ("registry-1.docker.io/bitnamicharts/", ["oci://registry-1.docker.io/bitnamicharts/redis"]),
+])
+def test_argocd_remote_chart_is_pulled_and_rendered(repo: Repo, no_network: None,
+                                                     tmp_path_factory: pytest.TempPathFactory,
+                                                     url: str, expected: list[str]) -> None:
+    repo.write("argocd/redis.yaml", f"""
+        apiVersion: argoproj.io/v1alpha1
+        kind: Application
+        metadata:
+          name: redis
+        spec:
+          destination:
+            namespace: cache
+          source:
+            repoURL: {url}
+            chart: redis
+            targetRevision: 19.0.0
+            helm:
+              valuesObject:
+                image:
+                  tag: "7.2"
+        """)
+    helm = with_remote_helm(repo, tmp_path_factory, "redis")
+    rendered = repo.render("argocd:redis")
+    pull, template, call = pulled(helm)
+    assert pull == [*expected, "--version", "19.0.0"]
+    assert template[:2] == ["template", "redis"] and template[2].endswith("/redis")
+    assert template[3:] == ["--namespace", "cache"]
+    assert call["values"] == ['image:\n  tag: "7.2"\n']
+    assert rendered.problems == []
+    image = container(rendered).items["image"]
+    assert isinstance(image, Scalar) and image.value == "nginx:7.2"
+    assert at(image) == ("argocd/redis.yaml", 15, 11)  # valuesObject's tag line

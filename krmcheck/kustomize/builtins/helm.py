@@ -22,7 +22,11 @@ Facts mirrored here (checked with kubectl and a stand-in helm on PATH):
 - the kustomization's ``namespace`` is not passed to helm.
 
 A chart that is not in the chart home would be pulled from its repo;
-that needs the network, so krmcheck reports it instead.
+that needs the network, so krmcheck reports it instead. A GitOps
+controller's chart from a chart repository (``krmcheck.gitops.chart``,
+``Chart.remote``) is pulled, only with ``--network``, into the temporary
+directory with kustomize's pull command, ``pull --untar --untardir DIR
+[--repo URL] NAME|oci://REF [--version V]``, then templated from there.
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ from krmcheck.fn.transports import Invocation, TransportError, TransportTimeout
 from krmcheck.fn.transports.exec import ExecTransport
 from krmcheck.kustomize.errors import BuildError
 from krmcheck.kustomize.files import Files
+from krmcheck.kustomize.remote import NETWORK_ENV, network_allowed
 from krmcheck.kustomize.resource import Resource
 from krmcheck.tree.emit import emit
 from krmcheck.tree.load import LoadError, load_documents
@@ -70,6 +75,28 @@ class HelmEnv:
     files: Files
     enabled: bool
     command: str = "helm"
+    network: bool = False  # may pull a Chart.remote (--network)
+
+
+@dataclass(frozen=True)
+class Remote:
+    """A chart to pull before templating it: ``ref`` is the chart's name in
+    the http(s) chart repository ``repo``, or, without ``repo``, a whole
+    ``oci://`` reference (``@sha256:...`` allowed); ``version`` a version
+    or semver range ("" for the latest)."""
+
+    ref: str
+    repo: str = ""
+    version: str = ""
+
+    @property
+    def name(self) -> str:
+        """The directory ``helm pull --untar`` makes: the chart's name."""
+        return self.ref.rstrip("/").rsplit("/", 1)[-1].split("@", 1)[0]
+
+    def describe(self) -> str:
+        version = f" {self.version}" if self.version else ""
+        return f"{self.ref}{version} from {self.repo}" if self.repo else f"{self.ref}{version}"
 
 
 @dataclass(frozen=True)
@@ -83,6 +110,7 @@ class Chart:
     # values a GitOps controller passes whole (krmcheck.gitops.chart): written
     # as they are, helm adding the chart's own defaults
     values: Mapping | None = None
+    remote: Remote | None = None  # pulled into the temporary directory, then templated
 
     @property
     def origin(self) -> Origin:
@@ -163,16 +191,42 @@ def inflate(chart: Chart, env: HelmEnv) -> list[Resource]:
         raise BuildError(f"helm chart '{name}': valuesMerge must be one of {', '.join(MERGE_OPTIONS)}",
                          chart.origin)
     home = _chart_home(chart, env)
-    _require_local(chart, env, home / name)
+    if chart.remote is None:
+        _require_local(chart, env, home / name)
+    elif not network_allowed(env.network):
+        raise BuildError(f"helm chart {chart.remote.describe()} needs the network, which is off by default; "
+                         f"pass --network or set {NETWORK_ENV}=1 to pull it", chart.origin)
     tmp = Path(tempfile.mkdtemp(prefix="kustomize-helm-"))
     try:
         run = _Runner(env.command, _helm_env(chart, env, tmp), chart.origin)
         _check_version(run.output(["version", "-c", "--short"]))
+        if chart.remote is not None:
+            home = _pull(run, chart, chart.remote, tmp / "charts")
         values = _values_file(chart, env, home, tmp, merge)
         text = run.output(template_args(chart, env, home, values))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return _resources(text, chart)
+
+
+def pull_args(remote: Remote, home: Path) -> list[str]:
+    """kustomize's pullCommand, in its order."""
+    args = ["pull", "--untar", "--untardir", str(home)]
+    if remote.repo:
+        args += ["--repo", remote.repo]
+    args.append(remote.ref)
+    if remote.version:
+        args += ["--version", remote.version]
+    return args
+
+
+def _pull(run: "_Runner", chart: Chart, remote: Remote, home: Path) -> Path:
+    """Pull ``remote`` below ``home``; the chart home to template it from."""
+    run.output(pull_args(remote, home))
+    if not (home / chart.text("name")).is_dir():
+        raise BuildError(f"helm chart {remote.describe()}: `helm pull` made no directory "
+                         f"'{chart.text('name')}'", chart.origin)
+    return home
 
 
 def template_args(chart: Chart, env: HelmEnv, home: Path, values: Path) -> list[str]:
