@@ -104,6 +104,7 @@ class Config:
     gitops: bool = True
     repo_urls: tuple[str, ...] = ()  # ``gitops.repo-urls``: other spellings of this repository
     source_root: Path | None = None  # ``gitops.source-root``: what controller paths are relative to
+    strict_substitution: bool = False  # ``gitops.strict-substitution``
     # ``substitute:``: envsubst-style templates, by path pattern, with their variables
     substitute: tuple[tuple[PathPatterns, tuple[tuple[str, Variable], ...]], ...] = ()
     placeholders: str = "check"  # ``placeholders: skip``: wholly-${...} values are not judged
@@ -291,6 +292,7 @@ def _config(root: Mapping, display: str, directory: Path) -> Config:
                        for name, paths in (root.mapping("clusters") or Mapping()).items.items()),
         gitops=_bool(lookup(root, ["gitops", "enabled"])) is not False,
         repo_urls=_strings(lookup(root, ["gitops", "repo-urls"])),
+        strict_substitution=_bool(lookup(root, ["gitops", "strict-substitution"])) is True,
         source_root=((directory / _text(lookup(root, ["gitops", "source-root"]))).resolve()
                      if lookup(root, ["gitops", "source-root"]) is not None else None),
         substitute=tuple(_substitute(root.mapping("substitute"), base, display)),

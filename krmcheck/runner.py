@@ -661,7 +661,8 @@ def _with_controller_roots(opts: CheckOptions, selection: discover.Selection, fi
                                     config.source_root or files.repo_root)
     plain: list[Root] = [r for r in selection.roots
                          if opts.roots == ("all",) or r not in found.replaced]
-    controller_roots = list(found.roots)
+    controller_roots = [dataclasses.replace(r, strict=True) if config.strict_substitution else r
+                        for r in found.roots]
     if selection.changed:
         changed = _changed_files(opts, files.repo_root)
         controller_roots = [r for r in controller_roots if _controller_reads(r, files) & changed]

@@ -43,7 +43,7 @@ def render(builder: Builder, root: ControllerRoot) -> Rendered:
     if root.controller == FLUX:
         builder.secrets.update(root.secret_values)
         if root.variables is not None:
-            outcome = substitute(resources, root.lookup)
+            outcome = substitute(resources, root.lookup, strict=root.strict)
             problems += outcome.problems
             placeholders = outcome.placeholders
         flux.common_metadata(resources, root.obj)

@@ -53,6 +53,9 @@ class ControllerRoot:
     problems: tuple[Problem, ...] = ()  # found reading the object (bad variables...)
     reads: tuple[Path, ...] = ()  # every file the rendering reads
     helm: HelmSource | None = None  # a chart to render instead of a kustomization
+    # kustomize-controller's StrictPostBuildSubstitutions: an undefined
+    # variable without a default is an error, not an empty value
+    strict: bool = False
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, ControllerRoot) and other.name == self.name

@@ -222,3 +222,28 @@ def test_flux_system_is_this_repository_whatever_its_url_and_the_origin_remote(r
     repo.write("clusters/prod/sync.yaml", source + "---\n" + flux("bootstrap", "./a"))
     repo.write("a/cm.yaml", CM.format(name="a"))
     assert [r.name for r in repo.found().roots] == ["flux:flux-system/bootstrap"]
+
+
+def test_strict_substitution_makes_an_undefined_variable_an_error(tmp_path: Path) -> None:
+    from tests.checkrun import check, write
+
+    write(tmp_path, "clusters/prod/sync.yaml", dedent("""
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: app, namespace: flux-system}
+        spec:
+          path: ./app
+          sourceRef: {kind: GitRepository, name: flux-system}
+          postBuild:
+            substitute: {DEFINED: "yes"}
+        """))
+    write(tmp_path, "app/cm.yaml", CM.format(name="a").rstrip("\n") + "\ndata:\n  level: ${LOG_LEVEL}\n")
+
+    def substitution() -> list[tuple[str, int, str]]:
+        return [(d["path"], d["line"], d["severity"]) for d in check(tmp_path, ".").report["defects"]
+                if d["validator"] == "substitution"]
+
+    assert [s for _, _, s in substitution()] == ["warning"]
+    write(tmp_path, ".krmcheck.yaml", "gitops:\n  strict-substitution: true\n")
+    [(path, _, severity)] = substitution()
+    assert (path, severity) == ("app/cm.yaml", "error")
