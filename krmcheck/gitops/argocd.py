@@ -57,7 +57,11 @@ def make_root(res: Resource, source: Mapping, top: Path, files: Files,
     directory = confined(top, path) if isinstance(path, str) else top
     name_node = lookup(res.node, ["metadata", "name"])
     origin = name_node.origin if name_node is not None else res.node.origin
-    obj = Mapping({"spec": Mapping({"source": source.copy()}, res.node.origin)}, res.node.origin)
+    spec: dict[str, Node] = {"source": source.copy()}
+    destination = lookup(res.node, ["spec", "destination"])
+    if isinstance(destination, Mapping):
+        spec["destination"] = destination.copy()
+    obj = Mapping({"spec": Mapping(spec, res.node.origin)}, res.node.origin)
     root = ControllerRoot(name=f"argocd:{res.name}", controller=ARGOCD, directory=directory,
                           obj=obj, origin=origin, restrictor=restrictor)
     if "chart" in source.items or is_helm(source, directory):

@@ -8,8 +8,10 @@ from krmcheck.gitops import argocd, chart, flux
 from krmcheck.gitops.root import FLUX, ControllerRoot
 from krmcheck.gitops.substitute import Problem, substitute
 from krmcheck.kustomize.errors import BuildError
+from krmcheck.kustomize.nameref import is_cluster_scoped
 from krmcheck.kustomize.resource import Resource
 from krmcheck.kustomize.target import Builder
+from krmcheck.tree.node import Scalar, lookup
 
 
 class Rendered(NamedTuple):
@@ -47,4 +49,17 @@ def render(builder: Builder, root: ControllerRoot) -> Rendered:
             problems += outcome.problems
             placeholders = outcome.placeholders
         flux.common_metadata(resources, root.obj)
+    else:
+        _destination_namespace(resources, root)
     return Rendered(resources, problems, placeholders)
+
+
+def _destination_namespace(resources: list[Resource], root: ControllerRoot) -> None:
+    """Argo CD applies a namespaced object that names no namespace into the
+    Application's ``destination.namespace``; the value points at that line."""
+    node = lookup(root.obj, ["spec", "destination", "namespace"])
+    if not isinstance(node, Scalar) or not isinstance(node.value, str) or not node.value:
+        return
+    for res in resources:
+        if not res.namespace and not is_cluster_scoped(res.gvk):
+            res.set_namespace(node.value, node.origin)

@@ -113,3 +113,16 @@ def test_a_directory_application(repo: Repo) -> None:
     assert [r.name for r in repo.render("argocd:web", urls=(URL,)).resources] == ["web"]
     repo.write("argocd/web.yaml", app(path="manifests") + "    directory:\n      recurse: true\n")
     assert sorted(r.name for r in repo.render("argocd:web", urls=(URL,)).resources) == ["nested", "web"]
+
+
+def test_objects_without_a_namespace_go_to_the_destination_namespace(repo: Repo) -> None:
+    repo.write("argocd/web.yaml", app() + "  destination:\n    server: https://kubernetes.default.svc\n"
+                                          "    namespace: shop\n")
+    repo.write("app/kustomization.yaml", "resources:\n- deployment.yaml\n- ns.yaml\n")
+    repo.write("app/deployment.yaml", DEPLOYMENT)
+    repo.write("app/ns.yaml", "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: shop\n")
+    rendered = {r.kind: r for r in repo.render("argocd:web", urls=(URL,)).resources}
+    assert rendered["Deployment"].namespace == "shop"
+    origin = rendered["Deployment"].node.mapping("metadata").items["namespace"].origin
+    assert (origin.path, origin.line) == ("argocd/web.yaml", 13)  # destination.namespace
+    assert rendered["Namespace"].namespace == ""  # cluster-scoped: left alone
