@@ -13,6 +13,7 @@ import yaml
 
 from krmcheck import git
 from krmcheck.kustomize.kustomization import FILENAMES
+from krmcheck.tree.load import FAST_LOADER
 
 SKIP_DIRS = frozenset({".git", "node_modules", ".venv", "__pycache__", ".terraform"})
 MANIFEST_SUFFIXES = (".yaml", ".yml")
@@ -169,7 +170,7 @@ def read_info(directory: Path) -> KustomizationInfo:
             info.files.add(_resolved(path))
             try:
                 data = yaml.load(path.read_text(encoding="utf-8", errors="replace"),
-                                 Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+                                 Loader=FAST_LOADER)
             except (OSError, yaml.YAMLError):
                 return info
             if isinstance(data, dict):

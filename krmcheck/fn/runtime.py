@@ -37,7 +37,7 @@ from krmcheck.kustomize.nameref import is_cluster_scoped
 from krmcheck.kustomize.resource import GeneratorInfo, Gvk, ResId, Resource
 from krmcheck.results import SEVERITIES, ResourceRef, Result
 from krmcheck.tree.emit import emit, emit_all
-from krmcheck.tree.load import LoadError, load_documents
+from krmcheck.tree.load import FAST_LOADER, LoadError, load_documents
 from krmcheck.tree.node import Mapping, Node, Scalar, Sequence, walk
 from krmcheck.tree.origin import Origin
 from krmcheck.tree.scalars import needs_quotes
@@ -197,8 +197,7 @@ def _protocol_annotations(index: int) -> list[tuple[str, str]]:
 
 def _composed(node: Mapping) -> yaml.MappingNode:
     """The emitter's text of ``node`` as a PyYAML graph (styles kept)."""
-    ynode = yaml.compose(emit(node), Loader=yaml.CSafeLoader if hasattr(yaml, "CSafeLoader")
-                         else yaml.SafeLoader)
+    ynode = yaml.compose(emit(node), Loader=FAST_LOADER)
     assert isinstance(ynode, yaml.MappingNode)
     for n in _ywalk(ynode):
         n.tag = _STR if isinstance(n, yaml.ScalarNode) else (

@@ -33,6 +33,7 @@ from krmcheck.kustomize.kustomization import Kustomization
 from krmcheck.kustomize.resource import Gvk
 from krmcheck.tree.node import Scalar
 from krmcheck.tree.origin import Origin
+from krmcheck.tree.load import FAST_LOADER
 
 Schema = dict[str, Any]
 
@@ -308,7 +309,7 @@ def _custom(text: str, display: str, over_builtin: bool) -> Schemas:
 
 def _parse_definitions(text: str, display: str) -> dict[str, Schema]:
     try:
-        doc = json.loads(text) if text.lstrip().startswith("{") else yaml.load(text, Loader=_YamlLoader)
+        doc = json.loads(text) if text.lstrip().startswith("{") else yaml.load(text, Loader=FAST_LOADER)
     except (ValueError, yaml.YAMLError) as e:
         raise BuildError(f"invalid schema file {display}: {e}", Origin(display, 1, 1)) from None
     if not isinstance(doc, dict):
@@ -320,7 +321,6 @@ def _parse_definitions(text: str, display: str) -> dict[str, Schema]:
     return defs
 
 
-_YamlLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 @contextmanager

@@ -33,6 +33,7 @@ import yaml
 from referencing import Registry, Resource
 
 from krmcheck.schemas import builtin, crds, locations
+from krmcheck.tree.load import FAST_LOADER
 
 BUILTIN, REPOSITORY, LOCATION, CACHE = "built-in", "repository", "location", "cache"
 ORDER = (BUILTIN, REPOSITORY, LOCATION, CACHE)
@@ -214,12 +215,11 @@ def _documents(text: str) -> list[Any]:
     try:
         if text.lstrip().startswith("{"):
             return [json.loads(text)]
-        return [d for d in yaml.load_all(text, Loader=_LOADER) if d is not None]
+        return [d for d in yaml.load_all(text, Loader=FAST_LOADER) if d is not None]
     except (yaml.YAMLError, json.JSONDecodeError, RecursionError):
         return []  # not a schema source then; a root that reads it reports the problem
 
 
-_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 # --- compiling -------------------------------------------------------------------------

@@ -19,14 +19,12 @@ from krmcheck.tree.scalars import UnrepresentableScalar, resolve_plain
 
 _PLAIN = "!krmcheck/plain"
 
-_BaseLoader: type[Any]
-try:
-    _BaseLoader = yaml.CSafeLoader  # type: ignore[attr-defined]
-except AttributeError:  # pragma: no cover - PyYAML built without libyaml
-    _BaseLoader = yaml.SafeLoader  # type: ignore[misc]
+# PyYAML's safe loader in C (libyaml) where PyYAML has it: the one choice of
+# loader for every plain-data read in krmcheck.
+FAST_LOADER: type[Any] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
+class _Loader(FAST_LOADER):  # type: ignore[misc, valid-type]
     """Composes only; marks plain scalars so they are resolved our way."""
 
     def resolve(self, kind, value, implicit):  # type: ignore[no-untyped-def]
