@@ -58,7 +58,8 @@ def main() -> int:
     if kubectl and not args.no_kubectl:
         ref = run_kubectl(roots, kubectl)
         print(f"kubectl, per root:     {ref:8.1f} s")
-        print(f"ratio krmcheck/kubectl: {own / ref:.2f}")
+        print(f"ratio krmcheck/kubectl: {own / ref:.2f} (one warm krmcheck process for every root, "
+              f"against one kubectl process per root; not a per-invocation comparison)")
     return 0
 
 
