@@ -39,3 +39,5 @@ def test_case(case: conformance.Case, conformance_tally: dict) -> None:
         tally["semantic"] += outcome.passed
         tally["bytes"] += outcome.byte_equal
     assert outcome.passed, outcome.detail
+    # a success case must match kubectl byte for byte, not only in meaning
+    assert case.expect_error or outcome.byte_equal, f"{case.name}: same objects, different bytes"
