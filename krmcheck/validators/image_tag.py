@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import NamedTuple
 
+from krmcheck.kustomize.builtins.images import split
 from krmcheck.results import Result
 from krmcheck.tree.node import Mapping, Scalar, lookup
 from krmcheck.tree.node import Sequence as SequenceNode
@@ -70,13 +71,9 @@ def images(item: Mapping) -> Iterator[Image]:
 
 def _problem(reference: str) -> tuple[str, str] | None:
     """(rule, what is wrong) for an unpinned image reference; None when it is pinned."""
-    name, _, digest = reference.partition("@")
+    _, tag, digest = split(reference)  # a ':' before the last '/' is a registry port, not a tag
     if digest:
         return None
-    # The tag follows the last ':' of the last path component; an earlier ':'
-    # is a registry port (registry:5000/app has no tag).
-    last = name.rpartition("/")[2]
-    tag = last.partition(":")[2] if ":" in last else ""
     if not tag:
         return "no-tag", "has no tag or digest; pin a version"
     if tag == "latest":
