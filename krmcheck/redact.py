@@ -28,9 +28,10 @@ length:
   short (a first part of 8 or more characters followed by ``...``);
 - 4 to 7 characters: where it stands as a word (no letter or digit right
   before or after it);
-- shorter values, and the words ``true``, ``false``, ``yes``, ``no``,
-  ``on``, ``off``, ``null`` and ``none``: only where a message quotes the
-  whole value (``'x'``, ``"x"`` or ```x```).
+- shorter values, the words ``true``, ``false``, ``yes``, ``no``, ``on``,
+  ``off``, ``null`` and ``none``, and words krmcheck's own messages use
+  (``root``, ``this``, ``error``...): only where a message quotes the whole
+  value (``'x'``, ``"x"`` or ```x```).
 """
 
 from __future__ import annotations
@@ -50,7 +51,11 @@ from krmcheck.tree.node import Mapping, Node, Scalar, Sequence, walk
 MASK = "<redacted>"
 ANYWHERE = 8  # values this long are masked wherever they occur
 WORD = 4  # ...this long, where they stand as a word; shorter ones only when quoted whole
-COMMON = frozenset({"true", "false", "yes", "no", "on", "off", "null", "none"})
+COMMON = frozenset({"true", "false", "yes", "no", "on", "off", "null", "none",
+                    # words of krmcheck's own messages ("not defined in this root"): a
+                    # Secret holding one (a database user "root") must not rewrite them
+                    "root", "roots", "this", "error", "errors", "info", "kind", "name",
+                    "field", "value", "image", "schema", "secret", "defined", "default"})
 _ELLIPSES = ("...", "\u2026")
 # Tags that say which check spoke, never what it saw: a value that happens
 # to spell a validator id must not turn the validator off.

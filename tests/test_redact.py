@@ -126,3 +126,10 @@ def test_validator_ids_in_tags_are_kept() -> None:
     masked = redact(result, frozenset({"metadata"}))
     assert masked.tags == (("validator", "metadata"), ("detail", "<redacted>"))
     assert masked.message == "the '<redacted>' check"
+
+
+def test_a_value_that_is_a_word_of_krmchecks_own_messages_is_masked_only_when_quoted() -> None:
+    # kubeflow's MySQL user is "root": "not defined in this root" must stay readable
+    assert _masked("ServiceAccount 'sa' is not defined in this root", "root") == \
+        "ServiceAccount 'sa' is not defined in this root"
+    assert _masked("user 'root' is wrong", "root") == "user '<redacted>' is wrong"
