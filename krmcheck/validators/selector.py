@@ -40,7 +40,7 @@ from typing import NamedTuple
 from krmcheck.results import Result
 from krmcheck.tree.node import Mapping, Node, Scalar, lookup
 from krmcheck.tree.node import Sequence as SequenceNode
-from krmcheck.validators import ValidatorOptions, field_path, make_result, scalar_text
+from krmcheck.validators import ValidatorOptions, field_path, make_result, pod_spec_path, scalar_text
 
 id = "selector"
 description = "label selectors select their own pod template, and Services and policies select some pod"
@@ -64,13 +64,6 @@ class PodTemplate(NamedTuple):
         node = lookup(self.item, [str(p) for p in self.path] + ["spec"])
         return node if isinstance(node, Mapping) else None
 
-
-_TEMPLATE_PATHS: dict[tuple[str, str], Path] = {
-    ("", "Pod"): (),
-    ("", "PodTemplate"): ("template",),
-    ("batch", "CronJob"): ("spec", "jobTemplate", "spec", "template"),
-}
-_SPEC_TEMPLATE: Path = ("spec", "template")
 
 # Labels that controllers add to the pods they make, by (group, kind).
 _JOB_LABELS = frozenset({"controller-uid", "batch.kubernetes.io/controller-uid",
@@ -105,7 +98,7 @@ def name_of(item: Mapping) -> str:
 def pod_templates(item: Mapping) -> Iterator[PodTemplate]:
     """The pod template of a resource, if it has one (a pod spec with containers)."""
     gk = group_kind(item)
-    path = _TEMPLATE_PATHS.get(gk, _SPEC_TEMPLATE)
+    path: Path = pod_spec_path(item)[:-1]  # the template holds the pod spec
     template = lookup(item, [str(p) for p in path])
     if not isinstance(template, Mapping):
         return
