@@ -81,12 +81,14 @@ def iter_documents(text: str, path: str, by: str = "resource",
             # libyaml stops at 1,000 levels; go-yaml (kubectl) at 10,000
             _check_depth(text, path)
             docs = list(yaml.compose_all(text, Loader=_RedefiningLoader))
+        counting = "&" in text
         for n, doc in enumerate(d for d in docs if d is not None):
             if n == MAX_DOCUMENTS:
                 mark = doc.start_mark
                 raise LoadError(path, mark.line + 1, mark.column + 1,
                                 f"more than {MAX_DOCUMENTS:,} documents in one file")
-            yield _convert(doc, path, by, None, duplicate_keys, _Budget(path))
+            # aliases need anchors: a text with no '&' cannot hold a bomb, and skips the count
+            yield _convert(doc, path, by, None, duplicate_keys, _Budget(path) if counting else None)
     except yaml.MarkedYAMLError as e:
         mark = e.problem_mark or e.context_mark
         line = mark.line + 1 if mark else 1
