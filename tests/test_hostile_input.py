@@ -166,6 +166,19 @@ def test_nesting_deeper_than_go_yaml_allows_is_an_error_at_the_line(tmp_path: Pa
     assert f"app/cm.yaml:7:{MAX_DEPTH + 3}: accumulating resources of app/kustomization.yaml: invalid YAML: exceeded max depth of {MAX_DEPTH}" in err
 
 
+def test_nesting_is_limited_where_libyaml_itself_has_no_limit(tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    # some libyaml builds compose any depth: the limit must not depend on theirs
+    import krmcheck.tree.load as load
+
+    monkeypatch.setattr(load, "_Loader", load._RedefiningLoader)
+    write(tmp_path, "app/kustomization.yaml", "resources:\n- cm.yaml\n")
+    write(tmp_path, "app/cm.yaml", _nested(MAX_DEPTH + 1))
+    code, _, err = _main("build", str(tmp_path / "app"))
+    assert code == 2
+    assert f"app/cm.yaml:7:{MAX_DEPTH + 3}: accumulating resources of app/kustomization.yaml: invalid YAML: exceeded max depth of {MAX_DEPTH}" in err
+
+
 def test_bases_nested_two_hundred_deep_render(tmp_path: Path) -> None:
     depth = 200
     for i in range(depth):

@@ -160,15 +160,19 @@ class _Budget:
 
 def _convert(node: yaml.Node, path: str, by: str, origin: Origin | None,
              duplicate_keys: bool = False, budget: _Budget | None = None,
-             inside_alias: bool = False) -> Node:
+             inside_alias: bool = False, depth: int = 1) -> Node:
     if budget is not None:
         inside_alias = budget.count(node, inside_alias)
     if origin is None:
         origin = from_mark(path, node.start_mark, by)
     if isinstance(node, yaml.ScalarNode):
         return _scalar(node, path, by, origin)
+    if depth > MAX_DEPTH:
+        # libyaml builds without a nesting limit of their own compose any depth
+        mark = node.start_mark
+        raise LoadError(path, mark.line + 1, mark.column + 1, f"invalid YAML: exceeded max depth of {MAX_DEPTH}")
     if isinstance(node, yaml.SequenceNode):
-        return Sequence([_convert(item, path, by, None, duplicate_keys, budget, inside_alias)
+        return Sequence([_convert(item, path, by, None, duplicate_keys, budget, inside_alias, depth + 1)
                          for item in node.value], origin)
     assert isinstance(node, yaml.MappingNode)
     items: dict[str, Node] = {}
@@ -179,7 +183,7 @@ def _convert(node: yaml.Node, path: str, by: str, origin: Origin | None,
                             f'mapping key "{key}" already defined at line {items[key].origin.line}')
         items.pop(key, None)
         items[key] = _convert(vnode, path, by, from_mark(path, knode.start_mark, by), duplicate_keys,
-                              budget, inside_alias)
+                              budget, inside_alias, depth + 1)
     return Mapping(items, origin)
 
 
