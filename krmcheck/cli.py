@@ -11,7 +11,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Sequence, TextIO, cast
 
-from krmcheck import merge, runner, shard, stack
+from krmcheck import blame, merge, runner, shard, stack
 from krmcheck.fn import serve
 from krmcheck.schemas import catalog as schema_catalog
 from krmcheck.fn.plugin import DEFAULT_FN_TIMEOUT, FunctionOptions
@@ -26,6 +26,8 @@ SUBCOMMANDS = """commands:
   krmcheck [check] [PATH...]     render and validate (the default; its options below)
   krmcheck build DIR             print what `kubectl kustomize DIR` prints
   krmcheck build flux:NS/NAME    print what Flux (or argocd:NAME, Argo CD) applies for that object
+  krmcheck blame ROOT KIND/[NAMESPACE/]NAME FIELD
+                                 print a rendered field's value and every source line that wrote it
   krmcheck fn VALIDATOR...       run built-in validators as an exec KRM function
   krmcheck catalog view LOCATION print a KRM function catalog, to decide whether to trust it
   krmcheck schemas list [PATH...] which schema source serves each kind the roots render
@@ -62,6 +64,11 @@ def _check_parser() -> argparse.ArgumentParser:
     p.add_argument("--changed-since", metavar="REF",
                    help="only check roots that read files changed since this git commit "
                         "(a branch, tag or id, with ~N and ^N: HEAD~1, origin/main)")
+    p.add_argument("--diff-against", metavar="REF",
+                   help="the pull-request view: render the roots the change since REF can affect "
+                        "both at REF (read from git's object store) and in the work tree, report "
+                        "each root's changed resources and fields that force a recreate, and fail "
+                        "only on findings REF did not have")
     p.add_argument("--kubernetes-version", metavar="VERSION",
                    help="schema version to validate against (default: newest bundled)")
     p.add_argument("--strict", action="store_true", help="reject fields the schema does not know")
@@ -78,6 +85,7 @@ def _check_parser() -> argparse.ArgumentParser:
                         "fail-on, else error)")
     p.add_argument("--junit", metavar="FILE", help="write a JUnit XML report")
     p.add_argument("--sarif", metavar="FILE", help="write a SARIF 2.1.0 report")
+    p.add_argument("--gitlab", metavar="FILE", help="write a GitLab code-quality report")
     p.add_argument("--json", metavar="FILE", help="write a JSON report")
     p.add_argument("--github", choices=("auto", "on", "off"), default="auto",
                    help="GitHub annotations and job summary (auto: on under GITHUB_ACTIONS)")
@@ -141,6 +149,32 @@ def _build_parser() -> argparse.ArgumentParser:
                         "--enable-helm, the remote charts of HelmReleases and Applications; give "
                         "network access to functions that declare network: true (kubectl's "
                         "flag); remote fetching is also allowed by KRMCHECK_NETWORK=1; default: off")
+    _add_plugin_flags(p)
+    return p
+
+
+def _blame_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="krmcheck blame",
+                                description="Print the rendered value of FIELD in one resource of ROOT "
+                                            "and every writer of it, newest first: the source "
+                                            "file:line:col and what wrote it (a resource file, a "
+                                            "patch, an images entry, a replacement...). A Secret's "
+                                            "data is never printed.")
+    p.add_argument("root", metavar="ROOT",
+                   help="a kustomization directory or manifest, or a GitOps controller root "
+                        "(flux:NAMESPACE/NAME, argocd:NAME) as `krmcheck build` takes it")
+    p.add_argument("resource", metavar="KIND/[NAMESPACE/]NAME",
+                   help="the rendered resource, by its rendered name or its name before "
+                        "namePrefix/nameSuffix")
+    p.add_argument("field", metavar="FIELD",
+                   help="a field path as findings spell it: spec.replicas, "
+                        "spec.template.spec.containers[name=web].image, /spec/replicas...")
+    p.add_argument("--json", action="store_true",
+                   help="print a JSON object: root, resource, field, value, "
+                        "writers [{path, line, col, by}]")
+    p.add_argument("--load-restrictor", choices=RESTRICTORS, default=ROOT_ONLY)
+    p.add_argument("--network", action="store_true",
+                   help="fetch remote resources and bases, as for `krmcheck build`; default: off")
     _add_plugin_flags(p)
     return p
 
@@ -251,9 +285,10 @@ def parse_check(argv: Sequence[str]) -> runner.CheckOptions:
         paths=tuple(Path(p) for p in a.paths), roots=() if roots == ("default",) else roots,
         exclude=tuple(a.exclude), baseline=a.baseline, write_baseline=a.write_baseline,
         schema_locations=tuple(a.schema_location), require_schemas=a.require_schemas,
-        changed_since=a.changed_since, kubernetes_version=a.kubernetes_version,
+        changed_since=a.changed_since, diff_against=a.diff_against,
+        kubernetes_version=a.kubernetes_version,
         strict=a.strict, fail_on=a.fail_on, junit=a.junit, sarif=a.sarif, json=a.json,
-        github=a.github, load_restrictor=a.load_restrictor, jobs=a.jobs, shard=a.shard,
+        gitlab=a.gitlab, github=a.github, load_restrictor=a.load_restrictor, jobs=a.jobs, shard=a.shard,
         network=a.network, enable_alpha_plugins=a.enable_alpha_plugins,
         enable_helm=a.enable_helm, helm_command=a.helm_command,
         trusted_catalogs=tuple(a.trusted_catalog), functions=_functions(a))
@@ -289,6 +324,13 @@ def _main(args: list[str]) -> int:
         return runner.run_build(Path(b.dir), b.load_restrictor, sys.stdout, err, b.network,
                                 b.enable_alpha_plugins, b.enable_helm, b.helm_command,
                                 trusted_catalogs=b.trusted_catalog, functions=_functions(b))
+    if args[:1] == ["blame"]:
+        bl = _blame_parser().parse_args(args[1:])
+        opts = runner.CheckOptions(load_restrictor=bl.load_restrictor, network=bl.network,
+                                   enable_alpha_plugins=bl.enable_alpha_plugins,
+                                   enable_helm=bl.enable_helm, helm_command=bl.helm_command,
+                                   trusted_catalogs=tuple(bl.trusted_catalog), functions=_functions(bl))
+        return blame.run(bl.root, bl.resource, bl.field, opts, sys.stdout, err, as_json=bl.json)
     if args[:1] == ["catalog"]:
         c = _catalog_parser().parse_args(args[1:])
         return runner.run_catalog_view(c.location, sys.stdout, err)

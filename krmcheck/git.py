@@ -1,7 +1,9 @@
 """Git, through dulwich (no git binary): the one module that reads
 repositories. It clones remote bases and schema catalogs (``git init; git
-fetch --depth=1 URL REF; git checkout FETCH_HEAD``), and lists the files a
-work tree changed since a revision.
+fetch --depth=1 URL REF; git checkout FETCH_HEAD``), lists the files a
+work tree changed since a revision, writes out the tree of a revision
+(the base side of ``--diff-against``) from the object store, and reads a
+repository's origin URL.
 """
 
 from __future__ import annotations
@@ -186,7 +188,7 @@ def changed_since(ref: str, root: Path) -> list[Path]:
         for entry in (change.old, change.new):
             if entry is not None and entry.path is not None:
                 paths.add(_text(entry.path))
-    status = porcelain.status(repo)
+    status = porcelain.status(repo, untracked_files="all")  # each file of a new directory
     for kind in ("add", "delete", "modify"):
         paths.update(_text(p) for p in status.staged.get(kind, []))
     paths.update(_text(p) for p in status.unstaged)
@@ -225,3 +227,54 @@ def _parent(repo: Any, commit: Any, number: int, spec: str) -> Any:
     if len(commit.parents) < number:
         raise KeyError(f"{spec}: the commit has no such parent")
     return repo[commit.parents[number - 1]]
+
+
+def origin_url(top: Path) -> str:
+    """The URL of the ``origin`` remote of the repository at ``top``; "" when
+    there is no repository, no such remote or an unreadable configuration."""
+    try:
+        from dulwich.repo import Repo
+
+        with Repo(str(top)) as repo:
+            value = repo.get_config().get((b"remote", b"origin"), b"url")
+    except Exception:  # noqa: BLE001 - no repository, no remote, an unreadable config: no URL
+        return ""
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else ""
+
+
+def revision(top: Path, spec: str) -> tuple[str, str]:
+    """(commit id, tree id) of revision ``spec`` in the repository at ``top``;
+    KeyError when there is no such revision."""
+    from dulwich.repo import Repo
+
+    with Repo(str(top)) as repo:
+        commit = resolve_commit(repo, spec)
+        return commit.id.decode(), commit.tree.decode()
+
+
+def export_tree(top: Path, tree: str, target: Path) -> int:
+    """Write the files of tree ``tree`` (an id from :func:`revision`) of the
+    repository at ``top`` under ``target``, straight from the object store:
+    the work tree, index and HEAD are not touched. Symbolic links are made
+    as links; submodules (recorded commits) are left out. The number of
+    files written."""
+    from dulwich.objects import S_ISGITLINK
+    from dulwich.repo import Repo
+
+    written = 0
+    with Repo(str(top)) as repo:
+        store = repo.object_store
+        for entry in store.iter_tree_contents(cast(Any, tree.encode())):
+            if entry.path is None or entry.mode is None or entry.sha is None or S_ISGITLINK(entry.mode):
+                continue
+            path = target / _text(entry.path)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            data = store[entry.sha].as_raw_string()
+            if entry.mode & 0o170000 == 0o120000:  # a symbolic link: the blob is its target
+                os.symlink(os.fsdecode(data), path)
+            else:
+                path.write_bytes(data)
+                if entry.mode & 0o100:
+                    path.chmod(0o755)
+            written += 1
+    return written

@@ -6,9 +6,12 @@ import functools
 import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from krmcheck.tree.origin import Location, Origin
+
+if TYPE_CHECKING:
+    from krmcheck.diff import RootDiff
 
 SEVERITIES = ("error", "warning", "info")
 SEVERITY_RANK = {"error": 3, "warning": 2, "info": 1, "never": 4}
@@ -186,6 +189,9 @@ class RootReport:
     # each rendered object, where its name is written, and its source id
     # (only when .krmcheck.yaml groups roots into clusters)
     places: tuple[tuple[ResourceRef, Location, str], ...] = ()
+    # with --diff-against: each rendered resource as (ref, source id, YAML
+    # with Secret values hidden), in output order (see krmcheck.diff)
+    rendered: tuple[tuple[ResourceRef, str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -209,6 +215,9 @@ class RunReport:
     notes: tuple[Note, ...] = ()
     disabled: tuple[str, ...] = ()  # validators turned off by the configuration
     baseline: str = ""  # the baseline file in use, if any
+    # with --diff-against REF: the revision, and each affected root's changes
+    diff_against: str = ""
+    diff: tuple[RootDiff, ...] = ()
 
     @property
     def findings(self) -> list[Finding]:

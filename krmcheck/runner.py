@@ -4,6 +4,7 @@ decides the exit code."""
 from __future__ import annotations
 
 import collections
+import contextlib
 import dataclasses
 import io
 import json
@@ -14,10 +15,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence, TextIO
 
+import yaml
+
 from krmcheck import baseline as kbaseline
 from krmcheck import cache
 from krmcheck import config as krmconfig
-from krmcheck import discover, kptfile, stack, suppression
+from krmcheck import diff as kdiff
+from krmcheck import discover, git, kptfile, stack, suppression
 from krmcheck import merge as kmerge
 from krmcheck import shard as kshard
 from krmcheck.fn import catalog as fn_catalog
@@ -35,7 +39,7 @@ from krmcheck.kustomize.files import ROOT_ONLY, Files
 from krmcheck.kustomize.kustomization import find_file
 from krmcheck.kustomize.resource import Resource
 from krmcheck.kustomize.target import BuildOptions, Builder
-from krmcheck.locate import Locator
+from krmcheck.locate import Locator, source_id
 from krmcheck import redact
 from krmcheck.reporters import REPORTERS, plural
 from krmcheck.results import (SEVERITY_RANK, Finding, Note, ResourceRef, Result, RootReport,
@@ -64,6 +68,7 @@ class CheckOptions:
     junit: str | None = None
     sarif: str | None = None
     json: str | None = None
+    gitlab: str | None = None
     github: str = "auto"
     load_restrictor: str = ROOT_ONLY
     jobs: int = 1
@@ -79,6 +84,11 @@ class CheckOptions:
     require_schemas: bool = False  # --require-schemas: a kind without a schema is an error
     baseline: str | None = None  # --baseline FILE
     write_baseline: str | None = None  # --write-baseline FILE
+    diff_against: str | None = None  # --diff-against REF: the pull-request view
+    # Set by the --diff-against run for each of its two sides, never by a user:
+    only_roots: frozenset[str] | None = None  # check these roots (by name) only
+    diff: kdiff.Context | None = None  # keep each root's rendered output (and compare)
+    repo_urls: tuple[str, ...] = ()  # more URLs that name this repository (a REF tree has no remote)
 
 
 class UsageError(Exception):
@@ -253,17 +263,14 @@ def run_check(opts: CheckOptions, out: TextIO, err: TextIO,
 def check(opts: CheckOptions, progress: Progress) -> RunReport:
     """discover -> build -> validate -> locate -> triage: the run's report.
     Everything a user can get wrong is a UsageError before any root is built."""
+    if opts.diff_against:
+        return _check_diff(opts, progress)
     top = discover.repo_root(Path.cwd())
     files = Files(top)
     schema_sources.new_run()
     config = _load_config(opts)
     excludes = _excludes(opts, config, files)
-    selection = _select(opts, top, files, excludes, config)
-    roots: list[Root] = list(selection.roots)
-    if config.gitops and opts.roots in ((), ("all",)):
-        roots = _with_controller_roots(opts, selection, files, config, excludes)
-    if opts.shard is not None:
-        roots = _shard_select(roots, opts.shard)
+    selection, roots = _roots(opts, top, files, config, excludes)
     vopts = ValidatorOptions(opts.kubernetes_version, opts.strict,
                              _schema_settings(opts, config, selection, files, excludes))
     _check_validator_options(vopts)
@@ -293,6 +300,103 @@ def check(opts: CheckOptions, progress: Progress) -> RunReport:
     return RunReport(reports, opts.fail_on or config.fail_on or "error",
                      cwd=_cwd_from_top(top), notes=notes, disabled=config.disabled,
                      baseline=known.display if known is not None else "")
+
+
+def _roots(opts: CheckOptions, top: Path, files: Files, config: krmconfig.Config,
+           excludes: tuple[PathPatterns, ...]) -> tuple[discover.Selection, list[Root]]:
+    """The selection of kustomizations and manifests, and the roots to check."""
+    if opts.only_roots is not None:
+        try:
+            selection = _select(dataclasses.replace(opts, paths=(Path("."),), changed_since=None),
+                                top, files, excludes, config)
+        except UsageError:  # nothing at all on this side
+            return discover.Selection((), {}, False), []
+    else:
+        selection = _select(opts, top, files, excludes, config)
+    roots: list[Root] = list(selection.roots)
+    if config.gitops and opts.roots in ((), ("all",)):
+        roots = _with_controller_roots(opts, selection, files, config, excludes)
+    if opts.only_roots is not None:
+        roots = [r for r in roots if _root_name(files, r) in opts.only_roots]
+    if opts.shard is not None:
+        roots = _shard_select(roots, opts.shard)
+    return selection, roots
+
+
+# --- --diff-against ----------------------------------------------------------------
+
+def _check_diff(opts: CheckOptions, progress: Progress) -> RunReport:
+    """The pull-request view: the roots the change can affect (read files
+    changed since REF, on either side), rendered at REF and in the work
+    tree; the work tree's report, where findings REF already had do not
+    count, with each root's changes (see :mod:`krmcheck.diff`)."""
+    ref = opts.diff_against or ""
+    top = discover.repo_root(Path.cwd())
+    files = Files(top)
+    try:
+        _, tree = git.revision(top, ref)
+        changed = sorted({files.display(p) for p in discover.changed_paths(ref, top)})
+    except (KeyError, discover.NothingToCheck):
+        raise UsageError(f"--diff-against {ref}: no such commit, branch or tag") from None
+    except Exception as e:  # noqa: BLE001 - dulwich raises many types; this is the boundary
+        raise UsageError(f"--diff-against {ref}: {e}") from None
+    base_top = kdiff.base_tree(top, tree, cache.directory() / "trees")
+    here = Path(_cwd_from_top(top))
+    base_here = base_top / here if (base_top / here).is_dir() else base_top
+    key = kdiff.secret_key(cache.directory())
+    work_opts = dataclasses.replace(opts, diff_against=None)
+    base_opts = dataclasses.replace(work_opts, junit=None, sarif=None, json=None, gitlab=None,
+                                    write_baseline=None, repo_urls=opts.repo_urls + (git.origin_url(top),))
+    global _MEMO
+    _MEMO = {}
+    try:
+        names = set(_root_names(work_opts, top, changed))
+        with _working_directory(base_here):
+            names |= set(_root_names(base_opts, base_top, changed))
+            base = check(dataclasses.replace(base_opts, only_roots=frozenset(names),
+                                             diff=kdiff.Context(key)), progress)
+        rendered = tuple((r.root, tuple(kdiff.Rendered(*x) for x in r.rendered)) for r in base.roots)
+        work = check(dataclasses.replace(work_opts, only_roots=frozenset(names),
+                                         diff=kdiff.Context(key, rendered)), progress)
+    finally:
+        _MEMO = None
+    return kdiff.against(base, work, ref)
+
+
+def _root_names(opts: CheckOptions, top: Path, changed: Sequence[str]) -> list[str]:
+    """The roots that read one of the ``changed`` files (repo-relative) that
+    exist under ``top``, the current directory's repository."""
+    paths = tuple(top / p for p in changed if os.path.lexists(top / p))
+    if not paths:
+        return []
+    opts = dataclasses.replace(opts, paths=paths, changed_since=None)
+    files = Files(top)
+    config = _load_config(opts)
+    _, roots = _roots(opts, top, files, config, _excludes(opts, config, files))
+    return [_root_name(files, r) for r in roots]
+
+
+# What the two sides of a --diff-against run and the passes over each side
+# would otherwise work out again; set only while such a run lasts.
+_MEMO: dict[tuple[Any, ...], Any] | None = None
+
+
+def _memo(key: tuple[Any, ...], make: Callable[[], Any]) -> Any:
+    if _MEMO is None:
+        return make()
+    if key not in _MEMO:
+        _MEMO[key] = make()
+    return _MEMO[key]
+
+
+@contextlib.contextmanager
+def _working_directory(directory: Path) -> Iterator[None]:
+    before = os.getcwd()
+    os.chdir(directory)
+    try:
+        yield
+    finally:
+        os.chdir(before)
 
 
 # --- schemas -----------------------------------------------------------------------
@@ -358,8 +462,9 @@ def _select(opts: CheckOptions, top: Path, files: Files, excludes: tuple[PathPat
 
     try:
         mode = () if opts.roots == (PLAIN_MODE,) else opts.roots
-        return discover.select(opts.paths, mode, opts.changed_since, top, skip,
-                               _config_reads(config, top))
+        return _memo(("select", top, opts.paths, mode, opts.changed_since),
+                     lambda: discover.select(opts.paths, mode, opts.changed_since, top, skip,
+                                             _config_reads(config, top)))
     except discover.NothingToCheck as e:
         raise UsageError(str(e)) from None
 
@@ -476,7 +581,7 @@ def _prepare_outputs(opts: CheckOptions, inputs: set[str], files: Files) -> None
     """Report files: parent directories made, and each one writable and not
     an input of the run, before any root is built."""
     for flag, target in (("--junit", opts.junit), ("--sarif", opts.sarif), ("--json", opts.json),
-                         ("--write-baseline", opts.write_baseline)):
+                         ("--gitlab", opts.gitlab), ("--write-baseline", opts.write_baseline)):
         if not target:
             continue
         path = Path(target)
@@ -545,7 +650,7 @@ def _check_batch(opts: CheckOptions, roots: list[Root], vopts: ValidatorOptions,
     reports = []
     for root in roots:
         builder = builders.get(root.restrictor if isinstance(root, ControllerRoot) else "")
-        reports.append(_check_root(builder, files, root, vopts, config))
+        reports.append(_check_root(builder, files, root, vopts, config, opts.diff))
         progress(len(reports), total, reports[-1].root)
     return tuple(reports)
 
@@ -559,17 +664,17 @@ def _builder(opts: CheckOptions, files: Files, config: krmconfig.Config,
 
 
 def _check_root(builder: Builder, files: Files, root: Root, vopts: ValidatorOptions,
-                config: krmconfig.Config = krmconfig.EMPTY) -> RootReport:
+                config: krmconfig.Config = krmconfig.EMPTY, diff: kdiff.Context | None = None) -> RootReport:
     """A root's report with every Secret value the build read or made masked
     (redact.py): the one place where a root's messages leave the build and
     validate steps, whichever process ran them and however the build ended,
     before anything fingerprints, groups, baselines or reports them."""
-    report = _root_report(builder, files, root, vopts, config)
+    report = _root_report(builder, files, root, vopts, config, diff)
     return redact.root_report(report, frozenset(builder.secrets))
 
 
 def _root_report(builder: Builder, files: Files, root: Root, vopts: ValidatorOptions,
-                 config: krmconfig.Config) -> RootReport:
+                 config: krmconfig.Config, diff: kdiff.Context | None = None) -> RootReport:
     name = _root_name(files, root)
     try:
         rendered = _render_root(builder, root, config)
@@ -579,6 +684,10 @@ def _root_report(builder: Builder, files: Files, root: Root, vopts: ValidatorOpt
     resources = rendered.resources
     # Results the build's KRM functions reported come first, then the validators'.
     results = [r for r, _ in builder.function_results] + _validate(resources, vopts, config)
+    outputs = _rendered(resources, builder, diff) if diff is not None else ()
+    if diff is not None and diff.base is not None:
+        results += kdiff.recreate_results(diff.base_of(name), [(_ref(r), source_id(r), r.node.to_data())
+                                                               for r in resources], diff.secret_key)
     try:  # external validators come after the built-ins, as in the README
         results += _external(files, root, resources, config)
         broken: tuple[Finding, ...] = ()
@@ -598,7 +707,22 @@ def _root_report(builder: Builder, files: Files, root: Root, vopts: ValidatorOpt
                       ignore_annotations=tuple(annotations),
                       coverage=_coverage(resources, vopts, config),
                       crds=_rendered_crds(resources),
-                      places=_places(resources, locator) if config.clusters else ())
+                      places=_places(resources, locator) if config.clusters else (),
+                      rendered=outputs)
+
+
+def _rendered(resources: list[Resource], builder: Builder,
+              diff: kdiff.Context) -> tuple[tuple[ResourceRef, str, str], ...]:
+    """Each resource's YAML for the diff: a Secret's values as keyed digests,
+    and any Secret value the build read masked wherever else it appears."""
+    mask = redact.masker(frozenset(builder.secrets))
+    out = []
+    for r in resources:
+        data = r.node.to_data()
+        hidden = kdiff.hide_secret_values(data, diff.secret_key) if isinstance(data, dict) else data
+        text = emit_all([r.node]) if hidden is data else yaml.safe_dump(hidden, sort_keys=False)
+        out.append((_ref(r), source_id(r), mask.text(text)))
+    return tuple(out)
 
 
 def _root_name(files: Files, root: Root) -> str:
@@ -652,13 +776,14 @@ def _with_controller_roots(opts: CheckOptions, selection: discover.Selection, fi
     found in the whole repository and kept when they read a changed file
     (their object's file and their variables' files included)."""
     builders = _Builders(opts, files, config)
-    urls = repository_urls(files.repo_root, config.repo_urls)
+    urls = repository_urls(files.repo_root, config.repo_urls + opts.repo_urls)
     whole = selection
     if selection.changed:
         whole = _select(dataclasses.replace(opts, paths=(files.repo_root,), changed_since=None),
                         files.repo_root, files, excludes, config)
-    found = gitops_controllers.find(whole.roots, whole.infos, builders.get, files, urls,
-                                    config.source_root or files.repo_root)
+    found = _memo(("controllers", files.repo_root, whole.roots, urls),
+                  lambda: gitops_controllers.find(whole.roots, whole.infos, builders.get, files, urls,
+                                                  config.source_root or files.repo_root))
     plain: list[Root] = [r for r in selection.roots
                          if opts.roots == ("all",) or r not in found.replaced]
     controller_roots = [dataclasses.replace(r, strict=True) if config.strict_substitution else r
@@ -797,7 +922,8 @@ def _report(run: RunReport, opts: CheckOptions, out: TextIO, env: dict[str, str]
     github = opts.github == "on" or (opts.github == "auto" and env.get("GITHUB_ACTIONS") == "true")
     if github:
         REPORTERS["github"].write(run, out)
-    for fmt, target in (("junit", opts.junit), ("sarif", opts.sarif), ("json", opts.json)):
+    for fmt, target in (("junit", opts.junit), ("sarif", opts.sarif), ("json", opts.json),
+                        ("gitlab", opts.gitlab)):
         if target:
             buffer = io.StringIO()
             REPORTERS[fmt].write(run, buffer)

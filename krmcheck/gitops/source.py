@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from krmcheck.git import origin_url
+
 # the GitRepository that ``flux bootstrap`` makes for the repository it writes to
 FLUX_SYSTEM = "flux-system"
 
@@ -40,14 +42,3 @@ def repository_urls(top: Path, listed: tuple[str, ...] = ()) -> frozenset[str]:
     if origin:
         found.add(normalise(origin))
     return frozenset(found)
-
-
-def origin_url(top: Path) -> str:
-    try:
-        from dulwich.repo import Repo
-
-        with Repo(str(top)) as repo:
-            value = repo.get_config().get((b"remote", b"origin"), b"url")
-    except Exception:  # noqa: BLE001 - no repository, no remote, an unreadable config: no URL
-        return ""
-    return value.decode("utf-8", "replace") if isinstance(value, bytes) else ""

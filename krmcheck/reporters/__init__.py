@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from typing import Protocol, TextIO
 
 from krmcheck.reporters.safe import well_formed
+from krmcheck.diff import Change, RootDiff
 from krmcheck.results import SEVERITY_RANK, Defect, Finding, RunReport, fingerprint
 from krmcheck.tree.origin import Location
 
@@ -91,12 +92,28 @@ def counts_line(run: RunReport) -> str:
     failed = sum(1 for r in run.roots if r.build_failed)
     if failed:
         line += f"; {plural(failed, 'root')} failed to build"
+    if run.diff_against:
+        new = sum(len(d.new) for d in run.diff)
+        fixed = len({(f.location, f.rule, f.message) for d in run.diff for f in d.fixed})
+        line += f"; against {run.diff_against}: {new} new, {fixed} fixed"
     return line
+
+
+def diff_heading(d: RootDiff) -> str:
+    """``apps/prod: 1 changed, 2 added (new root)``: one root's change in a line."""
+    counts = ", ".join(f"{n} {status}" for status, n in d.counts.items() if n)
+    side = {"work": " (new root)", "base": " (root removed)"}.get(d.side, "")
+    return f"{d.root}: {counts or 'rendered output unchanged'}{side}"
+
+
+def change_line(c: Change) -> str:
+    return f"renamed {c.was} -> {c.resource}" if c.status == "renamed" else f"{c.status} {c.resource}"
 
 
 # The format modules use the helpers above, so they are imported only once
 # those exist (a registry in the package itself keeps `REPORTERS` one import away).
 from krmcheck.reporters.github import GithubReporter  # noqa: E402
+from krmcheck.reporters.gitlab import GitlabReporter  # noqa: E402
 from krmcheck.reporters.json_report import JsonReporter  # noqa: E402
 from krmcheck.reporters.junit import JunitReporter  # noqa: E402
 from krmcheck.reporters.sarif import SarifReporter  # noqa: E402
@@ -108,4 +125,5 @@ REPORTERS: dict[str, Reporter] = {
     "junit": JunitReporter(),
     "sarif": SarifReporter(),
     "json": JsonReporter(),
+    "gitlab": GitlabReporter(),
 }

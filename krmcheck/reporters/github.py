@@ -24,14 +24,17 @@ and in the summary every cell is escaped so that it stays one cell of text
 
 from __future__ import annotations
 
+import html
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TextIO
 
-from krmcheck.reporters import counts_line, most_severe_first, roots_text, where
+from krmcheck.reporters import (change_line, counts_line, diff_heading, most_severe_first, roots_text,
+                                where)
 from krmcheck.reporters.safe import (command_data, command_property, markdown_code,
-                                     markdown_text)
+                                     longest_backtick_run, markdown_text, plain_text)
+from krmcheck.diff import RootDiff
 from krmcheck.results import Defect, RunReport
 
 # https://docs.github.com/actions/reference/workflow-commands-for-github-actions
@@ -110,9 +113,11 @@ def job_summary(run: RunReport, defects: list[Defect], limit: int = SUMMARY_LIMI
     first), as many rows as fit in ``limit`` bytes."""
     # The leading blank line ends whatever block an earlier step left open
     # (a table would otherwise swallow our heading).
-    head = "\n".join(["", "## krmcheck", "", f"**{counts_line(run)}**"]) + "\n"
+    head = "\n".join(["", "## krmcheck", "", f"**{markdown_text(counts_line(run))}**"]) + "\n"
+    changes = diff_summary(run, min(DIFF_LIMIT, limit // 4)) if run.diff_against else ""
+    limit -= len(changes.encode("utf-8"))
     if not defects:
-        return head
+        return head + changes
     table = "\n| Severity | Location | Message | Validator | Roots |\n| --- | --- | --- | --- | --- |\n"
     rows: list[str] = []
     used = len((head + table).encode("utf-8")) + 200  # room for the closing line
@@ -125,7 +130,48 @@ def job_summary(run: RunReport, defects: list[Defect], limit: int = SUMMARY_LIMI
     left = len(defects) - len(rows)
     tail = (f"\n{left} more row{'s' if left != 1 else ''} left out: GitHub limits a job summary "
             f"to 1 MiB; the JSON and SARIF reports list every finding.\n") if left else ""
-    return head + table + "".join(rows) + tail
+    return head + table + "".join(rows) + tail + changes
+
+
+# The pull-request view's share of the summary, and one root's.
+DIFF_LIMIT = 256 * 1024
+ROOT_DIFF_LIMIT = 32 * 1024
+
+
+def diff_summary(run: RunReport, limit: int) -> str:
+    """Each affected root folded (``<details>``), its changes as a diff
+    block, cut at ``ROOT_DIFF_LIMIT`` per root and ``limit`` in all."""
+    head = f"\n### Changes against {markdown_code(run.diff_against)}\n\n"
+    parts: list[str] = []
+    used = len(head.encode("utf-8")) + 200
+    for d in run.diff:
+        part = _root_diff(d)
+        used += len(part.encode("utf-8"))
+        if used > limit:
+            left = len(run.diff) - len(parts)
+            parts.append(f"{left} more root{'s' if left != 1 else ''} left out: GitHub limits a job summary "
+                         f"to 1 MiB; the text report shows every change.\n")
+            break
+        parts.append(part)
+    return head + "".join(parts)
+
+
+def _root_diff(d: RootDiff) -> str:
+    lines: list[str] = []
+    for c in d.changes:
+        lines.append(f"# {change_line(c)}")
+        lines.extend(c.diff.splitlines())
+    body = plain_text("\n".join(lines))
+    if len(body.encode("utf-8")) > ROOT_DIFF_LIMIT:
+        body = body.encode("utf-8")[:ROOT_DIFF_LIMIT].decode("utf-8", "ignore").rpartition("\n")[0]
+        body += "\n# ... cut here: the text report shows the whole diff"
+    fence = "`" * max(3, longest_backtick_run(body) + 1)
+    fixed = "".join(f"- fixed: {markdown_code(where(f.location))} {markdown_text(f.message)} "
+                    f"({markdown_code(f.rule)})\n" for f in d.fixed)
+    new = f", {len(d.new)} new finding{'s' if len(d.new) != 1 else ''}" if d.new else ""
+    block = f"{fence}diff\n{body}\n{fence}\n\n" if body else ""
+    return (f"<details><summary>{html.escape(plain_text(diff_heading(d)))}{new}</summary>\n\n"
+            f"{block}{fixed}\n</details>\n\n")
 
 
 def _row(defect: Defect) -> str:

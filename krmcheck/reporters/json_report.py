@@ -14,7 +14,10 @@
 - ``notes``, ``disabled`` (validators the configuration turned off),
   ``baseline`` (the baseline file in use);
 - ``summary``: defects by severity, and how many findings, defects, roots
-  and suppressed findings there are.
+  and suppressed findings there are;
+- with ``--diff-against REF``, ``diff``: ``against`` (REF) and each affected
+  root with ``side`` (both, work or base), its ``changes`` (status, resource,
+  ``was`` for a rename, ``diff``), its ``new`` findings and ``fixed`` ones.
 
 The field names follow the KRM Functions result (``resourceRef``,
 ``field``) so other tools can read them alike. Strings are kept as they are,
@@ -43,7 +46,7 @@ def document(run: RunReport) -> dict[str, Any]:
     findings = [finding_entry(f) for f in ordered(run.findings)]
     suppressed = [dict(finding_entry(s.finding), by=s.by, where=s.where)
                   for s in sorted(run.suppressed, key=lambda s: _key(finding_entry(s.finding)))]
-    return {
+    doc = {
         "roots": [root_entry(r) for r in sorted(run.roots, key=lambda r: r.root)],
         "findings": findings,
         "defects": defect_entries(findings),
@@ -54,6 +57,14 @@ def document(run: RunReport) -> dict[str, Any]:
         "baseline": run.baseline or None,
         "summary": summary(findings, len(run.roots), len(suppressed)),
     }
+    if run.diff_against:
+        doc["diff"] = {"against": run.diff_against, "roots": [
+            {"root": d.root, "side": d.side,
+             "changes": [{"status": c.status, "resource": c.resource, "was": c.was or None,
+                          "diff": c.diff or None} for c in d.changes],
+             "new": [finding_entry(f) for f in ordered(d.new)],
+             "fixed": [finding_entry(f) for f in ordered(d.fixed)]} for d in run.diff]}
+    return doc
 
 
 def root_entry(root: RootReport) -> dict[str, Any]:

@@ -118,12 +118,12 @@ def markdown_code(text: str) -> str:
     fenced by more backticks than any run inside it; a pipe still needs its
     backslash there because GitHub splits the row into cells first."""
     body = one_line(text).replace("|", "\\|")
-    fence = "`" * (_longest_backtick_run(body) + 1)
+    fence = "`" * (longest_backtick_run(body) + 1)
     pad = " " if body.startswith("`") or body.endswith("`") else ""
     return f"{fence}{pad}{body}{pad}{fence}"
 
 
-def _longest_backtick_run(text: str) -> int:
+def longest_backtick_run(text: str) -> int:
     longest = run = 0
     for char in text:
         run = run + 1 if char == "`" else 0

@@ -22,7 +22,8 @@ from __future__ import annotations
 
 from typing import TextIO
 
-from krmcheck.reporters import counts_line, ordered_defects, relative, roots_text, where
+from krmcheck.reporters import (change_line, counts_line, diff_heading, ordered_defects, plural,
+                                relative, roots_text, where)
 from krmcheck.reporters.safe import log_text, one_line
 from krmcheck.results import Defect, RunReport
 from krmcheck.tree.origin import Location
@@ -34,6 +35,8 @@ class TextReporter:
     def write(self, run: RunReport, out: TextIO) -> None:
         for defect in ordered_defects(run.defects):
             out.write(defect_lines(defect, run.cwd))
+        if run.diff_against:
+            out.write(diff_lines(run))
         for note in run.notes:
             place = f"{_here(note.location, run.cwd)}: " if note.location else ""
             out.write(log_text(f"{place}note: {one_line(note.message)}\n"))
@@ -49,6 +52,22 @@ def defect_lines(defect: Defect, cwd: str = "") -> str:
     vias = "".join(f"  via {_here(o.location, cwd)} ({one_line(o.by)})\n"
                    for o in reversed(defect.trail))
     return log_text(head + vias)
+
+
+def diff_lines(run: RunReport) -> str:
+    """Each affected root's changes against the base revision: a line per
+    resource, the unified diff of each changed one indented below it, then
+    the findings the change fixed."""
+    lines = [f"changes against {one_line(run.diff_against)} ({plural(len(run.diff), 'affected root')}):"]
+    for d in run.diff:
+        lines.append("  " + one_line(diff_heading(d)))
+        for c in d.changes:
+            lines.append("    " + one_line(change_line(c)))
+            lines.extend("      " + one_line(line) for line in c.diff.splitlines())
+        for f in d.fixed:
+            lines.append(f"    fixed: {_here(f.location, run.cwd)}: {one_line(f.severity)}: "
+                         f"{one_line(f.message)} [{one_line(f.rule)}]")
+    return log_text("".join(line + "\n" for line in lines))
 
 
 def _here(location: Location, cwd: str) -> str:

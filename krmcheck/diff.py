@@ -1,0 +1,394 @@
+"""The pull-request view: what a change does to each root's rendered output.
+
+``--diff-against REF`` renders the roots the change can affect twice, at
+REF (written out of the object store, see :func:`krmcheck.git.export_tree`)
+and in the work tree, then compares them here:
+
+- resource by resource (added, removed, renamed, changed, the last as a
+  unified diff of the rendered YAML), with a Secret's values hidden;
+- findings: those only the work tree has are new, those only REF has are
+  fixed; only new findings fail the run;
+- fields the API server will not change in place (``RECREATE``): changing
+  one means deleting and creating the object, so it is a warning at the
+  line that made the change.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import functools
+import hashlib
+import hmac
+import os
+import re
+import secrets
+import shutil
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import yaml
+
+from krmcheck import git
+from krmcheck.baseline import Entry, entry_of
+from krmcheck.tree import fieldpath
+from krmcheck.results import Finding, ResourceRef, Result, RootReport, RunReport, Suppressed
+from krmcheck.tree.load import FAST_LOADER
+
+RECREATE = "recreate"  # the validator id of the warnings below
+
+
+class Rendered(NamedTuple):
+    """One rendered resource, as the diff needs it."""
+
+    ref: ResourceRef
+    source_id: str  # the resource as its source file names it (see locate.source_id)
+    text: str  # its YAML, Secret values replaced by keyed digests (see hide_secret_values)
+
+    @property
+    def key(self) -> tuple[str, str, str, str]:
+        """What the API server identifies an object by: group, kind, namespace, name."""
+        return (_group(self.ref.apiVersion), self.ref.kind, self.ref.namespace, self.ref.name)
+
+
+@dataclass(frozen=True)
+class Change:
+    status: str  # added, removed, renamed, changed
+    resource: str  # Kind/[namespace/]name (for a rename: the new one)
+    was: str = ""  # a renamed resource's old Kind/[namespace/]name
+    diff: str = ""  # unified diff of the rendered YAML ("" for added and removed)
+
+
+@dataclass(frozen=True)
+class RootDiff:
+    """One root's change: its resources, and its findings that are new or fixed."""
+
+    root: str
+    side: str  # "both", or "base" / "work" for a root that exists only there
+    changes: tuple[Change, ...] = ()
+    new: tuple[Finding, ...] = ()
+    fixed: tuple[Finding, ...] = ()
+
+    @property
+    def counts(self) -> dict[str, int]:
+        out = {s: 0 for s in ("added", "removed", "renamed", "changed")}
+        for c in self.changes:
+            out[c.status] += 1
+        return out
+
+
+@dataclass(frozen=True)
+class Context:
+    """What one side of a --diff-against run needs: the key of the Secret
+    digests, and on the work tree's side, the base's rendered resources by root."""
+
+    secret_key: bytes
+    base: tuple[tuple[str, tuple[Rendered, ...]], ...] | None = None
+
+    @functools.cached_property
+    def _by_root(self) -> dict[str, tuple[Rendered, ...]]:
+        return dict(self.base or ())
+
+    def base_of(self, root: str) -> tuple[Rendered, ...]:
+        return self._by_root.get(root, ())
+
+
+# --- the tree at REF -----------------------------------------------------------------
+
+KEPT_TREES = 4  # trees of earlier runs kept for the next one (a branch's base rarely moves)
+
+
+def base_tree(top: Path, tree: str, directory: Path) -> Path:
+    """The files of ``tree`` (a tree id of the repository at ``top``) under
+    ``directory``/ID, written once and reused by later runs; an empty
+    ``.git`` marks its top, as a checkout's would."""
+    target = directory / tree
+    if (target / ".git").exists():
+        os.utime(target)
+        return target
+    directory.mkdir(parents=True, exist_ok=True)
+    partial = directory / f".{tree}.{os.getpid()}"
+    shutil.rmtree(partial, ignore_errors=True)
+    partial.mkdir()
+    try:
+        git.export_tree(top, tree, partial)
+        (partial / ".git").write_text("")
+        os.replace(partial, target)
+    except OSError:
+        if not (target / ".git").exists():
+            raise
+    finally:
+        shutil.rmtree(partial, ignore_errors=True)  # another run wrote it first
+    _prune(directory, KEPT_TREES)
+    return target
+
+
+def _prune(directory: Path, keep: int) -> None:
+    trees = sorted((p for p in directory.iterdir() if not p.name.startswith(".")),
+                   key=lambda p: p.stat().st_mtime, reverse=True)
+    for old in trees[keep:]:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def secret_key(directory: Path) -> bytes:
+    """The key of the Secret digests: random, kept (readable by its owner
+    only) so that the base side's renders stay the same between runs."""
+    path = directory / "diff-key"
+    try:
+        return bytes.fromhex(path.read_text().strip())
+    except (OSError, ValueError):
+        pass
+    key = secrets.token_bytes(32)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as fh:
+            fh.write(key.hex())
+    except OSError:
+        pass  # an unwritable cache: a key for this run only
+    return key
+
+
+# --- Secret values ------------------------------------------------------------------
+
+def hide_secret_values(data: dict[str, Any], key: bytes) -> dict[str, Any]:
+    """A Secret with each value of ``data`` and ``stringData`` replaced by a
+    digest keyed with ``key`` (random per run and never shown): a diff tells
+    which values changed, and nobody can test guesses against the digest."""
+    if data.get("kind") != "Secret" or "/" in str(data.get("apiVersion", "v1")):
+        return data
+    out = dict(data)
+    for field in ("data", "stringData"):
+        values = out.get(field)
+        if isinstance(values, dict):
+            out[field] = {k: _digest(v, key) for k, v in values.items()}
+    return out
+
+
+def _digest(value: Any, key: bytes) -> str:
+    mac = hmac.new(key, str(value).encode("utf-8", "backslashreplace"), hashlib.sha256).hexdigest()
+    return f"(hidden, digest {mac[:12]})"
+
+
+# --- comparing two renders ------------------------------------------------------------
+
+def compare(base: Sequence[Rendered], work: Sequence[Rendered]) -> tuple[Change, ...]:
+    """The changes from ``base`` to ``work``, in the work tree's output order
+    (removed resources last)."""
+    old = {r.key: r for r in base}
+    new = {r.key: r for r in work}
+    removed = [r for r in base if r.key not in new]
+    added = [r for r in work if r.key not in old]
+    renames = _renames(removed, added)
+    out: list[Change] = []
+    for r in work:
+        before = old.get(r.key) or renames.get(r.key)
+        if before is None:
+            out.append(Change("added", str(r.ref)))
+        elif before.key != r.key:
+            out.append(Change("renamed", str(r.ref), str(before.ref), _unified(before, r)))
+        elif before.text != r.text:
+            out.append(Change("changed", str(r.ref), diff=_unified(before, r)))
+    taken = {b.key for b in renames.values()}
+    out.extend(Change("removed", str(r.ref)) for r in removed if r.key not in taken)
+    return tuple(out)
+
+
+def _renames(removed: Sequence[Rendered], added: Sequence[Rendered]) -> dict[tuple[str, str, str, str], Rendered]:
+    """Added resources that are a removed one under a new name or namespace:
+    the same kind, written by the same source resource (a changed prefix,
+    suffix, namespace or name). A generator's new hash suffix is not a
+    rename: kustomize makes a new object on purpose, and the old one is
+    pruned once nothing refers to it."""
+    by_source: dict[tuple[str, str, str], list[Rendered]] = {}
+    for r in removed:
+        if r.source_id:
+            by_source.setdefault((_group(r.ref.apiVersion), r.ref.kind, r.source_id), []).append(r)
+    out: dict[tuple[str, str, str, str], Rendered] = {}
+    for r in added:
+        candidates = by_source.get((_group(r.ref.apiVersion), r.ref.kind, r.source_id), [])
+        if len(candidates) == 1 and r.source_id and not _rehashed(candidates[0].ref.name, r.ref.name):
+            out[r.key] = candidates.pop()
+    return out
+
+
+_HASHED = re.compile(r"(.+)-[bcdfghkmt2-9]{10}")  # kustomize's name hash alphabet
+
+
+def _rehashed(old: str, new: str) -> bool:
+    a, b = _HASHED.fullmatch(old), _HASHED.fullmatch(new)
+    return bool(a and b and a[1] == b[1])
+
+
+def _unified(before: Rendered, after: Rendered) -> str:
+    lines = difflib.unified_diff(before.text.splitlines(keepends=True), after.text.splitlines(keepends=True),
+                                 f"a/{before.ref}", f"b/{after.ref}", n=3)
+    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+
+
+def _group(api_version: str) -> str:
+    return api_version.rpartition("/")[0]
+
+
+# --- fields that are not changed in place ------------------------------------------------
+
+class Rule(NamedTuple):
+    group: str
+    kinds: tuple[str, ...]
+    path: tuple[str, ...]  # from the top of the object
+    why: str
+
+
+# What the API server refuses to change on an existing object (its
+# validation of updates), so that applying the change fails, or a tool
+# deletes and creates the object.
+RULES: tuple[Rule, ...] = (
+    Rule("apps", ("Deployment", "StatefulSet", "DaemonSet", "ReplicaSet"), ("spec", "selector"),
+         "the label selector of a workload cannot be changed"),
+    Rule("apps", ("StatefulSet",), ("spec", "volumeClaimTemplates"),
+         "a StatefulSet's volumeClaimTemplates cannot be changed"),
+    Rule("apps", ("StatefulSet",), ("spec", "serviceName"),
+         "a StatefulSet's serviceName cannot be changed"),
+    Rule("apps", ("StatefulSet",), ("spec", "podManagementPolicy"),
+         "a StatefulSet's podManagementPolicy cannot be changed"),
+    Rule("batch", ("Job",), ("spec", "template"), "a Job's pod template cannot be changed"),
+    Rule("batch", ("Job",), ("spec", "selector"), "a Job's selector cannot be changed"),
+    Rule("", ("Service",), ("spec", "clusterIP"), "a Service's clusterIP cannot be changed"),
+    Rule("", ("PersistentVolumeClaim",), ("spec", "storageClassName"),
+         "a PersistentVolumeClaim's storageClassName cannot be changed"),
+    Rule("", ("PersistentVolumeClaim",), ("spec", "accessModes"),
+         "a PersistentVolumeClaim's accessModes cannot be changed"),
+    Rule("", ("PersistentVolumeClaim",), ("spec", "volumeName"),
+         "a bound PersistentVolumeClaim's volumeName cannot be changed"),
+)
+
+_MISSING = object()
+
+
+def recreate_results(base: Sequence[Rendered], work: Iterable[tuple[ResourceRef, str, dict[str, Any]]],
+                     secret_key: bytes) -> list[Result]:
+    """Warnings for the changes in ``work`` (each resource's ref, source id
+    and data) that the API server will not make in place, against ``base``."""
+    old = {r.key: r for r in base}
+    items = [(Rendered(ref, source_id, ""), hide_secret_values(data, secret_key))
+             for ref, source_id, data in work]
+    keys = {r.key for r, _ in items}
+    out: list[Result] = []
+    for r, data in items:
+        before = old.get(r.key)
+        if before is not None:
+            out.extend(_field_changes(r.ref, _data(before), data))
+    renamed = _renames([b for b in base if b.key not in keys], [r for r, _ in items if r.key not in old])
+    for r, _ in items:
+        was = renamed.get(r.key)
+        if was is not None:
+            out.append(_result(r.ref, "metadata.name",
+                               f"{was.ref} becomes {r.ref}: the API server cannot rename an object, "
+                               f"so this creates {r.ref} and (where pruning is on) deletes {was.ref}"))
+    return out
+
+
+def _data(r: Rendered) -> dict[str, Any]:
+    loaded = yaml.load(r.text, Loader=FAST_LOADER)
+    return loaded if isinstance(loaded, dict) else {}
+
+
+def _field_changes(ref: ResourceRef, before: dict[str, Any], after: dict[str, Any]) -> list[Result]:
+    out = []
+    group = _group(ref.apiVersion)
+    for rule in RULES:
+        if rule.group != group or ref.kind not in rule.kinds:
+            continue
+        old, new = _get(before, rule.path), _get(after, rule.path)
+        if old is _MISSING or old == new:
+            continue  # setting a field that was unset lets the server keep its value
+        if rule.path == ("spec", "clusterIP") and (old in ("", None) or new in ("", None, _MISSING)):
+            continue  # an empty or dropped clusterIP keeps the allocated one
+        path = ".".join(rule.path)
+        where = fieldpath.format(_first_difference(old, new, tuple(fieldpath.key(p) for p in rule.path)))
+        out.append(_result(ref, where, f"{path} changes ({rule.why} in place): applying it is refused, "
+                                       f"and {ref} has to be deleted and created again"))
+    if group == "" and ref.kind in ("ConfigMap", "Secret") and before.get("immutable") is True:
+        for field in ("data", "binaryData", "stringData"):
+            if _get(before, (field,)) != _get(after, (field,)):
+                where = fieldpath.format(_first_difference(_get(before, (field,)), _get(after, (field,)),
+                                                           (fieldpath.key(field),)))
+                out.append(_result(ref, where, f"{field} of an immutable {ref.kind} changes: applying "
+                                               f"it is refused, and {ref} has to be deleted and "
+                                               f"created again"))
+                break
+    return out
+
+
+def _first_difference(old: Any, new: Any, at: tuple[fieldpath.Step, ...]) -> tuple[fieldpath.Step, ...]:
+    """The path of the first value that differs within ``new`` (its line is
+    the one that made the change), as deep as ``new`` has it."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        for k, v in new.items():
+            if old.get(k, _MISSING) != v:
+                return _first_difference(old.get(k, _MISSING), v, at + (fieldpath.key(str(k)),))
+    elif isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
+        for i, (a, b) in enumerate(zip(old, new)):
+            if a != b:
+                return _first_difference(a, b, at + (fieldpath.index(i),))
+    return at
+
+
+def _get(data: Any, path: tuple[str, ...]) -> Any:
+    for part in path:
+        if not isinstance(data, dict) or part not in data:
+            return _MISSING
+        data = data[part]
+    return data
+
+
+def _result(ref: ResourceRef, field_path: str, message: str) -> Result:
+    return Result(message=message, severity="warning", resource_ref=ref, field_path=field_path,
+                  tags=(("validator", RECREATE),))
+
+
+# --- findings ------------------------------------------------------------------------
+
+def root_diffs(base: Sequence[RootReport], work: Sequence[RootReport],
+               new: dict[str, list[Finding]], fixed: dict[str, list[Finding]]) -> tuple[RootDiff, ...]:
+    """Each root of either side with its changes and its new and fixed findings."""
+    by_base = {r.root: r for r in base}
+    by_work = {r.root: r for r in work}
+    out = []
+    for name in sorted(set(by_base) | set(by_work)):
+        b, w = by_base.get(name), by_work.get(name)
+        side = "both" if b and w else ("work" if w else "base")
+        changes = compare(_rendered(b), _rendered(w))
+        out.append(RootDiff(name, side, changes, tuple(new.get(name, ())), tuple(fixed.get(name, ()))))
+    return tuple(out)
+
+
+def _rendered(report: RootReport | None) -> Sequence[Rendered]:
+    return [Rendered(*r) for r in report.rendered] if report is not None else []
+
+
+def against(base: RunReport, work: RunReport, ref: str) -> RunReport:
+    """The work tree's report, where a finding REF already had is suppressed
+    (REF's findings are the baseline), with each root's changes."""
+    known = _entries(f for r in base.roots for f in r.findings)
+    roots, new = [], {}
+    for report in work.roots:
+        kept, silenced = [], list(report.suppressed)
+        for f in report.findings:
+            if f.rule != "build" and entry_of(f) in known:
+                silenced.append(Suppressed(f, "diff-against", ref))
+            else:
+                kept.append(f)
+        new[report.root] = [f for f in kept if entry_of(f) not in known]
+        roots.append(dataclasses.replace(report, findings=tuple(kept), suppressed=tuple(silenced)))
+    still = _entries([f for r in work.roots for f in r.findings]
+                     + [s.finding for r in work.roots for s in r.suppressed])
+    fixed = {r.root: [f for f in r.findings if entry_of(f) not in still] for r in base.roots}
+    return dataclasses.replace(work, roots=tuple(roots), diff_against=ref,
+                               diff=root_diffs(base.roots, work.roots, new, fixed))
+
+
+def _entries(findings: Iterable[Finding]) -> set[Entry]:
+    return {entry_of(f) for f in findings}

@@ -1,0 +1,268 @@
+"""--diff-against REF: the pull-request view (krmcheck.diff)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from dulwich import porcelain
+from dulwich.repo import Repo
+
+from krmcheck import diff
+from krmcheck.reporters.github import ROOT_DIFF_LIMIT, job_summary, most_severe_first
+from krmcheck.results import ResourceRef
+from tests.checkrun import Run, check, write
+
+DEPLOYMENT = """apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  selector:
+    matchLabels:
+      app: {app}
+  template:
+    metadata:
+      labels:
+        app: {app}
+    spec:
+      containers:
+      - name: web
+        image: {image}
+"""
+
+
+def commit(repo: Repo, message: str = "change") -> bytes:
+    top = Path(repo.path)
+    porcelain.add(repo, paths=[str(p) for p in top.rglob("*") if ".git" not in p.relative_to(top).parts])
+    return porcelain.commit(repo, message=message.encode(), author=b"a <a@b>", committer=b"a <a@b>")
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A base rendered by one overlay, committed."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    top = tmp_path / "repo"
+    top.mkdir()
+    r = porcelain.init(str(top))
+    write(top, "base/kustomization.yaml", "resources:\n- deployment.yaml\n")
+    write(top, "base/deployment.yaml", DEPLOYMENT.format(app="web", image="nginx:1.27"))
+    write(top, "prod/kustomization.yaml", "resources:\n- ../base\nnamePrefix: prod-\n")
+    write(top, "other/kustomization.yaml", "resources:\n- cm.yaml\n")
+    write(top, "other/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: other\n")
+    commit(r, "base")
+    r.close()
+    return top
+
+
+def diff_roots(run: Run) -> dict[str, dict[str, Any]]:
+    return {d["root"]: d for d in run.report["diff"]["roots"]}
+
+
+def test_a_changed_resource_is_shown_as_a_diff_of_its_rendered_yaml(repo: Path) -> None:
+    write(repo, "base/deployment.yaml", DEPLOYMENT.format(app="web", image="nginx:1.28"))
+    run = check(repo, "--diff-against", "HEAD")
+    assert run.code == 0, run.out + run.err
+    roots = diff_roots(run)
+    assert list(roots) == ["prod"]  # `other` reads nothing that changed
+    [change] = roots["prod"]["changes"]
+    assert (change["status"], change["resource"]) == ("changed", "Deployment/prod-web")
+    assert "-      - image: nginx:1.27\n+      - image: nginx:1.28\n" in change["diff"]
+    assert "changes against HEAD (1 affected root):\n  prod: 1 changed\n    changed Deployment/prod-web\n" in run.out
+
+
+def test_the_work_tree_and_the_repository_are_not_touched(repo: Path) -> None:
+    write(repo, "base/deployment.yaml", DEPLOYMENT.format(app="web", image="nginx:1.28"))
+    before = porcelain.status(str(repo), untracked_files="all")
+    check(repo, "--diff-against", "HEAD")
+    after = porcelain.status(str(repo), untracked_files="all")
+    assert (before.staged, before.unstaged, before.untracked) == (after.staged, after.unstaged, after.untracked)
+    assert "nginx:1.28" in (repo / "base/deployment.yaml").read_text()
+
+
+def test_only_new_findings_fail_and_fixed_ones_are_listed(repo: Path) -> None:
+    # REF has an image without a tag (a warning) and a schema error
+    write(repo, "base/deployment.yaml", DEPLOYMENT.format(app="web", image="nginx") + "  replicas: many\n")
+    with Repo(str(repo)) as r:
+        commit(r)
+    write(repo, "base/deployment.yaml", DEPLOYMENT.format(app="web", image="nginx:1.28") + "  replicas: many\n")
+    run = check(repo, "--diff-against", "HEAD", "--fail-on", "warning")
+    assert run.code == 0, run.out  # the schema error was there before; the warning is fixed
+    assert [s["by"] for s in run.report["suppressed"]] == ["diff-against"]
+    [fixed] = diff_roots(run)["prod"]["fixed"]
+    assert fixed["validator"] == "image-tag" and fixed["path"] == "base/deployment.yaml"
+    assert "fixed: base/deployment.yaml:16:9: warning:" in run.out
+    assert "against HEAD: 0 new, 1 fixed" in run.out
+    assert check(repo, "--fail-on", "warning").code == 1  # without --diff-against it fails
+
+    write(repo, "prod/kustomization.yaml", "resources:\n- ../base\nnamePrefix: prod-\n"
+                                           "images:\n- name: nginx\n  newTag: latest\n")
+    run = check(repo, "--diff-against", "HEAD", "--fail-on", "warning")
+    assert run.code == 1
+    [new] = diff_roots(run)["prod"]["new"]
+    assert (new["path"], new["line"], new["validator"]) == ("prod/kustomization.yaml", 6, "image-tag")
+
+
+def test_a_selector_change_is_a_recreate_warning_at_the_line_that_made_it(repo: Path) -> None:
+    write(repo, "prod/kustomization.yaml",
+          "resources:\n- ../base\nnamePrefix: prod-\nlabels:\n- pairs:\n    tier: web\n  includeSelectors: true\n")
+    run = check(repo, "--diff-against", "HEAD")
+    assert run.located() == [("prod/kustomization.yaml", 6, "recreate")]  # tier: web
+    [d] = run.report["defects"]
+    assert d["severity"] == "warning" and d["message"].startswith("spec.selector changes")
+    assert "has to be deleted and created again" in d["message"]
+
+
+def test_a_new_name_prefix_renames_every_object(repo: Path) -> None:
+    write(repo, "prod/kustomization.yaml", "resources:\n- ../base\nnamePrefix: production-\n")
+    run = check(repo, "--diff-against", "HEAD")
+    [change] = diff_roots(run)["prod"]["changes"]
+    assert (change["status"], change["was"], change["resource"]) == (
+        "renamed", "Deployment/prod-web", "Deployment/production-web")
+    assert run.located() == [("prod/kustomization.yaml", 3, "recreate")]
+    assert "renamed Deployment/prod-web -> Deployment/production-web" in run.out
+
+
+def test_a_generators_new_hash_is_not_a_rename(repo: Path) -> None:
+    write(repo, "other/kustomization.yaml", "configMapGenerator:\n- name: cfg\n  literals:\n  - A=1\n")
+    with Repo(str(repo)) as r:
+        commit(r)
+    write(repo, "other/kustomization.yaml", "configMapGenerator:\n- name: cfg\n  literals:\n  - A=2\n")
+    run = check(repo, "--diff-against", "HEAD")
+    statuses = sorted(c["status"] for c in diff_roots(run)["other"]["changes"])
+    assert statuses == ["added", "removed"]
+    assert run.located() == []
+
+
+def test_roots_that_exist_on_one_side_only(repo: Path) -> None:
+    shutil.rmtree(repo / "other")
+    write(repo, "new/kustomization.yaml", "resources:\n- cm.yaml\n")
+    write(repo, "new/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: new\n")
+    run = check(repo, "--diff-against", "HEAD")
+    roots = diff_roots(run)
+    assert roots["new"]["side"] == "work" and roots["other"]["side"] == "base"
+    assert [(c["status"], c["resource"]) for c in roots["new"]["changes"]] == [("added", "ConfigMap/new")]
+    assert [(c["status"], c["resource"]) for c in roots["other"]["changes"]] == [("removed", "ConfigMap/other")]
+    assert "  new: 1 added (new root)\n" in run.out and "  other: 1 removed (root removed)\n" in run.out
+
+
+def test_a_deleted_file_selects_the_roots_that_read_it_at_ref(repo: Path) -> None:
+    write(repo, "base/kustomization.yaml", "resources:\n- deployment.yaml\n- svc.yaml\n")
+    write(repo, "base/svc.yaml", "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n  ports:\n  - port: 80\n")
+    with Repo(str(repo)) as r:
+        commit(r)
+    (repo / "base/svc.yaml").unlink()
+    write(repo, "base/kustomization.yaml", "resources:\n- deployment.yaml\n")
+    run = check(repo, "--diff-against", "HEAD")
+    assert [(c["status"], c["resource"]) for c in diff_roots(run)["prod"]["changes"]] == [
+        ("removed", "Service/prod-web")]
+
+
+def test_a_secrets_values_never_appear_but_their_change_does(repo: Path) -> None:
+    write(repo, "base/kustomization.yaml", "resources:\n- deployment.yaml\n- secret.yaml\n")
+    write(repo, "base/secret.yaml", "apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\n"
+                                    "stringData:\n  password: correct-horse-battery\n  user: admin-user-name\n")
+    with Repo(str(repo)) as r:
+        commit(r)
+    write(repo, "base/secret.yaml", "apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\n"
+                                    "stringData:\n  password: staple-horse-battery\n  user: admin-user-name\n")
+    run = check(repo, "--diff-against", "HEAD")
+    text = run.out + str(run.report)
+    for value in ("correct-horse-battery", "staple-horse-battery", "admin-user-name"):
+        assert value not in text
+    [change] = diff_roots(run)["prod"]["changes"]
+    removed = [line for line in change["diff"].splitlines() if line.startswith("-  ")]
+    added = [line for line in change["diff"].splitlines() if line.startswith("+  ")]
+    assert len(removed) == len(added) == 1  # only the password's digest changed
+    assert removed[0].startswith("-  password: (hidden, digest ")
+
+
+def test_an_unknown_revision_is_a_usage_error(repo: Path) -> None:
+    run = check(repo, "--diff-against", "no-such-branch")
+    assert run.code == 2
+    assert "--diff-against no-such-branch: no such commit, branch or tag" in run.err
+
+
+def test_the_base_tree_is_written_once_and_reused(repo: Path, tmp_path: Path) -> None:
+    write(repo, "base/deployment.yaml", DEPLOYMENT.format(app="web", image="nginx:1.28"))
+    check(repo, "--diff-against", "HEAD")
+    [tree] = list((tmp_path / "cache/krmcheck/trees").iterdir())
+    assert (tree / "prod/kustomization.yaml").read_text() == "resources:\n- ../base\nnamePrefix: prod-\n"
+    (tree / "prod/kustomization.yaml").write_text("resources:\n- ../base\nnamePrefix: cached-\n")
+    run = check(repo, "--diff-against", "HEAD")
+    [change] = diff_roots(run)["prod"]["changes"]
+    assert change["was"] == "Deployment/cached-web"  # the written tree was used again
+
+
+# --- the comparison and the recreate rules -----------------------------------------
+
+def rendered(kind: str, name: str, text: str, api: str = "v1", source: str = "") -> diff.Rendered:
+    return diff.Rendered(ResourceRef(api, kind, name), source or f"{kind}/{name}", text)
+
+
+@pytest.mark.parametrize("api, kind, before, after, path", [
+    ("v1", "Service", {"spec": {"clusterIP": "10.0.0.1"}}, {"spec": {"clusterIP": "10.0.0.2"}}, "spec.clusterIP"),
+    ("v1", "PersistentVolumeClaim", {"spec": {"storageClassName": "a"}}, {"spec": {"storageClassName": "b"}},
+     "spec.storageClassName"),
+    ("v1", "PersistentVolumeClaim", {"spec": {"accessModes": ["ReadWriteOnce"]}},
+     {"spec": {"accessModes": ["ReadWriteMany"]}}, "spec.accessModes"),
+    ("batch/v1", "Job", {"spec": {"template": {"a": 1}}}, {"spec": {"template": {"a": 2}}}, "spec.template"),
+    ("apps/v1", "StatefulSet", {"spec": {"volumeClaimTemplates": [{"a": 1}]}},
+     {"spec": {"volumeClaimTemplates": []}}, "spec.volumeClaimTemplates"),
+    ("apps/v1", "StatefulSet", {"spec": {"serviceName": "a"}}, {"spec": {"serviceName": "b"}}, "spec.serviceName"),
+    ("v1", "ConfigMap", {"immutable": True, "data": {"a": "1"}}, {"immutable": True, "data": {"a": "2"}}, "data"),
+])
+def test_fields_the_api_server_will_not_change(api: str, kind: str, before: dict[str, Any],
+                                                after: dict[str, Any], path: str) -> None:
+    import yaml
+
+    base = [rendered(kind, "x", yaml.safe_dump(before), api)]
+    [result] = diff.recreate_results(base, [(ResourceRef(api, kind, "x"), f"{kind}/x", after)], b"k")
+    assert (result.severity, result.validator) == ("warning", "recreate")
+    assert result.field_path.startswith(path) and result.message.startswith(path)
+
+
+@pytest.mark.parametrize("before, after", [
+    ({"spec": {"clusterIP": "10.0.0.1"}}, {"spec": {}}),  # dropping it keeps the allocated one
+    ({"spec": {}}, {"spec": {"clusterIP": "10.0.0.1"}}),  # setting one the server allocated
+    ({"spec": {"clusterIP": "10.0.0.1", "ports": [1]}}, {"spec": {"clusterIP": "10.0.0.1", "ports": [2]}}),
+])
+def test_changes_made_in_place_are_not_warned(before: dict[str, Any], after: dict[str, Any]) -> None:
+    import yaml
+
+    base = [rendered("Service", "x", yaml.safe_dump(before))]
+    assert diff.recreate_results(base, [(ResourceRef("v1", "Service", "x"), "Service/x", after)], b"k") == []
+
+
+def test_a_job_summary_folds_each_root_and_cuts_a_long_diff(repo: Path) -> None:
+    def big(value: str) -> str:
+        return ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: big\ndata:\n"
+                + "".join(f"  k{i}: {value * 60}\n" for i in range(1000)))
+
+    write(repo, "base/big.yaml", big("a"))
+    write(repo, "base/kustomization.yaml", "resources:\n- deployment.yaml\n- big.yaml\n")
+    with Repo(str(repo)) as r:
+        commit(r)
+    write(repo, "base/big.yaml", big("b"))
+    write(repo, "base/deployment.yaml", DEPLOYMENT.format(app="web", image="nginx:1.28"))
+    summary = _summary(repo)
+    assert "<details><summary>prod: 2 changed</summary>" in summary
+    assert "```diff\n# changed ConfigMap/prod-big\n" in summary
+    assert "# ... cut here: the text report shows the whole diff" in summary
+    assert len(summary.encode()) < ROOT_DIFF_LIMIT + 4096
+
+
+def _summary(repo: Path) -> str:
+    import os
+
+    from krmcheck import cli, runner
+
+    before = Path.cwd()
+    os.chdir(repo)
+    try:
+        report = runner.check(cli.parse_check(["--diff-against", "HEAD"]), lambda *a: None)
+    finally:
+        os.chdir(before)
+    return job_summary(report, most_severe_first(report.defects))
