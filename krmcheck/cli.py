@@ -90,6 +90,9 @@ def _check_parser() -> argparse.ArgumentParser:
     p.add_argument("--github", choices=("auto", "on", "off"), default="auto",
                    help="GitHub annotations and job summary (auto: on under GITHUB_ACTIONS)")
     p.add_argument("--load-restrictor", choices=RESTRICTORS, default=ROOT_ONLY)
+    p.add_argument("--no-cache", dest="cache", action="store_false",
+                   help="render and validate every root, reusing no report of an earlier run "
+                        "(and storing none)")
     p.add_argument("--jobs", "-j", type=_jobs, default=1, metavar="N",
                    help="check roots in N processes, roots sharing bases in the same one; "
                         "0: one per CPU (default: 1)")
@@ -291,7 +294,7 @@ def parse_check(argv: Sequence[str]) -> runner.CheckOptions:
         gitlab=a.gitlab, github=a.github, load_restrictor=a.load_restrictor, jobs=a.jobs, shard=a.shard,
         network=a.network, enable_alpha_plugins=a.enable_alpha_plugins,
         enable_helm=a.enable_helm, helm_command=a.helm_command,
-        trusted_catalogs=tuple(a.trusted_catalog), functions=_functions(a))
+        trusted_catalogs=tuple(a.trusted_catalog), functions=_functions(a), cache=a.cache)
 
 
 def _functions(a: argparse.Namespace) -> FunctionOptions:

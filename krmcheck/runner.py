@@ -41,6 +41,7 @@ from krmcheck.kustomize.resource import Resource
 from krmcheck.kustomize.target import BuildOptions, Builder
 from krmcheck.locate import Locator, source_id
 from krmcheck import redact
+from krmcheck import render_cache
 from krmcheck.reporters import REPORTERS, plural
 from krmcheck.results import (SEVERITY_RANK, Finding, Note, ResourceRef, Result, RootReport,
                               RunReport)
@@ -89,6 +90,7 @@ class CheckOptions:
     only_roots: frozenset[str] | None = None  # check these roots (by name) only
     diff: kdiff.Context | None = None  # keep each root's rendered output (and compare)
     repo_urls: tuple[str, ...] = ()  # more URLs that name this repository (a REF tree has no remote)
+    cache: bool = True  # reuse the reports of unchanged roots from earlier runs (krmcheck.render_cache)
 
 
 class UsageError(Exception):
@@ -647,10 +649,12 @@ def _check_batch(opts: CheckOptions, roots: list[Root], vopts: ValidatorOptions,
     # between workers.
     files = Files(discover.repo_root(Path.cwd()))
     builders = _Builders(opts, files, config)
+    renders = render_cache.Renders.of(opts, vopts, config, files.repo_root)
     reports = []
     for root in roots:
         builder = builders.get(root.restrictor if isinstance(root, ControllerRoot) else "")
-        reports.append(_check_root(builder, files, root, vopts, config, opts.diff))
+        reports.append(renders.report(root, _root_name(files, root), opts.diff,
+                                      lambda: _check_root(builder, files, root, vopts, config, opts.diff)))
         progress(len(reports), total, reports[-1].root)
     return tuple(reports)
 

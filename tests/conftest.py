@@ -9,6 +9,13 @@ _TALLY: dict[str, int] = collections.Counter()
 _REAL: dict[str, int] = collections.Counter()
 
 
+@pytest.fixture(autouse=True)
+def _own_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test its own cache directory (render cache, schemas...), never
+    the user's; a test that sets XDG_CACHE_HOME itself overrides this."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("xdg-cache")))
+
+
 @pytest.fixture(scope="session")
 def conformance_tally() -> dict[str, int]:
     return _TALLY

@@ -4,8 +4,6 @@ at the file's own line and column."""
 from __future__ import annotations
 
 import io
-import json
-from importlib import resources
 from pathlib import Path
 
 import pytest

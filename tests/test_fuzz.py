@@ -27,7 +27,6 @@ runs the same properties as a long campaign. To reproduce a failure, take the
 
 from __future__ import annotations
 
-import base64
 import contextlib
 import io
 import json

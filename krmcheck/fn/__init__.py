@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from krmcheck import render_cache
 from krmcheck.fn import catalog, krm
 from krmcheck.fn.builtin import BUILTIN_KINDS
 from krmcheck.fn.exec_plugin import ExecPlugin
@@ -80,6 +81,8 @@ def validate(config: Config, ctx: Context, resources: list[Resource]) -> None:
 
 
 def _run(config: Config, ctx: Context, role: str, resources: list[Resource]) -> list[Resource]:
+    if not config.is_builtin and ctx.enable_alpha_plugins:
+        render_cache.impure("a plugin")  # what it prints is not known before it runs
     plugin = resolve(config, ctx, role)
     try:
         return plugin.run(config, replace(ctx, role=role), resources)

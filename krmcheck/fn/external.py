@@ -21,6 +21,7 @@ from collections.abc import Mapping as MappingType
 from dataclasses import dataclass
 from pathlib import Path
 
+from krmcheck import render_cache
 from krmcheck.config import ExternalValidator
 from krmcheck.fn import runtime
 from krmcheck.fn.transports import Completed, Invocation, TransportError, container
@@ -46,6 +47,7 @@ class Environment:
 
 def validate(validator: ExternalValidator, resources: list[Resource], where: Environment) -> list[Result]:
     """The Results ``validator`` reports about ``resources``."""
+    render_cache.impure("an external validator")
     items = [_with_path(r) for r in resources]
     stdin = runtime.resource_list(items, validator.function_config or _empty_config(validator.origin))
     done = _run(validator, stdin.encode(), where)

@@ -13,7 +13,7 @@ import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from krmcheck import fn, redact
+from krmcheck import fn, redact, render_cache
 from krmcheck.fn import catalog as fn_catalog
 from krmcheck.fn import configs as fn_configs
 from krmcheck.kustomize import kustomization as kfile
@@ -74,6 +74,8 @@ class Builder:
     # kept when the build fails part-way, so that its error can be masked.
     secrets: set[str] = field(default_factory=set)
     _cached_secrets: dict[str, frozenset[str]] = field(default_factory=dict)
+    # what rendering each cached directory read, counted again where it is reused
+    _cached_reads: dict[str, render_cache.Reads] = field(default_factory=dict)
 
     # --- public ---------------------------------------------------------------
     def build(self, directory: Path, given: Kustomization | None = None) -> list[Resource]:
@@ -124,10 +126,12 @@ class Builder:
         key = self.tables.cache_key(real)
         cached = None if self.stamper or fresh else self._cache.get(key)  # origins depend on the root
         if cached is not None and self.tables.reuse(key):
+            render_cache.replay(self._cached_reads.get(key))
             self.warnings.extend(self._cached_warnings.get(key, []))
             self.function_results.extend(self._cached_results.get(key, []))
             self.secrets.update(self._cached_secrets.get(key, ()))
             return ResourceList([r.copy() for r in cached])
+        reads = render_cache.start()
         first_warning = len(self.warnings)
         first_result = len(self.function_results)
         # the top kustomization is already loaded by build(): read each file once
@@ -145,8 +149,10 @@ class Builder:
             own, self.secrets = self.secrets, outer
             outer.update(own)
         self.tables.leave(entered, key)
+        read = render_cache.stop(reads)
         if not self.stamper and not fresh:
             self._cache[key] = [r.copy() for r in acc]
+            self._cached_reads[key] = read
             self._cached_secrets[key] = frozenset(own)
             self._cached_warnings[key] = self.warnings[first_warning:]
             # a reused base's functions do not run again; their results still count
@@ -243,6 +249,7 @@ class Builder:
         fetched = remote.fetch(self.remotes, rel, k.directory, origin, self.options.network)
         if fetched is None:
             return None
+        render_cache.impure("a remote resource")
         options = replace(self.options, load_restrictor=ROOT_ONLY)
         return replace(self, files=fetched.files, options=options), fetched.path
 

@@ -30,6 +30,8 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+from krmcheck import render_cache
+
 PULLED = "catalogs"  # CACHE/catalogs/NAME/ holds a pulled catalog in the CRDs-catalog layout
 CATALOG_LAYOUT = "{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json"
 _PLACEHOLDER = re.compile(r"\{\{\s*\.(\w+)\s*\}\}")
@@ -82,6 +84,8 @@ def lookup(location: str, api_version: str, kind: str, k8s_version: str, strict:
     template = location if _PLACEHOLDER.search(location) else location.rstrip("/") + "/" + CATALOG_LAYOUT
     target = expand(template, values)
     if remote:
+        if network:  # fetched or not, once per process: never in the render cache
+            render_cache.impure("a schema URL")
         if not network or cache is None:
             cached = _cached(cache, target) if cache is not None else None
             return (cached, target) if cached is not None else None

@@ -32,6 +32,7 @@ import jsonschema
 import yaml
 from referencing import Registry, Resource
 
+from krmcheck import render_cache
 from krmcheck.schemas import builtin, crds, locations
 from krmcheck.tree.load import FAST_LOADER
 
@@ -119,6 +120,7 @@ class Sources:
         self._parent = parent
         self._own = list(own)
         self._found: dict[tuple[str, str], Checker | None] = {}
+        self._reads: dict[tuple[str, str], render_cache.Reads] = {}  # what finding each read
         self._repository: dict[tuple[str, str], tuple[crds.Served, str]] = {}
         self._unread: list[tuple[str, str]] | None = None  # CRD files not parsed yet
         self._rendered_read = False
@@ -137,7 +139,11 @@ class Sources:
     def find(self, api_version: str, kind: str) -> Checker | None:
         key = (api_version, kind)
         if key not in self._found:
+            reads = render_cache.start()
             self._found[key] = self._lookup(api_version, kind)
+            self._reads[key] = render_cache.stop(reads)
+        else:  # a later root reuses the lookup: it reads what the lookup read
+            render_cache.replay(self._reads.get(key))
         return self._found[key]
 
     def _lookup(self, api_version: str, kind: str) -> Checker | None:

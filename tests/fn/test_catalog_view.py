@@ -6,7 +6,6 @@ from __future__ import annotations
 import http.server
 import threading
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 

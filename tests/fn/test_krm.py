@@ -13,7 +13,6 @@ from krmcheck.fn import FunctionOptions, krm
 from krmcheck.fn.plugin import Config
 from krmcheck.kustomize.errors import BuildError
 from krmcheck.kustomize.files import Files
-from krmcheck.kustomize.resource import Resource
 from krmcheck.kustomize.target import BuildOptions, Builder
 from krmcheck.tree.load import load_documents
 from krmcheck.tree.node import Mapping, lookup

@@ -38,6 +38,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from krmcheck import render_cache
 from krmcheck.fn.transports import Invocation, TransportError, TransportTimeout
 from krmcheck.fn.transports.exec import ExecTransport
 from krmcheck.kustomize.errors import BuildError
@@ -196,6 +197,7 @@ def inflate(chart: Chart, env: HelmEnv) -> list[Resource]:
     elif not network_allowed(env.network):
         raise BuildError(f"helm chart {chart.remote.describe()} needs the network, which is off by default; "
                          f"pass --network or set {NETWORK_ENV}=1 to pull it", chart.origin)
+    render_cache.impure("helm")
     tmp = Path(tempfile.mkdtemp(prefix="kustomize-helm-"))
     try:
         run = _Runner(env.command, _helm_env(chart, env, tmp), chart.origin)
