@@ -137,8 +137,10 @@ class Resource:
         md = self.metadata
         return md.mapping("labels") if md else None
 
-    def copy(self) -> "Resource":
-        return Resource(self.node.copy(), list(self.prev_ids),
+    def copy(self, share: bool = False) -> "Resource":
+        """An independent copy; with ``share``, its tree is copied only as it
+        is looked into, for a resource that never changes again (a cached render)."""
+        return Resource(self.node.share() if share else self.node.copy(), list(self.prev_ids),
                         GeneratorInfo(self.generator.behavior, self.generator.needs_hash,
                                       self.generator.origin) if self.generator else None,
                         self.needs_hash, list(self.prefixes), list(self.suffixes),

@@ -130,7 +130,7 @@ class Builder:
             self.warnings.extend(self._cached_warnings.get(key, []))
             self.function_results.extend(self._cached_results.get(key, []))
             self.secrets.update(self._cached_secrets.get(key, ()))
-            return ResourceList([r.copy() for r in cached])
+            return ResourceList([r.copy(share=True) for r in cached])  # the cached ones never change
         reads = render_cache.start()
         first_warning = len(self.warnings)
         first_result = len(self.function_results)
@@ -151,12 +151,15 @@ class Builder:
         self.tables.leave(entered, key)
         read = render_cache.stop(reads)
         if not self.stamper and not fresh:
-            self._cache[key] = [r.copy() for r in acc]
+            # acc's resources become the cache and never change again: the
+            # caller and every later user get shares of them (copied as used)
+            self._cache[key] = list(acc)
             self._cached_reads[key] = read
             self._cached_secrets[key] = frozenset(own)
             self._cached_warnings[key] = self.warnings[first_warning:]
             # a reused base's functions do not run again; their results still count
             self._cached_results[key] = self.function_results[first_result:]
+            return ResourceList([r.copy(share=True) for r in acc])
         return acc
 
     def _run(self, k: Kustomization, acc: ResourceList, stack: tuple[str, ...]) -> None:

@@ -29,12 +29,11 @@ from typing import Any
 
 import fastjsonschema
 import jsonschema
-import yaml
 from referencing import Registry, Resource
 
 from krmcheck import render_cache
 from krmcheck.schemas import builtin, crds, locations
-from krmcheck.tree.load import FAST_LOADER
+from krmcheck.tree.load import LoadError, load_documents
 
 BUILTIN, REPOSITORY, LOCATION, CACHE = "built-in", "repository", "location", "cache"
 ORDER = (BUILTIN, REPOSITORY, LOCATION, CACHE)
@@ -184,7 +183,7 @@ class Sources:
         for path, display in self._unread:
             text = _text(Path(path))
             if kind in text and names_kind.search(text):  # the plain test first: it is far faster
-                for doc in _documents(text):
+                for doc in _documents(text, display):
                     self._index(doc, display)
             else:
                 still.append((path, display))
@@ -217,12 +216,14 @@ def _text(path: Path) -> str:
         return ""
 
 
-def _documents(text: str) -> list[Any]:
+def _documents(text: str, path: str) -> list[Any]:
+    """The documents of a repository file, read as kustomize reads them
+    (and parsed once with the builder's reads of the same file)."""
     try:
         if text.lstrip().startswith("{"):
             return [json.loads(text)]
-        return [d for d in yaml.load_all(text, Loader=FAST_LOADER) if d is not None]
-    except (yaml.YAMLError, json.JSONDecodeError, RecursionError):
+        return [d.to_data() for d in load_documents(text, path)]
+    except (LoadError, json.JSONDecodeError, RecursionError):
         return []  # not a schema source then; a root that reads it reports the problem
 
 

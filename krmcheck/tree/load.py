@@ -62,8 +62,35 @@ def load_documents(text: str, path: str, by: str = "resource",
                    duplicate_keys: bool = False) -> list[Node]:
     """Every non-empty document of ``text`` as a tree; ``path`` is repo-relative.
     A repeated mapping key is an error (as go-yaml v3 has it) unless
-    ``duplicate_keys``, where the later one wins (go-yaml v2)."""
-    return list(iter_documents(text, path, by, duplicate_keys))
+    ``duplicate_keys``, where the later one wins (go-yaml v2).
+
+    A text is parsed once per process: the trees are kept, and each call
+    gets shares of them (:meth:`Node.share`), copied only where looked into,
+    so every root, base and schema lookup that reads a file pays for it once."""
+    global _parsed_chars
+    key = (path, by, duplicate_keys)
+    kept = _PARSED.get(key)
+    if kept is None or kept[0] is not text and kept[0] != text:
+        try:
+            docs: list[Node] | LoadError = list(iter_documents(text, path, by, duplicate_keys))
+        except LoadError as e:
+            docs = e
+        if _parsed_chars > PARSED_LIMIT:
+            _PARSED.clear()
+            _parsed_chars = 0
+        _parsed_chars += len(text)
+        kept = _PARSED[key] = (text, docs)
+    found = kept[1]
+    if isinstance(found, LoadError):
+        raise LoadError(found.path, found.line, found.col, found.message)
+    return [d.share() for d in found]
+
+
+# The trees of the texts parsed so far, by (path, by, duplicate_keys), with
+# their text; emptied once they hold more than PARSED_LIMIT characters.
+_PARSED: dict[tuple[str, str, bool], tuple[str, "list[Node] | LoadError"]] = {}
+_parsed_chars = 0
+PARSED_LIMIT = 64 * 1024 * 1024  # characters: the trees take many times as many bytes
 
 
 def iter_documents(text: str, path: str, by: str = "resource",

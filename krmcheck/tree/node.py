@@ -7,6 +7,12 @@ rewrite nodes; the origin travels with the node, so no side table is needed.
 
 For a value inside a mapping, the origin is the position of its key: that is
 the line a person edits to change it.
+
+``share()`` is a copy that costs nothing until it is looked into: the
+builder hands each overlay shares of a base's cached resources, and a
+mapping or sequence copies its children (as shares again) only when its
+``items`` are first read. Its source must never change afterwards (the
+builder's cached renders never do); ``copy()`` is for sources that may.
 """
 
 from __future__ import annotations
@@ -38,6 +44,10 @@ class Node:
     def copy(self) -> "Node":
         raise NotImplementedError
 
+    def share(self) -> "Node":
+        """A copy made as it is looked into (see the module's docstring)."""
+        raise NotImplementedError
+
     def to_data(self) -> Data:
         raise NotImplementedError
 
@@ -61,6 +71,8 @@ class Scalar(Node):
 
     def copy(self) -> "Scalar":
         return Scalar(self.value, self.origin, self.trail, self.text)
+
+    share = copy  # a scalar is as cheap to copy as to share
 
     def to_data(self) -> Value:
         return self.value
@@ -86,19 +98,42 @@ class Scalar(Node):
 
 
 class Mapping(Node):
-    __slots__ = ("items",)
+    __slots__ = ("items", "_src")
 
     def __init__(self, items: dict[str, Node] | None = None, origin: Origin = UNKNOWN,
                  trail: tuple[Origin, ...] = ()) -> None:
         self.origin = origin
         self.trail = trail
         self.items = items if items is not None else {}
+        self._src: Mapping | None = None
+
+    def __getattr__(self, name: str) -> dict[str, Node]:
+        # Reached only while the ``items`` slot is unset: a share, copied now.
+        if name != "items":
+            raise AttributeError(name)
+        src = self._src
+        assert src is not None
+        self.items = items = {k: v.share() for k, v in src.items.items()}
+        self._src = None
+        return items
 
     def copy(self) -> "Mapping":
         return Mapping({k: v.copy() for k, v in self.items.items()}, self.origin, self.trail)
 
+    def share(self) -> "Mapping":
+        shared = Mapping.__new__(Mapping)
+        shared.origin, shared.trail = self.origin, self.trail
+        # a share not yet looked into has its source's items: share that source
+        shared._src = self._src if self._src is not None else self
+        return shared
+
     def to_data(self) -> dict:
-        return {k: v.to_data() for k, v in self.items.items()}
+        try:
+            items = _MAPPING_ITEMS.__get__(self, Mapping)
+        except AttributeError:  # a share not looked into: its source has the same data
+            assert self._src is not None
+            return self._src.to_data()
+        return {k: v.to_data() for k, v in items.items()}
 
     def get(self, key: str) -> Node | None:
         return self.items.get(key)
@@ -131,19 +166,41 @@ class Mapping(Node):
 
 
 class Sequence(Node):
-    __slots__ = ("items",)
+    __slots__ = ("items", "_src")
 
     def __init__(self, items: list[Node] | None = None, origin: Origin = UNKNOWN,
                  trail: tuple[Origin, ...] = ()) -> None:
         self.origin = origin
         self.trail = trail
         self.items = items if items is not None else []
+        self._src: Sequence | None = None
+
+    def __getattr__(self, name: str) -> list[Node]:
+        # Reached only while the ``items`` slot is unset: a share, copied now.
+        if name != "items":
+            raise AttributeError(name)
+        src = self._src
+        assert src is not None
+        self.items = items = [v.share() for v in src.items]
+        self._src = None
+        return items
 
     def copy(self) -> "Sequence":
         return Sequence([v.copy() for v in self.items], self.origin, self.trail)
 
+    def share(self) -> "Sequence":
+        shared = Sequence.__new__(Sequence)
+        shared.origin, shared.trail = self.origin, self.trail
+        shared._src = self._src if self._src is not None else self
+        return shared
+
     def to_data(self) -> list:
-        return [v.to_data() for v in self.items]
+        try:
+            items = _SEQUENCE_ITEMS.__get__(self, Sequence)
+        except AttributeError:
+            assert self._src is not None
+            return self._src.to_data()
+        return [v.to_data() for v in items]
 
     def __iter__(self) -> Iterator[Node]:
         return iter(self.items)
@@ -153,6 +210,10 @@ class Sequence(Node):
 
     def __repr__(self) -> str:
         return f"Sequence({len(self.items)} @ {self.origin})"
+
+
+_MAPPING_ITEMS = Mapping.__dict__["items"]  # the slot itself: reading it never copies
+_SEQUENCE_ITEMS = Sequence.__dict__["items"]
 
 
 def from_data(data: Data, origin: Origin) -> Node:
