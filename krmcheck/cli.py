@@ -93,9 +93,10 @@ def _check_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-cache", dest="cache", action="store_false",
                    help="render and validate every root, reusing no report of an earlier run "
                         "(and storing none)")
-    p.add_argument("--jobs", "-j", type=_jobs, default=1, metavar="N",
+    p.add_argument("--jobs", "-j", type=_jobs, default=0, metavar="N",
                    help="check roots in N processes, roots sharing bases in the same one; "
-                        "0: one per CPU (default: 1)")
+                        "0: one per CPU (default: one per CPU when the roots to check form more "
+                        "than one group, else 1; the output is the same whatever N is)")
     p.add_argument("--shard", type=_shard, metavar="K/N",
                    help="check only part K of N of the selected roots (roots sharing a base or "
                         "component stay in one part), for a CI matrix; join the parts' reports "

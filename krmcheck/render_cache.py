@@ -501,19 +501,34 @@ class Renders:
         except _Unkeyable:
             return cls(None)
 
-    def report(self, root: Any, name: str, diff: Any, check: Callable[[], RootReport]) -> RootReport:
-        """``check()``, or the report it gave before when nothing it read has changed."""
+    def lookup(self, root: Any, name: str, diff: Any) -> RootReport | None:
+        """The report ``root`` gave before, when nothing its check read has changed."""
+        if self.run_key is None or _frames:
+            return None
+        try:
+            key = self._key(root, name, diff)
+        except _Unkeyable:
+            return None
+        found = self._lookup(key)
+        STATS["hit" if found is not None else "miss"] += 1
+        return found
+
+    def report(self, root: Any, name: str, diff: Any, check: Callable[[], RootReport],
+               looked_up: bool = False) -> RootReport:
+        """``check()``, or the report it gave before when nothing it read has
+        changed (``looked_up``: :meth:`lookup` found none just now)."""
         if self.run_key is None or _frames:
             return check()
         try:
             key = self._key(root, name, diff)
         except _Unkeyable:
             return check()
-        found = self._lookup(key)
-        if found is not None:
-            STATS["hit"] += 1
-            return found
-        STATS["miss"] += 1
+        if not looked_up:
+            found = self._lookup(key)
+            if found is not None:
+                STATS["hit"] += 1
+                return found
+            STATS["miss"] += 1
         frame = _begin()
         try:
             report = check()

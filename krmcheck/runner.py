@@ -72,7 +72,7 @@ class CheckOptions:
     gitlab: str | None = None
     github: str = "auto"
     load_restrictor: str = ROOT_ONLY
-    jobs: int = 1
+    jobs: int = 0  # worker processes; 0: one per CPU when the roots form more than one group
     network: bool = False
     enable_alpha_plugins: bool = False
     enable_helm: bool = False
@@ -620,12 +620,29 @@ def _load_config(opts: CheckOptions) -> krmconfig.Config:
 
 def _check_all(opts: CheckOptions, roots: list[Root], vopts: ValidatorOptions,
                config: krmconfig.Config, progress: Progress) -> tuple[RootReport, ...]:
-    """Every root's report in ``roots`` order, whatever ran where: with
-    ``--jobs`` > 1, batches of roots sharing bases go to worker processes."""
-    batches = _worker_batches(roots, opts.jobs) if opts.jobs > 1 else [roots]
-    if len(batches) <= 1:
-        return _check_batch(opts, roots, vopts, config, progress, len(roots))
+    """Every root's report in ``roots`` order, whatever ran where: the render
+    cache's reports first, then the rest; with ``--jobs`` > 1 (by default,
+    one per CPU when the roots left form more than one group), batches of
+    roots sharing bases go to worker processes."""
+    files = Files(discover.repo_root(Path.cwd()))
+    renders = render_cache.Renders.of(opts, vopts, config, files.repo_root)
     by_root: dict[Root, RootReport] = {}
+    for root in roots:
+        found = renders.lookup(root, _root_name(files, root), opts.diff)
+        if found is not None:
+            by_root[root] = found
+            progress(len(by_root), len(roots), found.root)
+    todo = [r for r in roots if r not in by_root]
+    jobs = _auto_jobs(todo) if opts.jobs == AUTO_JOBS else opts.jobs
+    batches = _worker_batches(todo, jobs) if jobs > 1 else [todo]
+    if len(batches) <= 1:
+        done = len(by_root)
+
+        def more(n: int, total: int, root: str) -> None:
+            progress(done + n, len(roots), root)
+
+        by_root.update(zip(todo, _check_batch(opts, todo, vopts, config, more, len(todo), looked_up=True)))
+        return tuple(by_root[r] for r in roots)
     with ProcessPoolExecutor(max_workers=len(batches)) as pool:
         futures = {pool.submit(_check_batch_deep, opts, b, vopts, config): b for b in batches}
         for future in as_completed(futures):
@@ -635,15 +652,26 @@ def _check_all(opts: CheckOptions, roots: list[Root], vopts: ValidatorOptions,
     return tuple(by_root[r] for r in roots)
 
 
+AUTO_JOBS = 0  # --jobs not given: one worker per CPU when there is more than one group of roots
+
+
+def _auto_jobs(roots: list[Root]) -> int:
+    cpus = os.cpu_count() or 1
+    if cpus < 2 or len(roots) < 2:
+        return 1
+    return cpus if len(kshard.groups(list(dict.fromkeys(_key(r) for r in roots)))) > 1 else 1
+
+
 def _check_batch_deep(opts: CheckOptions, roots: list[Root], vopts: ValidatorOptions,
                       config: krmconfig.Config) -> tuple[RootReport, ...]:
-    """``_check_batch`` in a worker process, with room for deep inputs."""
-    return stack.deep(lambda: _check_batch(opts, roots, vopts, config))
+    """``_check_batch`` in a worker process, with room for deep inputs (the
+    parent looked the roots up in the render cache already)."""
+    return stack.deep(lambda: _check_batch(opts, roots, vopts, config, looked_up=True))
 
 
 def _check_batch(opts: CheckOptions, roots: list[Root], vopts: ValidatorOptions,
                  config: krmconfig.Config, progress: Progress = _silent,
-                 total: int = 0) -> tuple[RootReport, ...]:
+                 total: int = 0, looked_up: bool = False) -> tuple[RootReport, ...]:
     # One Builder per batch (per process) and load restrictor: it caches
     # rendered directories and holds per-build state, so it is never shared
     # between workers.
@@ -654,7 +682,8 @@ def _check_batch(opts: CheckOptions, roots: list[Root], vopts: ValidatorOptions,
     for root in roots:
         builder = builders.get(root.restrictor if isinstance(root, ControllerRoot) else "")
         reports.append(renders.report(root, _root_name(files, root), opts.diff,
-                                      lambda: _check_root(builder, files, root, vopts, config, opts.diff)))
+                                      lambda: _check_root(builder, files, root, vopts, config, opts.diff),
+                                      looked_up))
         progress(len(reports), total, reports[-1].root)
     return tuple(reports)
 

@@ -12,6 +12,8 @@ without talking to each other.
 
 from __future__ import annotations
 
+import os
+
 import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -98,7 +100,7 @@ def _graph(roots: Sequence[Path], known: dict[Path, KustomizationInfo] | None
 def _kustomization_dirs(root: Path, infos: dict[Path, KustomizationInfo]) -> Iterable[Path]:
     """The kustomization directories ``root`` renders: sharing a plain file
     costs nothing, sharing a directory is what the Builder caches."""
-    return (p for p in reads(root, infos) if p.is_dir())
+    return (p for p in reads(root, infos) if os.path.isdir(p))  # False for a path it cannot look at
 
 
 def groups(roots: Sequence[Path], known: dict[Path, KustomizationInfo] | None = None

@@ -105,7 +105,7 @@ def test_one_job_or_one_batch_runs_in_process(demo: Path, monkeypatch: pytest.Mo
 
 
 def test_jobs_option() -> None:
-    assert parse_check([]).jobs == 1
+    assert parse_check([]).jobs == runner.AUTO_JOBS
     assert parse_check(["--jobs", "3"]).jobs == 3
     assert parse_check(["-j", "0"]).jobs == (os.cpu_count() or 1)
 
@@ -116,3 +116,51 @@ def test_bad_jobs_is_a_usage_error(value: str, capsys: pytest.CaptureFixture[str
         main(["--jobs", value, "."])
     assert exit_info.value.code == 2
     assert "--jobs" in capsys.readouterr().err
+
+
+def test_by_default_one_worker_per_cpu_when_the_roots_form_groups(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    top = tmp_path / "repo"
+    for app in ("one", "two"):
+        (top / app / "base").mkdir(parents=True)
+        (top / app / "base/kustomization.yaml").write_text("resources:\n- cm.yaml\n")
+        (top / app / "base/cm.yaml").write_text(f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {app}\n")
+        for env in ("prod", "dev"):
+            (top / app / env).mkdir()
+            (top / app / env / "kustomization.yaml").write_text(f"resources:\n- ../base\nnamePrefix: {env}-\n")
+    (top / ".git").mkdir()
+    monkeypatch.chdir(top)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    overlays = sorted(top.glob("*/*[!e]"))  # one/dev, one/prod, two/dev, two/prod
+    assert runner._auto_jobs(overlays) == 2  # two groups: one/ and two/ share nothing
+    assert runner._auto_jobs([p for p in overlays if p.parent.name == "one"]) == 1  # one group
+    workers: list[int] = []
+    real = runner.ProcessPoolExecutor
+
+    def counted(max_workers: int) -> Any:
+        workers.append(max_workers)
+        return real(max_workers=max_workers)
+
+    monkeypatch.setattr(runner, "ProcessPoolExecutor", counted)
+    out_dir = tmp_path / "default"
+    out_dir.mkdir()
+    xml, sarif, js = (str(out_dir / name) for name in REPORTS)
+    code = main([".", "--no-cache", "--junit", xml, "--sarif", sarif, "--json", js])
+    default = Run(code, capsys.readouterr().out, {n: (out_dir / n).read_bytes() for n in REPORTS})
+    assert workers == [2]
+    serial = check(1, tmp_path / "serial", capsys, "--no-cache")
+    assert (default.code, default.out, default.files) == (serial.code, serial.out, serial.files)
+    assert "in 4 roots" in default.out
+
+
+def test_reports_the_render_cache_holds_are_not_sent_to_workers(demo: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                 tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    first = check(2, tmp_path / "first", capsys)
+
+    def refuse(max_workers: int) -> Any:
+        raise AssertionError("every root was in the render cache: no worker was needed")
+
+    monkeypatch.setattr(runner, "ProcessPoolExecutor", refuse)
+    again = check(2, tmp_path / "again", capsys)
+    assert (again.code, again.out, again.files) == (first.code, first.out, first.files)

@@ -23,6 +23,8 @@ from tests.schemas.test_sources import CRD, widget
 @pytest.fixture(autouse=True)
 def _counted(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(render_cache, "STATS", render_cache.STATS.__class__())
+    # one process (as on one CPU), so that the counts are this process's
+    monkeypatch.setattr(os, "cpu_count", lambda: 1)
 
 
 def counts() -> dict[str, int]:
