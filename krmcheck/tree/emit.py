@@ -102,11 +102,11 @@ def _str_node(s: str) -> yaml.ScalarNode:
 
 def _to_yaml(node: Node) -> yaml.Node:
     if isinstance(node, Mapping):
-        items = node.items
+        items = node.view()  # reading a share copies nothing
         return yaml.MappingNode(_MAP, [(_str_node(k), _to_yaml(items[k]))
                                        for k in sorted_keys(list(items))])
     if isinstance(node, Sequence):
-        return yaml.SequenceNode(_SEQ, [_to_yaml(n) for n in node.items])
+        return yaml.SequenceNode(_SEQ, [_to_yaml(n) for n in node.view()])
     assert isinstance(node, Scalar)
     v = node.value
     if isinstance(v, str):
@@ -126,7 +126,7 @@ def _to_yaml(node: Node) -> yaml.Node:
 
 def emit(node: Node) -> str:
     """One document as kustomize prints it (no ``---`` separator)."""
-    if isinstance(node, Mapping) and not node.items:
+    if isinstance(node, Mapping) and not node.view():
         return "{}\n"
     text = yaml.serialize(_to_yaml(node), Dumper=_Dumper, allow_unicode=True, width=80, indent=2)
     # libyaml closes a document that ends in a keep-chomped block ("|+")

@@ -109,13 +109,15 @@ def iter_documents(text: str, path: str, by: str = "resource",
             _check_depth(text, path)
             docs = list(yaml.compose_all(text, Loader=_RedefiningLoader))
         counting = "&" in text
+        merging = "<<" in text  # merge keys need it: a text without it skips looking for them
         for n, doc in enumerate(d for d in docs if d is not None):
             if n == MAX_DOCUMENTS:
                 mark = doc.start_mark
                 raise LoadError(path, mark.line + 1, mark.column + 1,
                                 f"more than {MAX_DOCUMENTS:,} documents in one file")
             # aliases need anchors: a text with no '&' cannot hold a bomb, and skips the count
-            yield _convert(doc, path, by, None, duplicate_keys, _Budget(path) if counting else None)
+            yield _convert(doc, _Text(path, by, duplicate_keys, _Budget(path) if counting else None,
+                                      merging), None)
     except yaml.MarkedYAMLError as e:
         mark = e.problem_mark or e.context_mark
         line = mark.line + 1 if mark else 1
@@ -185,11 +187,22 @@ class _Budget:
         return 0.99 - 0.89 * (self.decoded - 400_000) / 3_600_000
 
 
-def _convert(node: yaml.Node, path: str, by: str, origin: Origin | None,
-             duplicate_keys: bool = False, budget: _Budget | None = None,
-             inside_alias: bool = False, depth: int = 1) -> Node:
-    if budget is not None:
-        inside_alias = budget.count(node, inside_alias)
+class _Text:
+    """What converting one text's nodes needs to know of the text."""
+
+    __slots__ = ("path", "by", "duplicate_keys", "budget", "merging")
+
+    def __init__(self, path: str, by: str, duplicate_keys: bool, budget: _Budget | None,
+                 merging: bool) -> None:
+        self.path, self.by, self.duplicate_keys, self.budget = path, by, duplicate_keys, budget
+        self.merging = merging  # the text has "<<": a mapping may hold merge keys
+
+
+def _convert(node: yaml.Node, t: _Text, origin: Origin | None, inside_alias: bool = False,
+             depth: int = 1) -> Node:
+    if t.budget is not None:
+        inside_alias = t.budget.count(node, inside_alias)
+    path, by = t.path, t.by
     if origin is None:
         origin = from_mark(path, node.start_mark, by)
     if isinstance(node, yaml.ScalarNode):
@@ -199,18 +212,18 @@ def _convert(node: yaml.Node, path: str, by: str, origin: Origin | None,
         mark = node.start_mark
         raise LoadError(path, mark.line + 1, mark.column + 1, f"invalid YAML: exceeded max depth of {MAX_DEPTH}")
     if isinstance(node, yaml.SequenceNode):
-        return Sequence([_convert(item, path, by, None, duplicate_keys, budget, inside_alias, depth + 1)
-                         for item in node.value], origin)
+        return Sequence([_convert(item, t, None, inside_alias, depth + 1) for item in node.value], origin)
     assert isinstance(node, yaml.MappingNode)
     items: dict[str, Node] = {}
-    for knode, vnode in _merged_pairs(node):
+    for knode, vnode in (_merged_pairs(node) if t.merging else node.value):
         key = _key_text(knode)
-        if key in items and not duplicate_keys:
-            raise LoadError(path, knode.start_mark.line + 1, knode.start_mark.column + 1,
-                            f'mapping key "{key}" already defined at line {items[key].origin.line}')
-        items.pop(key, None)
-        items[key] = _convert(vnode, path, by, from_mark(path, knode.start_mark, by), duplicate_keys,
-                              budget, inside_alias, depth + 1)
+        mark = knode.start_mark
+        if key in items:
+            if not t.duplicate_keys:
+                raise LoadError(path, mark.line + 1, mark.column + 1,
+                                f'mapping key "{key}" already defined at line {items[key].origin.line}')
+            del items[key]
+        items[key] = _convert(vnode, t, from_mark(path, mark, by), inside_alias, depth + 1)
     return Mapping(items, origin)
 
 

@@ -128,12 +128,16 @@ class Mapping(Node):
         return shared
 
     def to_data(self) -> dict:
+        return {k: v.to_data() for k, v in self.view().items()}
+
+    def view(self) -> dict[str, Node]:
+        """The items, to read only: a share not yet looked into shows its
+        source's (the same values and origins) without copying them."""
         try:
-            items = _MAPPING_ITEMS.__get__(self, Mapping)
-        except AttributeError:  # a share not looked into: its source has the same data
+            return _MAPPING_ITEMS.__get__(self, Mapping)  # type: ignore[no-any-return]
+        except AttributeError:
             assert self._src is not None
-            return self._src.to_data()
-        return {k: v.to_data() for k, v in items.items()}
+            return self._src.items
 
     def get(self, key: str) -> Node | None:
         return self.items.get(key)
@@ -195,12 +199,15 @@ class Sequence(Node):
         return shared
 
     def to_data(self) -> list:
+        return [v.to_data() for v in self.view()]
+
+    def view(self) -> list[Node]:
+        """The items, to read only (see :meth:`Mapping.view`)."""
         try:
-            items = _SEQUENCE_ITEMS.__get__(self, Sequence)
+            return _SEQUENCE_ITEMS.__get__(self, Sequence)  # type: ignore[no-any-return]
         except AttributeError:
             assert self._src is not None
-            return self._src.to_data()
-        return [v.to_data() for v in items]
+            return self._src.items
 
     def __iter__(self) -> Iterator[Node]:
         return iter(self.items)
