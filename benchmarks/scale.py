@@ -6,9 +6,15 @@ then times ``krmcheck build`` and ``kubectl kustomize`` on it in the same
 run, for N = 250, 500, 1000, 2000, and prints the ratios and krmcheck's
 time(2000) / time(1000). ``check s`` is a whole check of the overlay (render,
 schema and field rules, the other validators, reports); ``check - build``
-is what validating adds. Run from the project root:
+is what validating adds.
 
-    python benchmarks/scale.py [--runs 3] [--sizes 250,500,1000,2000]
+First it times start-up: ``krmcheck --no-cache .``, ``krmcheck .`` with a
+warm render cache and ``krmcheck build`` on a repository of one
+kustomization holding one ConfigMap, beside ``kubectl kustomize`` on the
+same kustomization, as a ratio: what a pre-commit hook or a one-root CI job
+waits for. Run from the project root:
+
+    python benchmarks/scale.py [--runs 3] [--sizes 250,500,1000,2000] [--startup-runs 10]
 
 Whole-process wall times (median of the runs); kubectl is skipped when it is
 not installed. Not a test: timings on a shared machine are noisy.
@@ -17,6 +23,7 @@ not installed. Not a test: timings on a shared machine are noisy.
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import statistics
 import subprocess
@@ -101,22 +108,67 @@ def make_tree(root: Path, n: int) -> Path:
     return overlay
 
 
-def time_command(cmd: list[str], runs: int) -> float:
+def time_command(cmd: list[str], runs: int, cwd: Path | None = None,
+                 env: dict[str, str] | None = None) -> float:
     times = []
     for _ in range(runs):
         t0 = time.perf_counter()
-        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, cwd=cwd, env=env)
         times.append(time.perf_counter() - t0)
     return statistics.median(times)
+
+
+CONFIGMAP = """\
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: settings
+data:
+  LOG_LEVEL: info
+"""
+
+
+def make_one_root(top: Path) -> None:
+    """A repository whose one root is a kustomization of one ConfigMap."""
+    (top / ".git").mkdir(parents=True)
+    (top / "app").mkdir()
+    (top / "app" / "kustomization.yaml").write_text("resources:\n- configmap.yaml\n")
+    (top / "app" / "configmap.yaml").write_text(CONFIGMAP)
+
+
+def startup(runs: int, kubectl: str | None) -> None:
+    """Whole-process times on a one-root repository, beside kubectl kustomize."""
+    with tempfile.TemporaryDirectory() as tmp:
+        top = Path(tmp) / "repo"
+        make_one_root(top)
+        env = dict(os.environ, XDG_CACHE_HOME=str(Path(tmp) / "cache"))
+        krmcheck = [sys.executable, "-m", "krmcheck", "--github", "off"]
+        kubectl_s = time_command([kubectl, "kustomize", "app"], runs, top, env) if kubectl else float("nan")
+        subprocess.run(krmcheck + ["."], check=True, stdout=subprocess.DEVNULL, cwd=top, env=env)  # warms the cache
+        bytecode = "off (PYTHONDONTWRITEBYTECODE): every module is compiled" if sys.flags.dont_write_bytecode \
+            else "on"
+        print(f"start-up on one root (median of {runs}; bytecode cache {bytecode})")
+        print(f"{'command':<28} {'krmcheck s':>11} {'kubectl s':>10} {'ratio':>7}")
+        for name, cmd in (("check --no-cache", krmcheck + ["--no-cache", "."]),
+                          ("check, warm render cache", krmcheck + ["."]),
+                          ("build app", [sys.executable, "-m", "krmcheck", "build", "app"])):
+            s = time_command(cmd, runs, top, env)
+            print(f"{name:<28} {s:>11.3f} {kubectl_s:>10.3f} {s / kubectl_s:>7.1f}")
+        print()
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--sizes", default="250,500,1000,2000")
+    ap.add_argument("--sizes", default="250,500,1000,2000", help="resource counts; empty: none")
+    ap.add_argument("--startup-runs", type=int, default=10, help="runs of the start-up table; 0: skip it")
     args = ap.parse_args()
-    sizes = [int(s) for s in args.sizes.split(",")]
+    sizes = [int(s) for s in args.sizes.split(",") if s]
     kubectl = shutil.which("kubectl")
+    if args.startup_runs > 0:
+        startup(args.startup_runs, kubectl)
+    if not sizes:
+        return 0
     krmcheck = [sys.executable, "-m", "krmcheck", "build"]
     check = [sys.executable, "-m", "krmcheck", "--github", "off", "--fail-on", "never"]
     own: dict[int, float] = {}

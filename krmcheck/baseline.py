@@ -23,8 +23,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import jsonschema
-
 from krmcheck.results import Finding, fingerprint
 
 FORMAT_KEY = "krmcheck-baseline"
@@ -86,6 +84,8 @@ def load(path: Path, display: str) -> Baseline:
         doc = json.loads(text)
     except json.JSONDecodeError as e:
         raise BaselineError(f"{display}:{e.lineno}:{e.colno}: not JSON: {e.msg}") from None
+    import jsonschema  # here: only a run with a baseline needs it
+
     error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(_SCHEMA).iter_errors(doc))
     if error is not None:
         where = "/".join(str(p) for p in error.absolute_path) or "(top level)"

@@ -3,21 +3,24 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 import time
 from collections.abc import Callable, Mapping
-from importlib import metadata
 from pathlib import Path
-from typing import Sequence, TextIO, cast
+from typing import TYPE_CHECKING, Any, Sequence, TextIO, cast
 
-from krmcheck import blame, merge, runner, shard, stack
-from krmcheck.fn import serve
-from krmcheck.schemas import catalog as schema_catalog
+from krmcheck import runner, shard, stack
 from krmcheck.fn.plugin import DEFAULT_FN_TIMEOUT, FunctionOptions
-from krmcheck.validators import VALIDATORS, ValidatorOptions
 from krmcheck.kustomize.files import RESTRICTORS, ROOT_ONLY
 from krmcheck.reporters.safe import MessageStream, one_line
+
+if TYPE_CHECKING:
+    from krmcheck import merge
+
+# Each command imports what it needs when it runs: `krmcheck check` loads
+# neither blame, merge-reports, the function server nor the schema catalog.
 
 FAIL_ON = ("error", "warning", "info", "never")
 
@@ -43,7 +46,7 @@ def _check_parser() -> argparse.ArgumentParser:
         description="Render every kustomize overlay, validate it, and report each finding\n"
                     "at the source line that caused it.\n\n" + SUBCOMMANDS,
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--version", action="version", version=f"krmcheck {_version()}")
+    p.add_argument("--version", action=_VersionAction)
     p.add_argument("paths", nargs="*", default=["."], metavar="PATH",
                    help="directories to search for kustomizations and plain manifests, or "
                         "changed files (only the roots that read them are checked); default: .")
@@ -141,6 +144,16 @@ def _add_plugin_flags(p: argparse.ArgumentParser) -> None:
                         "repeatable; review one first with `krmcheck catalog view LOCATION`")
 
 
+class _VersionAction(argparse._VersionAction):
+    """argparse's version action, the version looked up only when asked for
+    (importing importlib.metadata to read it is a good part of a run's start-up)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        self.version = f"krmcheck {_version()}"
+        super().__call__(parser, namespace, values, option_string)
+
+
 def _build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="krmcheck build",
                                 description="Print what `kubectl kustomize DIR` prints, or what "
@@ -196,6 +209,8 @@ def _catalog_parser() -> argparse.ArgumentParser:
 
 
 def _schemas_parser() -> argparse.ArgumentParser:
+    from krmcheck.schemas import catalog as schema_catalog
+
     p = argparse.ArgumentParser(prog="krmcheck schemas",
                                 description="Where the schemas of the rendered kinds come from.")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -215,6 +230,8 @@ def _schemas_parser() -> argparse.ArgumentParser:
 
 
 def _fn_parser() -> argparse.ArgumentParser:
+    from krmcheck.validators import VALIDATORS
+
     p = argparse.ArgumentParser(
         prog="krmcheck fn",
         description="Run built-in validators as an exec KRM function: a ResourceList (or a YAML "
@@ -275,6 +292,8 @@ def _merge_parser() -> argparse.ArgumentParser:
 
 
 def parse_merge(argv: Sequence[str]) -> merge.MergeOptions:
+    from krmcheck import merge
+
     a = _merge_parser().parse_args(list(argv))
     return merge.MergeOptions(tuple(a.inputs), a.junit, a.sarif, a.json, a.fail_on)
 
@@ -329,6 +348,8 @@ def _main(args: list[str]) -> int:
                                 b.enable_alpha_plugins, b.enable_helm, b.helm_command,
                                 trusted_catalogs=b.trusted_catalog, functions=_functions(b))
     if args[:1] == ["blame"]:
+        from krmcheck import blame
+
         bl = _blame_parser().parse_args(args[1:])
         opts = runner.CheckOptions(load_restrictor=bl.load_restrictor, network=bl.network,
                                    enable_alpha_plugins=bl.enable_alpha_plugins,
@@ -344,10 +365,15 @@ def _main(args: list[str]) -> int:
         if args[1:2] == ["list"]:
             return runner.run_schemas_list(parse_check(args[2:]), sys.stdout, err)
         sc = _schemas_parser().parse_args(args[1:])
+        from krmcheck.schemas import catalog as schema_catalog
+
         ref = sc.ref if sc.ref is not None else (
             schema_catalog.DEFAULT_REF if sc.source == schema_catalog.DEFAULT_SOURCE else "")
         return runner.run_schemas_pull(sc.source, ref, sc.name, sys.stdout, err)
     if args[:1] == ["fn"]:
+        from krmcheck.fn import serve
+        from krmcheck.validators import ValidatorOptions
+
         f = _fn_parser().parse_args(args[1:])
         return serve.serve(list(dict.fromkeys(f.validators)), sys.stdin, sys.stdout, err,
                            ValidatorOptions(f.kubernetes_version, f.strict))
@@ -391,6 +417,8 @@ class ProgressLine:
 
 
 def _version() -> str:
+    from importlib import metadata
+
     try:
         return metadata.version("krmcheck")
     except metadata.PackageNotFoundError:
@@ -398,7 +426,11 @@ def _version() -> str:
 
 
 def run() -> None:
-    raise SystemExit(main())
+    code = main()
+    # The process ends here: spare the interpreter's last collections a walk
+    # through every schema and table the run loaded (a tenth of a small run).
+    gc.freeze()
+    raise SystemExit(code)
 
 
 if __name__ == "__main__":

@@ -19,11 +19,8 @@ import posixpath
 import shutil
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
-from typing import Any, cast
-
-import jsonschema
+from typing import TYPE_CHECKING, Any, cast
 
 from krmcheck.fn.spec import FunctionSpec, Mount
 from krmcheck.gitops.envsubst import Variable
@@ -33,6 +30,9 @@ from krmcheck.tree.node import Mapping, Node, Scalar, lookup
 from krmcheck.tree.node import Sequence as SequenceNode
 from krmcheck.tree.origin import Location, Origin
 from krmcheck.validators import VALIDATORS, Provided, ValidatorOptions, enabled_by_default
+
+if TYPE_CHECKING:  # imported when a configuration file is checked
+    import jsonschema
 
 FILE_NAMES = (".krmcheck.yaml", ".krmcheck.yml")
 BY = "krmcheck config"
@@ -183,7 +183,9 @@ def _document(path: Path, display: str) -> Mapping | None:
 
 @functools.cache
 def _validator() -> jsonschema.protocols.Validator:
-    text = resources.files("krmcheck").joinpath("config_schema.json").read_text(encoding="utf-8")
+    import jsonschema
+
+    text = Path(__file__).with_name("config_schema.json").read_text(encoding="utf-8")
     schema = json.loads(text)
     return jsonschema.Draft202012Validator(schema)
 
@@ -203,6 +205,8 @@ def _most_specific(error: jsonschema.ValidationError) -> jsonschema.ValidationEr
     if error.validator == "oneOf" and error.context:
         typed = [e for e in error.context if e.validator != "type"]
         if typed:
+            import jsonschema.exceptions
+
             return jsonschema.exceptions.best_match(typed)
     return error
 

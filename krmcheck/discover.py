@@ -11,7 +11,6 @@ from pathlib import Path
 
 import yaml
 
-from krmcheck import git
 from krmcheck.kustomize.kustomization import FILENAMES
 from krmcheck.tree.load import FAST_LOADER
 
@@ -351,6 +350,8 @@ def changed_paths(ref: str, top: Path) -> list[Path]:
 
 
 def _changed(ref: str, top: Path) -> list[Path]:
+    from krmcheck import git  # only --changed-since and --diff-against read the repository
+
     try:
         return git.changed_since(ref, top)
     except KeyError:

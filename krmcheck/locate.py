@@ -24,13 +24,15 @@ Choices where a Result says too little:
 from __future__ import annotations
 
 import posixpath
-from typing import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Sequence
 
 from krmcheck.kustomize.resource import ResId, Resource
 from krmcheck.results import Finding, ResourceRef, Result
-from krmcheck.tree import fieldpath
 from krmcheck.tree.node import Mapping, Node
 from krmcheck.tree.origin import Location
+
+if TYPE_CHECKING:  # imported when a finding is first located: a clean run has none
+    from krmcheck.tree import fieldpath
 
 # (apiVersion, kind, name, namespace)
 _Key = tuple[str, str, str, str]
@@ -120,6 +122,8 @@ def source_id(resource: Resource) -> str:
 
 def _target(resource: Resource, field_path: str) -> Node:
     """The deepest node of ``field_path`` that exists and has a known origin."""
+    from krmcheck.tree import fieldpath
+
     steps: tuple[fieldpath.Step, ...] = ()
     if field_path:
         try:
@@ -135,6 +139,8 @@ def _target(resource: Resource, field_path: str) -> Node:
 
 
 def _name_chain(resource: Resource) -> list[Node]:
+    from krmcheck.tree import fieldpath
+
     return fieldpath.trace(resource.node, (fieldpath.key("metadata"), fieldpath.key("name")))
 
 

@@ -20,8 +20,6 @@ from pathlib import Path
 from typing import Any, NamedTuple
 from urllib.parse import unquote
 
-import jsonschema
-
 from krmcheck.reporters import json_report, safe
 from krmcheck.results import SEVERITIES, SEVERITY_RANK
 
@@ -156,6 +154,8 @@ def _json_report(path: Path, text: str) -> Report:
 
 
 def _check_shape(path: Path, doc: Any, schema: dict[str, Any], what: str) -> None:
+    import jsonschema
+
     error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(schema).iter_errors(doc))
     if error is not None:
         where = error.json_path if error.path else "the document"

@@ -3,7 +3,7 @@ checking the root again would give the same report.
 
 An entry lives under ``cache.directory() / "renders"``, in a directory named
 by the *key*: a digest of everything a root's check is given (krmcheck's
-version and its own files, the installed packages, the engine flags, the
+own files, the installed packages and their versions, the engine flags, the
 validator options with the content of every repository CRD file, the
 ``.krmcheck.yaml`` in use, the root itself, the top of the repository and
 the current directory). The entry holds the root's :class:`RootReport` and
@@ -40,14 +40,12 @@ import hashlib
 import io
 import locale
 import os
-import pickle
 import re
 import stat
 import sys
 import sysconfig
 import time
 from collections.abc import Callable, Iterator
-from importlib import metadata
 from pathlib import Path, PurePath
 from typing import Any
 
@@ -417,14 +415,13 @@ def _feed(h: Any, value: Any, depth: int = 0) -> None:
 
 @functools.cache
 def _software() -> str:
-    """krmcheck's version and files (an editable install changes without a
-    new version), Python's version and the installed distributions."""
+    """krmcheck's files (an editable install changes without a new
+    version), Python's version and the installed distributions: the names
+    of their metadata directories carry their versions, krmcheck's too (its
+    version is not looked up apart: importing importlib.metadata to read it
+    would cost a warm run more than its whole check)."""
     h = hashlib.sha256()
-    try:
-        version = metadata.version("krmcheck")
-    except metadata.PackageNotFoundError:
-        version = "unknown"
-    h.update(f"{FORMAT}\0{version}\0{sys.version}\0{sys.platform}\0".encode())
+    h.update(f"{FORMAT}\0{sys.version}\0{sys.platform}\0".encode())
     package = Path(__file__).resolve().parent
     for where, dirs, names in os.walk(package):
         dirs[:] = sorted(d for d in dirs if d != "__pycache__")
@@ -598,6 +595,8 @@ class Renders:
 
     # --- entries -----------------------------------------------------------------------
     def _lookup(self, key: str) -> RootReport | None:
+        import pickle  # (here and in _store: a run without the cache needs none)
+
         try:
             with os.scandir(directory() / key) as it:
                 entries = sorted(((e.stat().st_mtime_ns, e.path) for e in it if e.name.endswith(".entry")),
@@ -622,6 +621,8 @@ class Renders:
         return None
 
     def _store(self, key: str, deps: list[Dependency], report: RootReport) -> None:
+        import pickle
+
         variant = hashlib.sha256(repr([d[:3] for d in deps]).encode("utf-8", "backslashreplace")).hexdigest()
         where = directory() / key
         buffer = io.BytesIO()

@@ -9,45 +9,33 @@ import dataclasses
 import io
 import json
 import os
-from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence, TextIO
+from typing import TYPE_CHECKING, Any, Sequence, TextIO
 
 import yaml
 
-from krmcheck import baseline as kbaseline
 from krmcheck import cache
 from krmcheck import config as krmconfig
-from krmcheck import diff as kdiff
-from krmcheck import discover, git, kptfile, stack, suppression
-from krmcheck import merge as kmerge
+from krmcheck import discover, stack, suppression
 from krmcheck import shard as kshard
-from krmcheck.fn import catalog as fn_catalog
 from krmcheck.fn.plugin import FunctionOptions
-from krmcheck.fn import external
 from krmcheck import gitops
-from krmcheck.gitops import controllers as gitops_controllers
 from krmcheck.gitops import placeholders as gitops_placeholders
-from krmcheck.gitops.render import render as gitops_render
+from krmcheck.gitops.markers import mentions_controllers
 from krmcheck.gitops.root import ControllerRoot, Root
-from krmcheck.gitops.source import repository_urls
 from krmcheck.kustomize import deprecation
 from krmcheck.kustomize.errors import BuildError
 from krmcheck.kustomize.files import ROOT_ONLY, Files
 from krmcheck.kustomize.kustomization import find_file
-from krmcheck.kustomize.resource import Resource
-from krmcheck.kustomize.target import BuildOptions, Builder
 from krmcheck.locate import Locator, source_id
 from krmcheck import redact
 from krmcheck import render_cache
 from krmcheck.reporters import REPORTERS, plural
 from krmcheck.results import (SEVERITY_RANK, Finding, Note, ResourceRef, Result, RootReport,
                               RunReport)
-from krmcheck.schemas import catalog as schema_catalog
 from krmcheck.schemas import crds
-from krmcheck.schemas import locations as schema_locations
 from krmcheck.schemas import sources as schema_sources
 from krmcheck.schemas.sources import SchemaSettings
 from krmcheck.scope import PathPatterns, any_match
@@ -55,7 +43,38 @@ from krmcheck.tree.emit import emit_all
 from krmcheck.tree.origin import Location
 from krmcheck.validators import VALIDATORS, ValidatorOptions, duplicate, schema
 
+if TYPE_CHECKING:
+    # What only some runs use is imported where it is used: a plain check of
+    # kustomizations loads no git, no function runtime, no controller
+    # rendering, no baseline, diff or merge code, and no worker pool unless
+    # it starts workers (the render cache's hits build nothing at all).
+    from concurrent.futures import Executor, Future
+
+    from krmcheck import baseline as kbaseline
+    from krmcheck import diff as kdiff
+    from krmcheck import merge as kmerge
+    from krmcheck.fn.catalog_context import CatalogContext
+    from krmcheck.kustomize.resource import Resource
+    from krmcheck.kustomize.target import Builder
+
 EXIT_OK, EXIT_FINDINGS, EXIT_BROKEN = 0, 1, 2
+
+
+# concurrent.futures (with multiprocessing and logging) is imported when a
+# run first starts workers: importing it is a good part of a small run's start-up.
+
+def ProcessPoolExecutor(*args: Any, **kwargs: Any) -> Executor:  # noqa: N802 - stands for the class
+    """concurrent.futures.ProcessPoolExecutor(*args, **kwargs)."""
+    from concurrent.futures import ProcessPoolExecutor as Pool
+
+    return Pool(*args, **kwargs)
+
+
+def as_completed(futures: Iterable[Future[Any]]) -> Iterator[Future[Any]]:
+    """concurrent.futures.as_completed(futures)."""
+    from concurrent.futures import as_completed as each
+
+    return each(futures)
 
 
 @dataclass(frozen=True)
@@ -104,6 +123,8 @@ def run_build(directory: Path, restrictor: str, out: TextIO, err: TextIO,
               enable_helm: bool = False, helm_command: str = "helm",
               trusted_catalogs: Sequence[str] = (),
               functions: FunctionOptions | None = None) -> int:
+    from krmcheck.kustomize.target import BuildOptions, Builder
+
     files = Files(discover.repo_root(Path.cwd()))
     builder = Builder(files, BuildOptions(restrictor, network, enable_alpha_plugins,
                                           enable_helm, helm_command,
@@ -178,13 +199,20 @@ def _warning_lines(builder: Builder) -> str:
 
 
 def _catalog_context(files: Files, trusted: Sequence[str], network: bool,
-                     config: krmconfig.Config | None = None) -> fn_catalog.CatalogContext:
+                     config: krmconfig.Config | None = None) -> CatalogContext:
     """Trusted catalogs: --trusted-catalog values (relative to the current
     directory) and ``trusted-catalogs`` of .krmcheck.yaml (relative to it)."""
-    keys = set(fn_catalog.trust_keys(trusted, files, Path.cwd()))
-    for entry in (config.trusted_catalogs if config is not None else ()):
-        keys |= fn_catalog.trust_keys([entry.reference], files, entry.directory)
-    return fn_catalog.CatalogContext(frozenset(keys), network)
+    from krmcheck.fn.catalog_context import CatalogContext
+
+    keys: set[str] = set()
+    listed = config.trusted_catalogs if config is not None else ()
+    if trusted or listed:  # (the catalogs module is imported by runs that name catalogs)
+        from krmcheck.fn import catalog as fn_catalog
+
+        keys |= fn_catalog.trust_keys(trusted, files, Path.cwd())
+        for entry in listed:
+            keys |= fn_catalog.trust_keys([entry.reference], files, entry.directory)
+    return CatalogContext(frozenset(keys), network)
 
 
 # --- catalog view ------------------------------------------------------------------
@@ -193,6 +221,8 @@ def run_catalog_view(location: str, out: TextIO, err: TextIO) -> int:
     """Print a catalog (publisher, functions, versions, runtimes, digests) so
     that a person can decide to trust it. Fetching the catalog the user named
     is allowed; nothing it lists is downloaded or run."""
+    from krmcheck.fn import catalog as fn_catalog
+
     files = Files(discover.repo_root(Path.cwd()))
     ref = fn_catalog.reference(location, Path.cwd(), files, None)
     try:
@@ -208,6 +238,8 @@ def run_catalog_view(location: str, out: TextIO, err: TextIO) -> int:
 
 def run_merge(opts: kmerge.MergeOptions, out: TextIO, err: TextIO) -> int:
     """Join the reports of --shard jobs; exit as one unsharded run would have."""
+    from krmcheck import merge as kmerge
+
     try:
         reports = kmerge.load_all(opts.inputs)
         merged = [(target, kmerge.merge(reports, fmt))
@@ -224,6 +256,8 @@ def run_merge(opts: kmerge.MergeOptions, out: TextIO, err: TextIO) -> int:
 
 
 def _write(target: str, text: str) -> None:
+    from krmcheck import merge as kmerge
+
     try:
         with open(target, "w", encoding="utf-8") as fh:
             fh.write(text)
@@ -293,6 +327,8 @@ def check(opts: CheckOptions, progress: Progress) -> RunReport:
     reports = gitops_placeholders.summarise(reports)
     notes: tuple[Note, ...] = ()
     if opts.write_baseline:
+        from krmcheck import baseline as kbaseline
+
         _write_report(opts.write_baseline, kbaseline.dump(f for r in reports for f in r.findings))
         known = kbaseline.load(Path(opts.write_baseline), files.display(Path(opts.write_baseline).resolve()))
     if known is not None:
@@ -332,6 +368,9 @@ def _check_diff(opts: CheckOptions, progress: Progress) -> RunReport:
     changed since REF, on either side), rendered at REF and in the work
     tree; the work tree's report, where findings REF already had do not
     count, with each root's changes (see :mod:`krmcheck.diff`)."""
+    from krmcheck import diff as kdiff
+    from krmcheck import git
+
     ref = opts.diff_against or ""
     top = discover.repo_root(Path.cwd())
     files = Files(top)
@@ -431,6 +470,8 @@ def _table(head: tuple[str, ...], rows: Sequence[tuple[str, ...]]) -> str:
 
 def run_schemas_pull(source: str, ref: str, name: str, out: TextIO, err: TextIO) -> int:
     """Fill the cache with a schema catalog at a pinned commit."""
+    from krmcheck.schemas import catalog as schema_catalog
+
     try:
         pulled = schema_catalog.pull(source, ref, name or schema_catalog.default_name(source),
                                      cache.directory() / "schemas")
@@ -485,6 +526,8 @@ def _schema_settings(opts: CheckOptions, config: krmconfig.Config, selection: di
                   for loc in opts.schema_locations)
     chosen = given + config.schema_locations
     for location in chosen:
+        from krmcheck.schemas import locations as schema_locations
+
         try:
             schema_locations.check_template(location)
         except schema_locations.LocationError as e:
@@ -573,6 +616,8 @@ def _baseline(opts: CheckOptions, config: krmconfig.Config, files: Files) -> kba
     path = Path(opts.baseline).resolve() if opts.baseline else config.baseline
     if path is None or opts.write_baseline:
         return None
+    from krmcheck import baseline as kbaseline
+
     try:
         return kbaseline.load(path, files.display(path))
     except kbaseline.BaselineError as e:
@@ -690,6 +735,8 @@ def _check_batch(opts: CheckOptions, roots: list[Root], vopts: ValidatorOptions,
 
 def _builder(opts: CheckOptions, files: Files, config: krmconfig.Config,
              restrictor: str = "") -> Builder:
+    from krmcheck.kustomize.target import BuildOptions, Builder
+
     return Builder(files, BuildOptions(restrictor or opts.load_restrictor, opts.network, opts.enable_alpha_plugins,
                                        opts.enable_helm, opts.helm_command, functions=opts.functions,
                                        catalogs=_catalog_context(files, opts.trusted_catalogs,
@@ -719,6 +766,8 @@ def _root_report(builder: Builder, files: Files, root: Root, vopts: ValidatorOpt
     results = [r for r, _ in builder.function_results] + _validate(resources, vopts, config)
     outputs = _rendered(resources, builder, diff) if diff is not None else ()
     if diff is not None and diff.base is not None:
+        from krmcheck import diff as kdiff
+
         results += kdiff.recreate_results(diff.base_of(name), [(_ref(r), source_id(r), r.node.to_data())
                                                                for r in resources], diff.secret_key)
     try:  # external validators come after the built-ins, as in the README
@@ -748,6 +797,8 @@ def _rendered(resources: list[Resource], builder: Builder,
               diff: kdiff.Context) -> tuple[tuple[ResourceRef, str, str], ...]:
     """Each resource's YAML for the diff: a Secret's values as keyed digests,
     and any Secret value the build read masked wherever else it appears."""
+    from krmcheck import diff as kdiff
+
     mask = redact.masker(frozenset(builder.secrets))
     out = []
     for r in resources:
@@ -770,6 +821,8 @@ def _render_root(builder: "Builder | _Builders", root: Root,
     if isinstance(builder, _Builders):
         builder = builder.get(root.restrictor if isinstance(root, ControllerRoot) else "")
     if isinstance(root, ControllerRoot):
+        from krmcheck.gitops.render import render as gitops_render
+
         try:
             return gitops_render(builder, root)
         except BuildError:
@@ -808,19 +861,30 @@ def _with_controller_roots(opts: CheckOptions, selection: discover.Selection, fi
     the plain roots they read. With changed files, the controller roots are
     found in the whole repository and kept when they read a changed file
     (their object's file and their variables' files included)."""
-    builders = _Builders(opts, files, config)
-    urls = repository_urls(files.repo_root, config.repo_urls + opts.repo_urls)
     whole = selection
     if selection.changed:
         whole = _select(dataclasses.replace(opts, paths=(files.repo_root,), changed_since=None),
                         files.repo_root, files, excludes, config)
-    found = _memo(("controllers", files.repo_root, whole.roots, urls),
-                  lambda: gitops_controllers.find(whole.roots, whole.infos, builders.get, files, urls,
-                                                  config.source_root or files.repo_root))
+    # Only a plain root whose files name a controller's API group can hold
+    # controller objects; without one, nothing is rendered and git is not read.
+    candidates = _memo(("mentions", files.repo_root, whole.roots),
+                       lambda: [r for r in whole.roots if mentions_controllers(r, whole.infos)])
+    found_roots: tuple[ControllerRoot, ...] = ()
+    replaced: frozenset[Path] = frozenset()
+    if candidates:
+        from krmcheck.gitops import controllers as gitops_controllers
+        from krmcheck.gitops.source import repository_urls
+
+        builders = _Builders(opts, files, config)
+        urls = repository_urls(files.repo_root, config.repo_urls + opts.repo_urls)
+        found = _memo(("controllers", files.repo_root, whole.roots, urls),
+                      lambda: gitops_controllers.find(candidates, whole.infos, builders.get, files, urls,
+                                                      config.source_root or files.repo_root))
+        found_roots, replaced = found.roots, found.replaced
     plain: list[Root] = [r for r in selection.roots
-                         if opts.roots == ("all",) or r not in found.replaced]
+                         if opts.roots == ("all",) or r not in replaced]
     controller_roots = [dataclasses.replace(r, strict=True) if config.strict_substitution else r
-                        for r in found.roots]
+                        for r in found_roots]
     if selection.changed:
         changed = _changed_files(opts, files.repo_root)
         controller_roots = [r for r in controller_roots if _controller_reads(r, files) & changed]
@@ -901,7 +965,13 @@ def _external(files: Files, root: Root, resources: list[Resource],
         root = root.directory
     directory = root.parent if os.path.isfile(root) else root  # a plain manifest's directory
     if config.kptfile_validators and os.path.isdir(root):
+        from krmcheck import kptfile
+
         declared += kptfile.validators(root, files.display(root))
+    if not declared:
+        return []
+    from krmcheck.fn import external
+
     where = external.Environment(directory, dict(os.environ))
     return [r for v in declared for r in external.validate(v, resources, where)]
 

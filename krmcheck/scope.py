@@ -14,8 +14,10 @@ from __future__ import annotations
 import functools
 import posixpath
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import pathspec
+if TYPE_CHECKING:  # imported when a pattern is first matched: most runs have none
+    import pathspec
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,8 @@ def _below(path: str, base: str) -> str | None:
 
 @functools.lru_cache(maxsize=64)
 def _spec(patterns: tuple[str, ...]) -> pathspec.PathSpec:
+    import pathspec
+
     return pathspec.GitIgnoreSpec.from_lines(patterns)
 
 

@@ -26,13 +26,16 @@ import dataclasses
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from krmcheck.baseline import Baseline, Entry, entry_of
 from krmcheck.kustomize.resource import Resource
 from krmcheck.results import Finding, Note, Result, RootReport, Suppressed
 from krmcheck.scope import PathPatterns, any_match
 from krmcheck.tree.node import Scalar
 from krmcheck.tree.origin import Location
+
+if TYPE_CHECKING:
+    from krmcheck.baseline import Baseline, Entry
 
 IGNORE_ANNOTATION = "krmcheck.io/ignore"
 UNUSED = "unused-ignore"
@@ -151,6 +154,8 @@ def apply_baseline(roots: Sequence[RootReport], baseline: Baseline, read: set[st
                    ) -> tuple[tuple[RootReport, ...], tuple[Note, ...]]:
     """Findings the baseline records become suppressed; its entries about
     files this run read that match no finding are noted as removable."""
+    from krmcheck.baseline import entry_of
+
     matched: set[Entry] = set()
     out = []
     for root in roots:

@@ -11,16 +11,20 @@ legacy exec plugin of its kind (``exec_plugin.py``).
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from krmcheck import render_cache
-from krmcheck.fn import catalog, krm
-from krmcheck.fn.builtin import BUILTIN_KINDS
-from krmcheck.fn.exec_plugin import ExecPlugin
 from krmcheck.fn.plugin import GENERATOR, TRANSFORMER, Config, Context, FunctionOptions, Plugin
-from krmcheck.fn.runtime import strip_wire_annotations
+from krmcheck.fn.wire import strip_wire_annotations
 from krmcheck.kustomize.errors import BuildError
-from krmcheck.kustomize.resource import Resource
 from krmcheck.kustomize.accumulator import same_id
+
+if TYPE_CHECKING:
+    from krmcheck.kustomize.resource import Resource
+
+# The function runtime, the builtin plugin table, the exec and container
+# transports and the catalogs are imported by resolve(): a build whose
+# kustomizations name no plugin loads none of them.
 
 __all__ = ["Config", "Context", "FunctionOptions", "Plugin", "resolve", "generate", "transform",
            "validate", "strip_wire_annotations"]
@@ -31,6 +35,10 @@ VALIDATED_BY = "validated-by"
 
 def resolve(config: Config, ctx: Context, role: str) -> Plugin:
     """The plugin that runs ``config`` in ``role`` (generator or transformer)."""
+    from krmcheck.fn import catalog, krm
+    from krmcheck.fn.builtin import BUILTIN_KINDS
+    from krmcheck.fn.exec_plugin import ExecPlugin
+
     if config.is_builtin:
         plugin = BUILTIN_KINDS.get(config.kind)
         if plugin is None:

@@ -34,33 +34,25 @@ from __future__ import annotations
 
 import hashlib
 import io
-import ipaddress
 import json
 import os
-import platform as host
 import posixpath
 import re
 import shutil
 import stat
-import sys
-import tarfile
-import tempfile
-import threading
-import urllib.error
 import urllib.parse
-import urllib.request
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
-import jsonschema
-
-from krmcheck.fn import oci
+from krmcheck.fn.catalog_context import CatalogContext as CatalogContext
+from krmcheck.fn.catalog_context import Store as Store
+from krmcheck.fn.catalog_context import default_cache_dir as default_cache_dir
+from krmcheck.fn.catalog_context import host_platform as host_platform
 from krmcheck.fn.plugin import Config
 from krmcheck.fn.spec import FunctionSpec, Mount
 from krmcheck.kustomize import remote
-from krmcheck import cache
 from krmcheck.kustomize.errors import BuildError
 from krmcheck.kustomize.files import Files
 from krmcheck.kustomize.kustomization import Kustomization
@@ -68,6 +60,11 @@ from krmcheck.tree import fieldpath
 from krmcheck.tree.load import LoadError, load_documents
 from krmcheck.tree.node import Mapping, Node, Scalar, Sequence as SeqNode
 from krmcheck.tree.origin import Origin
+
+if TYPE_CHECKING:  # imported where used: a build whose kustomizations list no catalog needs none
+    import tarfile
+
+    import jsonschema
 
 API_VERSION = "config.kubernetes.io/v1alpha1"
 KINDS = ("Catalog", "KRMFunctionCatalog")
@@ -79,8 +76,6 @@ TIMEOUT = 60.0  # seconds for one download
 
 LOCAL, HTTP, GIT, OCI = "local", "http", "git", "oci"
 _SEMVER_TAG = re.compile(r"v?\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.+-]*)?")
-_GOOS = {"linux": "linux", "darwin": "darwin", "win32": "windows", "cygwin": "windows"}
-_GOARCH = {"x86_64": "amd64", "amd64": "amd64", "aarch64": "arm64", "arm64": "arm64"}
 # Values that must stay text although they may look like numbers (a digest of digits).
 _STRING_KEYS = frozenset({"sha256", "name", "bin", "uri", "image", "group", "kind"})
 
@@ -182,6 +177,8 @@ def reference(text: str, base_dir: Path, files: Files, origin: Origin | None) ->
     An http(s) URL is a single file unless it carries kustomize's git markers
     (``repo//path`` or ``?ref=``); a ``file://``, ``ssh://``, ``git@`` or
     ``github.com/...`` location is git unless a local file has that name."""
+    from krmcheck.fn import oci
+
     text = text.strip()
     if oci.is_reference(text):
         return CatalogRef(text, OCI, text, origin=origin)
@@ -212,52 +209,6 @@ def trust_keys(values: Sequence[str], files: Files, cwd: Path) -> frozenset[str]
     """The identities ``--trusted-catalog`` values give trust to (paths are
     taken relative to the current directory)."""
     return frozenset(reference(v, cwd, files, None).identity for v in values if v.strip())
-
-
-# --- the run's context ----------------------------------------------------------------
-
-@dataclass
-class Store:
-    """Per-run memory: catalogs read once, git clones shared, installs serialised."""
-
-    remotes: remote.Remotes = field(default_factory=remote.Remotes)
-    _catalogs: dict[str, Catalog] = field(default_factory=dict)
-    _lock: threading.RLock = field(default_factory=threading.RLock)
-
-    def catalog(self, ref: CatalogRef, ctx: CatalogContext) -> Catalog:
-        with self._lock:
-            if ref.identity not in self._catalogs:
-                self._catalogs[ref.identity] = load_catalog(ref, ctx)
-            return self._catalogs[ref.identity]
-
-    def locked(self) -> threading.RLock:
-        return self._lock
-
-
-def host_platform() -> tuple[str, str]:
-    """This machine as (GOOS, GOARCH), the names catalogs use."""
-    machine = host.machine().lower()
-    return _GOOS.get(sys.platform, sys.platform), _GOARCH.get(machine, machine)
-
-
-def default_cache_dir() -> Path:
-    return cache.directory()
-
-
-@dataclass(frozen=True)
-class CatalogContext:
-    """What resolving through catalogs may do, for one run (and one layer)."""
-
-    trusted: frozenset[str] = frozenset()  # identities given by --trusted-catalog
-    network: bool = False  # may fetch (also KRMCHECK_NETWORK=1)
-    cache_dir: Path | None = None  # None: $XDG_CACHE_HOME/krmcheck or ~/.cache/krmcheck
-    platform: tuple[str, str] = field(default_factory=host_platform)
-    layer: Path | None = None  # the kustomization directory, mounted for requireStorageMount
-    store: Store = field(default_factory=Store, compare=False, repr=False)
-
-    @property
-    def cache(self) -> Path:
-        return self.cache_dir if self.cache_dir is not None else default_cache_dir()
 
 
 @dataclass(frozen=True)
@@ -386,6 +337,8 @@ def install(p: Platform, source: Source, ctx: CatalogContext) -> Path:
 
 def _unpack_into(final: Path, data: bytes, p: Platform) -> None:
     """Unpack next to ``final`` and rename: another process may race us."""
+    import tempfile
+
     final.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=".unpack-", dir=final.parent))
     try:
@@ -400,6 +353,8 @@ def _unpack_into(final: Path, data: bytes, p: Platform) -> None:
 
 
 def _unpack(data: bytes, target: Path, p: Platform) -> None:
+    import tarfile
+
     if data[:2] != b"\x1f\x8b":  # not gzip: the download is the executable itself
         _inside(target, p.bin, p).write_bytes(data)
         return
@@ -411,6 +366,8 @@ def _unpack(data: bytes, target: Path, p: Platform) -> None:
 
 
 def _extract(tar: tarfile.TarFile, target: Path) -> None:
+    import tarfile
+
     if hasattr(tarfile, "data_filter"):
         # refuses absolute paths, "..", links out of the target and devices
         tar.extractall(target, filter="data")
@@ -444,6 +401,10 @@ def _inside(root: Path, rel: str, p: Platform) -> Path:
 
 
 def _runtime_bytes(p: Platform, source: Source, ctx: CatalogContext) -> bytes:
+    import tempfile
+
+    from krmcheck.fn import oci
+
     uri = p.uri
     if oci.is_reference(uri):
         _require_network(uri, ctx, p.origin)
@@ -542,6 +503,8 @@ def _read_git(ref: CatalogRef, ctx: CatalogContext) -> tuple[bytes, Source]:
 
 
 def _read_oci(ref: CatalogRef, ctx: CatalogContext) -> tuple[bytes, Source]:
+    from krmcheck.fn import oci
+
     _require_network(ref.text, ctx, ref.origin)
     dest = ctx.store.remotes.directory(f"oci\0{ref.text}")  # removed when the run ends
     path = oci.single_file(ref.text, oci.pull(ref.text, dest, ref.origin), ref.origin)
@@ -551,6 +514,8 @@ def _read_oci(ref: CatalogRef, ctx: CatalogContext) -> tuple[bytes, Source]:
 
 
 def _is_loopback(hostname: str) -> bool:
+    import ipaddress
+
     if hostname == "localhost":
         return True
     try:
@@ -566,6 +531,9 @@ def _require_network(what: str, ctx: CatalogContext, origin: Origin | None) -> N
 
 
 def _http_get(url: str, origin: Origin | None) -> bytes:
+    import urllib.error
+    import urllib.request
+
     try:
         with urllib.request.urlopen(url, timeout=TIMEOUT) as response:  # noqa: S310 (http(s) only)
             return bytes(response.read())
@@ -593,6 +561,8 @@ def parse(data: bytes, source: Source) -> Catalog:
 
 @lru_cache(maxsize=1)
 def _validator() -> jsonschema.protocols.Validator:
+    import jsonschema
+
     schema = json.loads(Path(__file__).with_name("catalog_schema.json").read_text(encoding="utf-8"))
     return jsonschema.Draft202012Validator(schema)
 

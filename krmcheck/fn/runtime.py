@@ -31,6 +31,13 @@ from typing import Iterable
 import yaml
 
 from krmcheck.fn.spec import FunctionOutput
+# the function protocol's annotations (kyaml kioutil), legacy spellings too
+from krmcheck.fn.wire import FN_ID, INDEX, LEGACY_FN_ID, LEGACY_INDEX, LEGACY_PATH, MIGRATION_ID, PATH
+from krmcheck.fn.wire import INTERNAL as _INTERNAL
+from krmcheck.fn.wire import PROTOCOL as _PROTOCOL
+from krmcheck.fn.wire import annotations_of as _annotations
+from krmcheck.fn.wire import drop_if_empty as _drop_if_empty
+from krmcheck.fn.wire import strip_wire_annotations as strip_wire_annotations  # runtime's as ever
 from krmcheck.kustomize.accumulator import id_key, same_id
 from krmcheck.kustomize.errors import BuildError
 from krmcheck.kustomize.nameref import is_cluster_scoped
@@ -52,7 +59,6 @@ NEEDS_HASH = "kustomize.config.k8s.io/needs-hash"
 BEHAVIOR = "kustomize.config.k8s.io/behavior"
 
 # kustomize's build state (api/internal/utils/annotations.go)
-_INTERNAL = "internal.config.kubernetes.io/"
 PREFIXES = _INTERNAL + "prefixes"
 SUFFIXES = _INTERNAL + "suffixes"
 PREVIOUS_KINDS = _INTERNAL + "previousKinds"
@@ -61,19 +67,6 @@ PREVIOUS_NAMESPACES = _INTERNAL + "previousNamespaces"
 NEEDS_HASH_SUFFIX = _INTERNAL + "needsHashSuffix"
 GENERATOR_BEHAVIOR = _INTERNAL + "generatorBehavior"
 _OTHER_BUILD = (_INTERNAL + "refBy", _INTERNAL + "allowNameChange", _INTERNAL + "allowKindChange")
-
-# the function protocol's annotations (kyaml kioutil), legacy spellings too
-PATH = _INTERNAL + "path"
-LEGACY_PATH = "config.kubernetes.io/path"
-INDEX = _INTERNAL + "index"
-LEGACY_INDEX = "config.kubernetes.io/index"
-FN_ID = _INTERNAL + "id"
-LEGACY_FN_ID = "config.k8s.io/id"
-MIGRATION_ID = _INTERNAL + "annotations-migration-resource-id"
-SEQ_INDENT = _INTERNAL + "seqindent"
-_PROTOCOL = (INDEX, LEGACY_INDEX, FN_ID, LEGACY_FN_ID, MIGRATION_ID, SEQ_INDENT)
-# kept between functions (the next one sees them), never in the build's output
-WIRE_ANNOTATIONS = (PATH, LEGACY_PATH) + _PROTOCOL
 
 # kinds whose hash suffix depends only on their content (krmcheck.kustomize.hashing)
 HASHABLE_KINDS = frozenset({"ConfigMap", "Secret"})
@@ -519,11 +512,6 @@ def _counterpart(child: Node, index: int, old: Sequence) -> Node | None:
     return old.items[index] if index < len(old.items) else None
 
 
-def _annotations(node: Mapping) -> Mapping | None:
-    md = node.mapping("metadata")
-    return md.mapping("annotations") if md is not None else None
-
-
 def take_state(res: Resource) -> None:
     """Read kustomize's build annotations into ``res`` and remove them (and
     the protocol's index and id annotations); path annotations stay for the
@@ -559,13 +547,6 @@ def _prev_ids(res: Resource, values: dict[str, str]) -> list[ResId]:
     gvk = res.gvk
     return [ResId(Gvk(gvk.group, gvk.version, k), n, "" if ns == NO_NAMESPACE else ns)
             for k, n, ns in zip(kinds, names, namespaces)]
-
-
-def _drop_if_empty(node: Mapping) -> None:
-    md = node.mapping("metadata")
-    ann = md.mapping("annotations") if md is not None else None
-    if md is not None and ann is not None and not ann.items:
-        del md.items["annotations"]
 
 
 def generator_options(resources: list[Resource]) -> None:
@@ -616,17 +597,6 @@ def default_paths(resources: list[Resource]) -> None:
         for key in (PATH, LEGACY_PATH):
             if key not in target.items:
                 target.items[key] = Scalar(path, target.origin)
-
-
-def strip_wire_annotations(resources: list[Resource]) -> None:
-    """Remove what functions left for each other (paths), for the output."""
-    for res in resources:
-        ann = _annotations(res.node)
-        if ann is None or not any(k in ann.items for k in WIRE_ANNOTATIONS):
-            continue
-        for key in WIRE_ANNOTATIONS:
-            ann.items.pop(key, None)
-        _drop_if_empty(res.node)
 
 
 # --- coming back: the new resource list -----------------------------------------------------

@@ -7,14 +7,16 @@ and envsubst-style templates outside Flux (``.krmcheck.yaml`` ``substitute:``).
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING, NamedTuple
 
 from krmcheck.gitops.envsubst import Variable
-from krmcheck.gitops.render import Rendered
-from krmcheck.gitops.substitute import Problem, substitute
-from krmcheck.kustomize.resource import Resource
 from krmcheck.locate import source_id
 from krmcheck.results import Finding, ResourceRef, Result
 from krmcheck.scope import PathPatterns
+
+if TYPE_CHECKING:  # a run without controller objects or templates imports neither
+    from krmcheck.gitops.substitute import Problem
+    from krmcheck.kustomize.resource import Resource
 
 VALIDATOR = "substitution"  # the id of findings about variable substitution
 
@@ -24,6 +26,15 @@ __all__ = ["HELM", "Rendered", "VALIDATOR", "Variable", "findings", "templates"]
 
 
 HELM = "helm"  # the id of findings about charts a controller renders
+
+
+class Rendered(NamedTuple):
+    """What a root renders to: its resources as applied, and what went wrong
+    with substitution and the controller object's own fields."""
+
+    resources: list[Resource]
+    problems: list[Problem]  # about substitution and the object's own fields
+    placeholders: int  # ${...} expressions left as written (unknown variables)
 
 
 def findings(rendered: Rendered, root: str,
@@ -52,6 +63,8 @@ def templates(resources: list[Resource], given: Templates) -> Rendered:
     kept = 0
     if not given:
         return Rendered(resources, [], 0)
+    from krmcheck.gitops.substitute import substitute
+
     for res in resources:
         path = res.node.origin.path
         for scope, variables in given:

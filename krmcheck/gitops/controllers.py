@@ -20,6 +20,8 @@ from typing import NamedTuple
 
 from krmcheck import discover
 from krmcheck.gitops import argocd, artifact, flux, helmrelease
+from krmcheck.gitops.markers import has_marker as _has_marker
+from krmcheck.gitops.markers import mentions_controllers as _mentions_controllers
 from krmcheck.gitops.objects import Objects
 from krmcheck.gitops.render import render
 from krmcheck.gitops.root import ControllerRoot
@@ -31,7 +33,6 @@ from krmcheck.kustomize.target import Builder
 from krmcheck.tree.node import Scalar, lookup
 from krmcheck.tree.origin import Location
 
-MARKERS = (flux.GROUP.rstrip("/"), helmrelease.GROUP.rstrip("/"), argocd.GROUP.rstrip("/"))
 MAX_ROOTS = 10_000  # a bound on what a repository can make discovery render
 
 
@@ -143,20 +144,6 @@ def _ours(namespace: str, name: str, objects: Objects, urls: frozenset[str], nea
     if isinstance(url, Scalar) and isinstance(url.value, str) and urls:
         return same_repository(url.value, urls)
     return False
-
-
-def _mentions_controllers(root: Path, infos: dict[Path, discover.KustomizationInfo]) -> bool:
-    return any(_has_marker(p) for p in discover.reads(root, infos) if os.path.isfile(p))
-
-
-def _has_marker(path: Path) -> bool:
-    if path.suffix not in discover.MANIFEST_SUFFIXES + (".json",):
-        return False
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return False
-    return any(m in text for m in MARKERS)
 
 
 def _with_reads(root: ControllerRoot, infos: dict[Path, discover.KustomizationInfo]) -> ControllerRoot:

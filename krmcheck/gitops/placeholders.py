@@ -16,7 +16,6 @@ from collections.abc import Sequence
 
 from krmcheck.locate import Locator
 from krmcheck.results import Finding, Result, RootReport, Suppressed
-from krmcheck.tree import fieldpath
 from krmcheck.tree.node import Scalar
 
 VALIDATOR = "substitution"  # krmcheck.gitops.VALIDATOR
@@ -46,6 +45,8 @@ def _about_placeholder(result: Result, locator: Locator) -> bool:
     resource = locator.find(result)
     if resource is None or not result.field_path:
         return False
+    from krmcheck.tree import fieldpath
+
     try:
         steps = fieldpath.parse(result.field_path)
     except ValueError:

@@ -2,22 +2,14 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
-from krmcheck.gitops import argocd, chart, flux
+from krmcheck.gitops import Rendered, argocd, chart, flux
 from krmcheck.gitops.root import FLUX, ControllerRoot
-from krmcheck.gitops.substitute import Problem, substitute
+from krmcheck.gitops.substitute import substitute
 from krmcheck.kustomize.errors import BuildError
 from krmcheck.kustomize.nameref import is_cluster_scoped
 from krmcheck.kustomize.resource import Resource
 from krmcheck.kustomize.target import Builder
 from krmcheck.tree.node import Scalar, lookup
-
-
-class Rendered(NamedTuple):
-    resources: list[Resource]
-    problems: list[Problem]  # about substitution and the object's own fields
-    placeholders: int  # ${...} expressions left as written (unknown variables)
 
 
 def render(builder: Builder, root: ControllerRoot) -> Rendered:

@@ -7,13 +7,15 @@ import posixpath
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Union
+from typing import TYPE_CHECKING, Union
 
 from krmcheck.gitops.envsubst import Unknown, Variable
-from krmcheck.gitops.substitute import Problem
-from krmcheck.kustomize.builtins.helm import Remote
 from krmcheck.tree.node import Mapping
 from krmcheck.tree.origin import Origin
+
+if TYPE_CHECKING:  # runner tells roots apart by this module's classes: it stays light
+    from krmcheck.gitops.substitute import Problem
+    from krmcheck.kustomize.builtins.helm import Remote
 
 FLUX = "flux"
 FLUX_HELM = "flux-helm"  # a Flux HelmRelease: helm-controller applies it apart from its Kustomization

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from importlib import resources
+from pathlib import Path
 from typing import Callable
 
 import yaml
 
 from krmcheck.kustomize.resource import Gvk, Resource
+from krmcheck.tree.load import FAST_LOADER
 from krmcheck.tree.node import Mapping, Node, Sequence
 from krmcheck.tree.origin import Origin
 
@@ -61,8 +62,8 @@ def split_path(path: str) -> tuple[str, ...]:
 @functools.lru_cache(maxsize=None)
 def defaults(table: str) -> tuple[FieldSpec, ...]:
     """The default field specs of one table (``commonLabels``, ``images``...)."""
-    text = resources.files("krmcheck.kustomize").joinpath("fieldspecs", f"{table}.yaml").read_text()
-    return tuple(FieldSpec.from_dict(d) for d in yaml.safe_load(text) or [])
+    text = Path(__file__).with_name("fieldspecs").joinpath(f"{table}.yaml").read_text()
+    return tuple(FieldSpec.from_dict(d) for d in yaml.load(text, Loader=FAST_LOADER) or [])
 
 
 Visit = Callable[[Mapping, str], None]

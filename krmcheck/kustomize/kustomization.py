@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +11,7 @@ import yaml
 
 from krmcheck.kustomize.errors import BuildError
 from krmcheck.kustomize.files import Files
-from krmcheck.tree.load import LoadError, load_documents
+from krmcheck.tree.load import FAST_LOADER, LoadError, load_documents
 from krmcheck.tree.node import Mapping, Node, Scalar, Sequence
 from krmcheck.tree.origin import Origin
 
@@ -137,8 +136,8 @@ def _is_zero(node: Node) -> bool:
 @functools.cache
 def _field_table() -> dict[str, dict[str, Any]]:
     """``kustomization_fields.yaml``: each Go type's fields, by JSON name."""
-    text = resources.files("krmcheck.kustomize").joinpath("kustomization_fields.yaml").read_text()
-    table: dict[str, dict[str, Any]] = yaml.safe_load(text)
+    text = Path(__file__).with_name("kustomization_fields.yaml").read_text()
+    table: dict[str, dict[str, Any]] = yaml.load(text, Loader=FAST_LOADER)
     return table
 
 

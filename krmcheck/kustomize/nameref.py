@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from importlib import resources as package_files
+from pathlib import Path
 from typing import Callable, Iterable
 
 import yaml
@@ -22,6 +22,7 @@ from krmcheck.kustomize import order
 from krmcheck.kustomize.errors import BuildError
 from krmcheck.kustomize.fieldspec import FieldSpec
 from krmcheck.kustomize.resource import Gvk, ResId, Resource
+from krmcheck.tree.load import FAST_LOADER
 from krmcheck.tree.node import Mapping, Node, Scalar, Sequence
 from krmcheck.tree.origin import Origin
 
@@ -136,9 +137,8 @@ _KIND_RANK.update({k: len(order.FIRST) + 1 + i for i, k in enumerate(order.LAST)
 
 @functools.lru_cache(maxsize=None)
 def default_name_references() -> tuple[NameBackRef, ...]:
-    text = package_files.files("krmcheck.kustomize").joinpath(
-        "fieldspecs", "nameReference.yaml").read_text()
-    return parse_name_references(yaml.safe_load(text) or [])
+    text = Path(__file__).with_name("fieldspecs").joinpath("nameReference.yaml").read_text()
+    return parse_name_references(yaml.load(text, Loader=FAST_LOADER) or [])
 
 
 # --- ids as kustomize sees them ---------------------------------------------------

@@ -8,10 +8,14 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-import re2
 
-_OPTIONS = re2.Options()
-_OPTIONS.log_errors = False  # the error is raised to the caller, not logged to stderr
+@functools.cache
+def _options() -> Any:
+    import re2  # when a pattern is first compiled: most builds have none
+
+    options = re2.Options()
+    options.log_errors = False  # the error is raised to the caller, not logged to stderr
+    return options
 
 
 class RegexError(ValueError):
@@ -20,8 +24,10 @@ class RegexError(ValueError):
 
 @functools.lru_cache(maxsize=4096)
 def compile_go(pattern: str) -> Any:
+    import re2
+
     try:
-        return re2.compile(pattern, _OPTIONS)
+        return re2.compile(pattern, _options())
     except re2.error as e:
         reason = e.args[0] if e.args else "invalid"
         if isinstance(reason, bytes):

@@ -21,17 +21,12 @@ import os
 import posixpath
 import re
 import shutil
-import tempfile
 import threading
-import urllib.error
-import urllib.request
 import weakref
 from dataclasses import dataclass, field
-from http.client import responses
 from pathlib import Path
 from urllib.parse import unquote_plus
 
-from krmcheck import git
 from krmcheck.kustomize.errors import BuildError
 from krmcheck.kustomize.files import Files
 from krmcheck.tree.load import LoadError, load_documents
@@ -280,6 +275,8 @@ class Remotes:
         with self._lock:
             if key not in self._clones:
                 target = self.directory("\0".join(map(str, key)))
+                from krmcheck import git
+
                 git.clone(spec.clone_url, spec.ref, target, spec.timeout, spec.submodules)
                 self._clones[key] = target
             return self._clones[key]
@@ -295,6 +292,8 @@ class Remotes:
 
 
 def _make_run_dir() -> Path:
+    import tempfile
+
     cache = os.environ.get("XDG_CACHE_HOME")
     if cache:
         base = Path(cache) / "krmcheck"
@@ -341,6 +340,9 @@ def _require_network(rel: str, origin: Origin, network: bool) -> None:
 
 
 def _fetch_http(remotes: Remotes, url: str, origin: Origin) -> Fetched:
+    import urllib.error  # with urllib.request: only a run that downloads pays for them
+    from http.client import responses
+
     try:
         spec: RepoSpec | None = parse_repo_spec(url)
     except NotARepo:
@@ -362,6 +364,8 @@ def _fetch_http(remotes: Remotes, url: str, origin: Origin) -> Fetched:
 
 
 def _download(url: str) -> bytes:
+    import urllib.request
+
     with urllib.request.urlopen(url, timeout=DEFAULT_TIMEOUT) as response:  # noqa: S310 (http(s) only)
         return bytes(response.read())
 
@@ -393,6 +397,8 @@ def _within(path: Path, root: Path) -> bool:
 
 
 def _clone_or_error(remotes: Remotes, spec: RepoSpec, origin: Origin) -> Path:
+    from krmcheck import git
+
     try:
         return remotes.clone(spec)
     except (BuildError, git.GitError) as e:

@@ -12,20 +12,17 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from krmcheck import fn, redact, render_cache
-from krmcheck.fn import catalog as fn_catalog
 from krmcheck.fn import configs as fn_configs
+from krmcheck.fn.catalog_context import CatalogContext
 from krmcheck.kustomize import kustomization as kfile
 from krmcheck.kustomize import buildmetadata, deprecation, openapi, order, remote
 from krmcheck.kustomize.accumulator import ResourceList
-from krmcheck.kustomize.builtins import images, labels, namespace, patches, prefix_suffix, replicas
-from krmcheck.kustomize.builtins import replacements, vars as kvars
-from krmcheck.kustomize.builtins import helm
+from krmcheck.kustomize.builtins import vars as kvars
 from krmcheck.kustomize.errors import BuildError
 from krmcheck.kustomize.files import ROOT_ONLY, Files, Within
-from krmcheck.kustomize.generators import generate, merge_generated
-from krmcheck.kustomize.hashing import hashed_name
 from krmcheck.kustomize.kustomization import Kustomization
 from krmcheck.kustomize.nameref import fix_name_references
 from krmcheck.kustomize.resource import Resource
@@ -35,7 +32,16 @@ from krmcheck.tree.load import LoadError, load_documents
 from krmcheck.tree.node import Mapping, Node, Scalar, Sequence
 from krmcheck.tree.origin import Origin
 
+if TYPE_CHECKING:
+    from krmcheck.kustomize.builtins import patches
+
+# The builtin generators and transformers are imported where a
+# kustomization first uses them: a build of plain resources loads none.
+
 LOCAL_CONFIG = "config.kubernetes.io/local-config"
+# the fields whose patches, and whose labels, _run_transformers applies
+_PATCH_FIELDS = ("patchesStrategicMerge", "patches", "patchesJson6902")
+_LABEL_FIELDS = ("labels", "commonLabels", "commonAnnotations")
 
 
 @dataclass(frozen=True)
@@ -46,7 +52,7 @@ class BuildOptions:
     enable_helm: bool = False  # inflate helmCharts with helm_command
     helm_command: str = "helm"
     # --trusted-catalog and the run's catalog cache (KEP-2906 catalogs:, krmcheck.fn.catalog)
-    catalogs: fn_catalog.CatalogContext = field(default_factory=fn_catalog.CatalogContext)
+    catalogs: CatalogContext = field(default_factory=CatalogContext)
     # exec plugins and KRM functions: environment, --enable-exec, --mount, -e, ...
     functions: fn.FunctionOptions = field(default_factory=fn.FunctionOptions)
 
@@ -164,7 +170,7 @@ class Builder:
 
     def _run(self, k: Kustomization, acc: ResourceList, stack: tuple[str, ...]) -> None:
         steps = (
-            ("checking catalogs", lambda: fn_catalog.for_layer(k, self.files, self.options.catalogs)),
+            ("checking catalogs", lambda: self._check_catalogs(k)),
             ("accumulating resources", lambda: self._accumulate_resources(k, acc, stack)),
             ("loading configurations", lambda: self.tables.add_own(k, self.files,
                                                                    self.options.load_restrictor)),
@@ -182,6 +188,14 @@ class Builder:
                     raise e.add_context(f"{what} of {k.display}")
         finally:  # what patches, functions and charts put in Secrets, even when a step failed
             self.secrets.update(redact.secret_values(acc.items))
+
+    def _check_catalogs(self, k: Kustomization) -> None:
+        """An error on the first catalog of ``k`` not trusted (the catalogs
+        are imported when a kustomization lists some)."""
+        if k.seq("catalogs"):
+            from krmcheck.fn import catalog as fn_catalog
+
+            fn_catalog.for_layer(k, self.files, self.options.catalogs)
 
     def _accumulate_resources(self, k: Kustomization, acc: ResourceList,
                               stack: tuple[str, ...]) -> None:
@@ -265,16 +279,22 @@ class Builder:
                     raise BuildError(f"a {field_name} entry must be a map", entry.origin)
                 if kind == "Secret":  # known before the generator can fail on them
                     self.secrets.update(redact.generator_inputs(entry))
+                from krmcheck.kustomize.generators import generate
+
                 res = generate(kind, entry, options, k.directory, self.files,
                                self.options.load_restrictor)
                 self._stamp_generated(res, k, f"{kind}Generator")
                 self._add_generated(acc, res, entry.origin)
-        charts = helm.charts_of(k.seq("helmCharts"), k.mapping("helmGlobals"),
-                                k.seq("helmChartInflationGenerator"))
-        env = helm.HelmEnv(k.directory, self.files, self.options.enable_helm, self.options.helm_command)
-        for res in helm.generate(charts, env):
-            self._stamp_generated(res, k, "HelmChartInflationGenerator")
-            self._add_generated(acc, res, res.node.origin)
+        helm_charts, helm_globals = k.seq("helmCharts"), k.mapping("helmGlobals")
+        legacy = k.seq("helmChartInflationGenerator")
+        if helm_charts or legacy:  # (charts_of makes one chart of each entry, nothing else)
+            from krmcheck.kustomize.builtins import helm
+
+            charts = helm.charts_of(helm_charts, helm_globals, legacy)
+            env = helm.HelmEnv(k.directory, self.files, self.options.enable_helm, self.options.helm_command)
+            for res in helm.generate(charts, env):
+                self._stamp_generated(res, k, "HelmChartInflationGenerator")
+                self._add_generated(acc, res, res.node.origin)
         for config in self._plugin_configs(k, "generators", stack):
             for res in fn.generate(config, self._plugin_context(k)):
                 self._stamp_generated(res, k, config.node)
@@ -293,12 +313,17 @@ class Builder:
         if len(targets) != 1:
             what = "no" if not targets else "more than one"
             raise BuildError(f"{what} existing {res.kind} '{res.name}' to {behavior}", origin)
+        from krmcheck.kustomize.generators import merge_generated
+
         merge_generated(targets[0], res, behavior)
 
     # --- transformers -----------------------------------------------------------
     def _run_transformers(self, k: Kustomization, acc: ResourceList, stack: tuple[str, ...] = ()) -> None:
-        src = patches.PatchSource(k.directory, self.files, self.options.load_restrictor)
         res = acc.items
+        if any(k.field(name) is not None for name in _PATCH_FIELDS):
+            from krmcheck.kustomize.builtins import patches
+
+            src = patches.PatchSource(k.directory, self.files, self.options.load_restrictor)
         for entry in k.seq("patchesStrategicMerge"):
             docs = patches.load_patch(entry, src)
             if not docs:  # unlike patches:, an empty file here is refused
@@ -310,11 +335,17 @@ class Builder:
         tables = self.tables.config
         ns = k.string("namespace")
         if ns and ns[0]:
+            from krmcheck.kustomize.builtins import namespace
+
             namespace.apply(res, ns[0], ns[1], tables)
         prefix, suffix = k.string("namePrefix"), k.string("nameSuffix")
         if prefix or suffix:
+            from krmcheck.kustomize.builtins import prefix_suffix
+
             prefix_suffix.apply(res, prefix[0] if prefix else "", suffix[0] if suffix else "",
                                 (prefix or suffix)[1], tables)  # type: ignore[index]
+        if any(k.field(name) is not None for name in _LABEL_FIELDS):
+            from krmcheck.kustomize.builtins import labels
         for entry in k.seq("labels"):
             if isinstance(entry, Mapping):
                 labels.labels_entry(res, entry, tables)
@@ -328,12 +359,20 @@ class Builder:
             self._json6902(res, entry, src)
         for entry in k.seq("replicas"):
             if isinstance(entry, Mapping):
+                from krmcheck.kustomize.builtins import replicas
+
                 replicas.apply(res, entry, tables)
         for entry in k.seq("images") + k.seq("imageTags"):
             if isinstance(entry, Mapping):
+                from krmcheck.kustomize.builtins import images
+
                 images.apply(res, entry, tables)
-        replacements.run(res, k.seq("replacements"),
-                         replacements.Source(k.directory, self.files, self.options.load_restrictor))
+        listed = k.seq("replacements")
+        if listed:  # (run applies each entry, nothing else)
+            from krmcheck.kustomize.builtins import replacements
+
+            replacements.run(res, listed, replacements.Source(k.directory, self.files,
+                                                              self.options.load_restrictor))
         if self.stamper:
             self.stamper.builtin_transformers(res, k, self.files)
         for config in self._plugin_configs(k, "transformers", stack):
@@ -347,6 +386,8 @@ class Builder:
             fn.validate(config, self._plugin_context(k), acc.items)
 
     def _plugin_context(self, k: Kustomization) -> fn.Context:
+        from krmcheck.fn import catalog as fn_catalog
+
         o = self.options
         ctx = fn.Context(k.directory, self.files, o.load_restrictor, o.enable_alpha_plugins,
                          o.enable_helm, o.helm_command).using(o.functions, o.network,
@@ -363,6 +404,8 @@ class Builder:
         return fn_configs.load(field_name, k.seq(field_name), k.path, self.files, accumulate)
 
     def _patch(self, res: list[Resource], entry: Node, src: patches.PatchSource) -> None:
+        from krmcheck.kustomize.builtins import patches
+
         if not isinstance(entry, Mapping):
             raise BuildError("a patches entry must be a map with path or patch", entry.origin)
         docs = patches.load_patch(entry, src)
@@ -376,6 +419,8 @@ class Builder:
             patches.strategic(res, docs, selector, entry.origin, patches.PatchOptions.from_node(entry))
 
     def _json6902(self, res: list[Resource], entry: Node, src: patches.PatchSource) -> None:
+        from krmcheck.kustomize.builtins import patches
+
         if not isinstance(entry, Mapping) or entry.mapping("target") is None:
             raise BuildError("a patchesJson6902 entry needs a target", entry.origin)
         docs = patches.load_patch(entry, src)
@@ -433,6 +478,8 @@ def _add_hash_suffixes(resources: list[Resource]) -> None:
             origin = res.metadata.items["name"].origin if res.metadata and "name" in res.metadata.items \
                 else res.node.origin
             res.remember_id()
+            from krmcheck.kustomize.hashing import hashed_name
+
             res.set_name(hashed_name(res.name, res), origin)
             res.needs_hash = False
 

@@ -7,14 +7,17 @@ runner decides the exit code, never a reporter.
 
 from __future__ import annotations
 
+import importlib
 import posixpath
-from collections.abc import Iterable, Sequence
-from typing import Protocol, TextIO
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Protocol, TextIO
 
 from krmcheck.reporters.safe import well_formed
-from krmcheck.diff import Change, RootDiff
 from krmcheck.results import SEVERITY_RANK, Defect, Finding, RunReport, fingerprint
 from krmcheck.tree.origin import Location
+
+if TYPE_CHECKING:
+    from krmcheck.diff import Change, RootDiff
 
 
 class Reporter(Protocol):
@@ -110,20 +113,33 @@ def change_line(c: Change) -> str:
     return f"renamed {c.was} -> {c.resource}" if c.status == "renamed" else f"{c.status} {c.resource}"
 
 
-# The format modules use the helpers above, so they are imported only once
-# those exist (a registry in the package itself keeps `REPORTERS` one import away).
-from krmcheck.reporters.github import GithubReporter  # noqa: E402
-from krmcheck.reporters.gitlab import GitlabReporter  # noqa: E402
-from krmcheck.reporters.json_report import JsonReporter  # noqa: E402
-from krmcheck.reporters.junit import JunitReporter  # noqa: E402
-from krmcheck.reporters.sarif import SarifReporter  # noqa: E402
-from krmcheck.reporters.text import TextReporter  # noqa: E402
+class _Registry(Mapping[str, Reporter]):
+    """The reporters by format name. A format's module (which uses the
+    helpers above) is imported when its reporter is first looked up: a run
+    imports the text reporter and the formats it was asked for, no other."""
 
-REPORTERS: dict[str, Reporter] = {
-    "text": TextReporter(),
-    "github": GithubReporter(),
-    "junit": JunitReporter(),
-    "sarif": SarifReporter(),
-    "json": JsonReporter(),
-    "gitlab": GitlabReporter(),
-}
+    def __init__(self, where: dict[str, tuple[str, str]]) -> None:
+        self._where = where  # name -> (module, class)
+        self._made: dict[str, Reporter] = {}
+
+    def __getitem__(self, name: str) -> Reporter:
+        if name not in self._made:
+            module, cls = self._where[name]
+            self._made[name] = getattr(importlib.import_module(module), cls)()
+        return self._made[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._where)
+
+    def __len__(self) -> int:
+        return len(self._where)
+
+
+REPORTERS: Mapping[str, Reporter] = _Registry({
+    "text": ("krmcheck.reporters.text", "TextReporter"),
+    "github": ("krmcheck.reporters.github", "GithubReporter"),
+    "junit": ("krmcheck.reporters.junit", "JunitReporter"),
+    "sarif": ("krmcheck.reporters.sarif", "SarifReporter"),
+    "json": ("krmcheck.reporters.json_report", "JsonReporter"),
+    "gitlab": ("krmcheck.reporters.gitlab", "GitlabReporter"),
+})

@@ -12,11 +12,14 @@ forbid unknown fields) with ``_definitions.json`` (every type, under
 from __future__ import annotations
 
 import functools
+import importlib.util
 import json
 import re
-from importlib import resources
-from importlib.resources.abc import Traversable
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
 
 PACKAGE = "kubernetes_validate"
 _ROOT = "kubernetes-json-schema"
@@ -48,7 +51,17 @@ def resolve_version(requested: str | None) -> str:
     return wanted
 
 
+@functools.cache
 def _root() -> Traversable:
+    # The package's directory, found without running the package: its
+    # __init__ imports jsonschema, certifi and more, which reading its
+    # files does not need.
+    spec = importlib.util.find_spec(PACKAGE)
+    for where in (spec.submodule_search_locations or []) if spec is not None else []:
+        if (Path(where) / _ROOT).is_dir():
+            return Path(where) / _ROOT
+    from importlib import resources  # an installation that is no directory (a zip)
+
     return resources.files(PACKAGE).joinpath(_ROOT)
 
 
@@ -56,9 +69,15 @@ def _directory(version: str, strict: bool) -> Traversable:
     return _root().joinpath(f"v{version}.0-local" + ("-strict" if strict else ""))
 
 
-@functools.cache
 def definitions(version: str, strict: bool = False) -> dict[str, Any]:
     """``_definitions.json`` of a version: its ``$id`` and every type under ``$defs``."""
+    # one cache entry however strict is passed (a cache keys definitions(v) and
+    # definitions(v, False) apart, and the file is 1.7 MB of JSON)
+    return _definitions(version, bool(strict))
+
+
+@functools.cache
+def _definitions(version: str, strict: bool) -> dict[str, Any]:
     loaded: dict[str, Any] = json.loads(_directory(version, strict).joinpath("_definitions.json").read_text())
     return loaded
 

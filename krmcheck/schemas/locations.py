@@ -25,12 +25,13 @@ import hashlib
 import json
 import re
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from krmcheck import render_cache
+
+if TYPE_CHECKING:  # imported when a schema URL is first fetched
+    import urllib.error
 
 PULLED = "catalogs"  # CACHE/catalogs/NAME/ holds a pulled catalog in the CRDs-catalog layout
 CATALOG_LAYOUT = "{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json"
@@ -154,6 +155,9 @@ def fetch(url: str, cache: Path) -> dict[str, Any] | None:
 
 
 def _get(url: str, sleep: Any = time.sleep) -> bytes | None:
+    import urllib.error
+    import urllib.request
+
     delay = 1.0
     for attempt in range(RETRIES + 1):
         try:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterator
-from importlib import resources
+from pathlib import Path
 from typing import Any, NamedTuple
 
 import yaml
@@ -76,7 +76,7 @@ def table() -> dict[tuple[str, str], tuple[tuple[tuple[Step, ...], Rule], ...]]:
 @functools.cache
 def _grouped() -> dict[tuple[str, str], tuple[tuple[tuple[Step, ...], tuple[Rule, ...]], ...]]:
     """(apiVersion, kind) -> (path to a place, the rules there), each path once."""
-    text = resources.files("krmcheck.schemas").joinpath("field_rules.yaml").read_text(encoding="utf-8")
+    text = Path(__file__).with_name("field_rules.yaml").read_text(encoding="utf-8")
     doc: dict[str, Any] = yaml.load(text, Loader=FAST_LOADER)
     places = {name: _flatten(name, doc["places"]) for name in doc["places"]}
     out: dict[tuple[str, str], dict[tuple[Step, ...], list[Rule]]] = {}

@@ -25,15 +25,14 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import fastjsonschema
-import jsonschema
-from referencing import Registry, Resource
+from typing import TYPE_CHECKING, Any
 
 from krmcheck import render_cache
 from krmcheck.schemas import builtin, crds, locations
 from krmcheck.tree.load import LoadError, load_documents
+
+if TYPE_CHECKING:  # imported when a schema first validates (a warm run validates nothing)
+    import jsonschema
 
 BUILTIN, REPOSITORY, LOCATION, CACHE = "built-in", "repository", "location", "cache"
 ORDER = (BUILTIN, REPOSITORY, LOCATION, CACHE)
@@ -88,6 +87,8 @@ class Checker:
             self._fast = self.make_fast()
         if self._fast is None:
             return bool(self.full.is_valid(data))
+        import fastjsonschema
+
         try:
             self._fast(data)
             return True
@@ -121,7 +122,7 @@ class Sources:
         self._found: dict[tuple[str, str], Checker | None] = {}
         self._reads: dict[tuple[str, str], render_cache.Reads] = {}  # what finding each read
         self._repository: dict[tuple[str, str], tuple[crds.Served, str]] = {}
-        self._unread: list[tuple[str, str]] | None = None  # CRD files not parsed yet
+        self._unread: list[tuple[str, str, frozenset[str]]] | None = None  # CRD files not parsed yet, with the words after "kind"
         self._rendered_read = False
         self._run = _RUN[0]
 
@@ -176,17 +177,16 @@ class Sources:
             self._rendered_read = True
             for text, where in self.settings.rendered_crds:
                 self._index(json.loads(text), where)
-        if self._unread is None:
-            self._unread = list(self.settings.crd_files)
-        names_kind = re.compile(rf"\bkind\b\W+{re.escape(kind)}\b")
+        if self._unread is None:  # each file read once for the words that follow "kind"
+            self._unread = [(path, display, frozenset(_KIND_NAMED.findall(_text(Path(path)))))
+                            for path, display in self.settings.crd_files]
         still = []
-        for path, display in self._unread:
-            text = _text(Path(path))
-            if kind in text and names_kind.search(text):  # the plain test first: it is far faster
-                for doc in _documents(text, display):
+        for path, display, named in self._unread:
+            if kind in named:
+                for doc in _documents(_text(Path(path)), display):
                     self._index(doc, display)
             else:
-                still.append((path, display))
+                still.append((path, display, named))
         self._unread = still
         return self._repository
 
@@ -207,6 +207,12 @@ class Sources:
             if pulled is not None:
                 return _json_checker(pulled[0], CACHE, pulled[1], s.strict)
         return None
+
+
+# Each word that follows the word "kind" in a file (a CRD names its kind so,
+# as ``kind: Widget`` or ``"kind": "Widget"``); overlapping, so that
+# ``kind: kind`` is no blind spot.
+_KIND_NAMED = re.compile(r"(?=\bkind\b\W+(\w+))")
 
 
 def _text(path: Path) -> str:
@@ -239,11 +245,19 @@ def _json_checker(schema: dict[str, Any], source: str, where: str, strict: bool)
     """A checker for an OpenAPI v3 structural schema, or for a JSON schema a
     location serves (also read as one: they are converted from CRDs)."""
     document = crds.to_json_schema(schema, strict)
-    return Checker(source, where, lambda: _compile(document), lambda: jsonschema.Draft4Validator(document),
-                   schema, schema)
+    return Checker(source, where, lambda: _compile(document), lambda: _draft4(document), schema, schema)
+
+
+def _draft4(document: dict[str, Any]) -> jsonschema.protocols.Validator:
+    import jsonschema
+
+    return jsonschema.Draft4Validator(document)
 
 
 def _compile(document: dict[str, Any]) -> Callable[[Any], Any]:
+    import fastjsonschema
+    import jsonschema
+
     try:
         compiled: Callable[[Any], Any] = fastjsonschema.compile(document, use_formats=False)
         return compiled
@@ -266,11 +280,16 @@ def _builtin_checker(version: str, strict: bool, api_version: str, kind: str) ->
     definitions = builtin.definitions(version, strict)
 
     def fast() -> Callable[[Any], Any]:
+        import fastjsonschema
+
         # Formats are not asserted (the API server accepts "int32" and friends as plain numbers).
         compiled: Callable[[Any], Any] = fastjsonschema.compile(_bundle(schema, definitions), use_formats=False)
         return compiled
 
     def full() -> jsonschema.protocols.Validator:
+        import jsonschema
+        from referencing import Registry, Resource
+
         registry: Registry[Any] = Registry().with_resource(definitions["$id"], Resource.from_contents(definitions))
         return jsonschema.Draft202012Validator(schema, registry=registry)
     defs = definitions["$defs"]

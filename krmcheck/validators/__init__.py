@@ -13,11 +13,13 @@ import fnmatch
 import json
 import re
 from collections.abc import Iterable, Sequence
-from typing import NamedTuple, Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from krmcheck.results import ResourceRef, Result
-from krmcheck.schemas.sources import SchemaSettings
 from krmcheck.tree.node import Mapping, Node, Scalar
+
+if TYPE_CHECKING:
+    from krmcheck.schemas.sources import SchemaSettings
 
 
 class Provided(NamedTuple):

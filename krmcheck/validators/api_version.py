@@ -30,13 +30,14 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Sequence
-from importlib import resources
+from pathlib import Path
 from typing import Any, NamedTuple
 
 import yaml
 
 from krmcheck.results import Result
 from krmcheck.schemas import builtin
+from krmcheck.tree.load import FAST_LOADER
 from krmcheck.tree.node import Mapping
 from krmcheck.validators import ValidatorOptions, make_result, resource_ref
 
@@ -137,8 +138,8 @@ def _changes(entry: Deprecation, kind: str) -> str:
 @functools.cache
 def table() -> tuple[Deprecation, ...]:
     """Every entry of the packaged table, in file order."""
-    text = resources.files("krmcheck.validators").joinpath(TABLE).read_text(encoding="utf-8")
-    data = yaml.safe_load(text)
+    text = Path(__file__).with_name(TABLE).read_text(encoding="utf-8")
+    data = yaml.load(text, Loader=FAST_LOADER)
     return tuple(_entry(raw, index) for index, raw in enumerate(data["apis"]))
 
 

@@ -23,16 +23,17 @@ import builtins
 import dataclasses
 import json
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
-
-import jsonschema
+from typing import TYPE_CHECKING, Any
 
 from krmcheck.results import Finding, Result, RootReport
-from krmcheck.schemas import builtin, cel, crds, lists, rules
+from krmcheck.schemas import builtin, crds, lists, rules
 from krmcheck.schemas.locations import LocationError
 from krmcheck.schemas.sources import BUILTIN, Checker, SchemaSettings, Sources, sources_for
 from krmcheck.tree.node import Mapping
 from krmcheck.validators import ValidatorOptions, field_path, make_result, resource_ref
+
+if TYPE_CHECKING:  # the checkers of krmcheck.schemas.sources import it when they first validate
+    import jsonschema
 
 id = "schema"
 description = "resources match the schema of their kind (built-in, repository CRD, schema location)"
@@ -163,6 +164,8 @@ def _cel(item: Mapping, data: Any, checker: Checker,
          unjudged: dict[tuple[str, str], tuple[Mapping, dict[str, str]]]) -> list[Result]:
     """The schema's CEL rules; the rules that could not be judged are collected per kind."""
     assert checker.structural is not None
+    from krmcheck.schemas import cel  # custom kinds only
+
     if not cel.has_rules(checker.structural):
         return []
     ref = resource_ref(item)

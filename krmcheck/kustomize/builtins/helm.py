@@ -34,13 +34,10 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from krmcheck import render_cache
-from krmcheck.fn.transports import Invocation, TransportError, TransportTimeout
-from krmcheck.fn.transports.exec import ExecTransport
 from krmcheck.kustomize.errors import BuildError
 from krmcheck.kustomize.files import Files
 from krmcheck.kustomize.remote import NETWORK_ENV, network_allowed
@@ -198,6 +195,8 @@ def inflate(chart: Chart, env: HelmEnv) -> list[Resource]:
         raise BuildError(f"helm chart {chart.remote.describe()} needs the network, which is off by default; "
                          f"pass --network or set {NETWORK_ENV}=1 to pull it", chart.origin)
     render_cache.impure("helm")
+    import tempfile  # with the process transport below: only a build that runs helm needs them
+
     tmp = Path(tempfile.mkdtemp(prefix="kustomize-helm-"))
     try:
         run = _Runner(env.command, _helm_env(chart, env, tmp), chart.origin)
@@ -299,6 +298,9 @@ class _Runner:
     origin: Origin
 
     def output(self, args: list[str]) -> str:
+        from krmcheck.fn.transports import Invocation, TransportError, TransportTimeout
+        from krmcheck.fn.transports.exec import ExecTransport
+
         shown = " ".join([self.command, *args])
         if shutil.which(self.command, path=self.env.get("PATH")) is None:
             raise BuildError(f"unable to run '{shown}': '{self.command}' is not installed "

@@ -8,14 +8,16 @@ and also every field of the images field-spec table.
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from krmcheck.kustomize import fieldspec
 from krmcheck.kustomize.errors import BuildError
 from krmcheck.kustomize.resource import Resource
-from krmcheck.kustomize.transformerconfig import TransformerConfig, default_config
 from krmcheck.tree.node import Mapping, Node, Scalar, Sequence
 from krmcheck.tree.origin import Origin
+
+if TYPE_CHECKING:  # the image_tag validator reads image references with split() alone
+    from krmcheck.kustomize.transformerconfig import TransformerConfig
 
 _TAG_CHARS = r"[a-zA-Z0-9_.{}-]*"
 CONTAINER_LISTS = ("containers", "initContainers")
@@ -104,6 +106,8 @@ def apply(resources: list[Resource], entry_node: Mapping,
         name_node = entry_node.items.get("name")
         raise BuildError(f"images: '{entry.name}' is not a valid image name",
                          name_node.origin if name_node is not None else entry_node.origin)
+    from krmcheck.kustomize.transformerconfig import default_config
+
     specs = (config or default_config()).images
     for res in resources:
         _walk_containers(entry, res.node)

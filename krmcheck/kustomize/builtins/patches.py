@@ -9,9 +9,7 @@ from pathlib import Path
 from krmcheck.kustomize import regex
 from krmcheck.kustomize.errors import BuildError
 from krmcheck.kustomize.files import Files
-from krmcheck.kustomize.jsonpatch import apply_json_patch
 from krmcheck.kustomize.resource import Gvk, Resource
-from krmcheck.kustomize.strategic import strategic_merge
 from krmcheck.tree.load import LoadError, load_documents
 from krmcheck.tree.node import Mapping, Node, Scalar, Sequence
 from krmcheck.tree.origin import Origin
@@ -230,6 +228,8 @@ def _apply_smp(res: Resource, doc: Mapping, resources: list[Resource], options: 
         patch.items.pop("kind", None)
     if options.allow_name_change or options.allow_kind_change:
         res.remember_id()
+    from krmcheck.kustomize.strategic import strategic_merge  # as JSON patches: when one is applied
+
     result = strategic_merge(res.node, patch, res.gvk)
     if result is None:
         resources.remove(res)
@@ -260,6 +260,8 @@ def strategic(resources: list[Resource], docs: list[Node], selector: Selector | 
 
 
 def json6902(resources: list[Resource], ops: Node, selector: Selector, where: Origin) -> None:
+    from krmcheck.kustomize.jsonpatch import apply_json_patch
+
     for res in [r for r in resources if selector.matches(r)]:
         # kustomize records the id before every JSON patch: the op may rename.
         res.remember_id()

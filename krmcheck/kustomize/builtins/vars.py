@@ -25,7 +25,6 @@ import re
 from typing import Iterable, NamedTuple
 
 from krmcheck.kustomize import fieldspec
-from krmcheck.kustomize.builtins.replacements import lookup, split_path
 from krmcheck.kustomize.errors import BuildError
 from krmcheck.kustomize.nameref import is_cluster_scoped
 from krmcheck.kustomize.resource import Gvk, ResId, Resource
@@ -182,6 +181,8 @@ def _id_str(rid: ResId) -> str:
 
 
 def _value(var: Var, res: Resource) -> Bound:
+    from krmcheck.kustomize.builtins.replacements import lookup, split_path  # only where vars are used
+
     node = lookup(res.node, _slice_indexes(split_path(var.path)))
     if node is None:
         raise BuildError(f"field specified in var '{var.describe()}' not found in corresponding resource",
