@@ -15,6 +15,7 @@ and in the work tree, then compares them here:
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import difflib
 import functools
@@ -46,6 +47,7 @@ class Rendered(NamedTuple):
     ref: ResourceRef
     source_id: str  # the resource as its source file names it (see locate.source_id)
     text: str  # its YAML, Secret values replaced by keyed digests (see hide_secret_values)
+    path: str = ""  # the file that first wrote it
 
     @property
     def key(self) -> tuple[str, str, str, str]:
@@ -199,18 +201,23 @@ def compare(base: Sequence[Rendered], work: Sequence[Rendered]) -> tuple[Change,
 def _renames(removed: Sequence[Rendered], added: Sequence[Rendered]) -> dict[tuple[str, str, str, str], Rendered]:
     """Added resources that are a removed one under a new name or namespace:
     the same kind, written by the same source resource (a changed prefix,
-    suffix, namespace or name). A generator's new hash suffix is not a
-    rename: kustomize makes a new object on purpose, and the old one is
-    pruned once nothing refers to it."""
-    by_source: dict[tuple[str, str, str], list[Rendered]] = {}
-    for r in removed:
-        if r.source_id:
-            by_source.setdefault((_group(r.ref.apiVersion), r.ref.kind, r.source_id), []).append(r)
+    suffix or namespace), or, when its own name was edited, the only one of
+    its kind that left the file it comes from and the only one that came.
+    A generator's new hash suffix is not a rename: kustomize makes a new
+    object on purpose, and the old one is pruned once nothing refers to it."""
     out: dict[tuple[str, str, str, str], Rendered] = {}
-    for r in added:
-        candidates = by_source.get((_group(r.ref.apiVersion), r.ref.kind, r.source_id), [])
-        if len(candidates) == 1 and r.source_id and not _rehashed(candidates[0].ref.name, r.ref.name):
-            out[r.key] = candidates.pop()
+    for identity in (lambda r: r.source_id, lambda r: r.path):
+        by: dict[tuple[str, str, str], list[Rendered]] = {}
+        for r in removed:
+            if identity(r) and r not in out.values():
+                by.setdefault((_group(r.ref.apiVersion), r.ref.kind, identity(r)), []).append(r)
+        came = collections.Counter((_group(r.ref.apiVersion), r.ref.kind, identity(r)) for r in added)
+        for r in added:
+            where = (_group(r.ref.apiVersion), r.ref.kind, identity(r))
+            candidates = by.get(where, [])
+            if (r.key not in out and identity(r) and len(candidates) == 1 and came[where] == 1
+                    and not _rehashed(candidates[0].ref.name, r.ref.name)):
+                out[r.key] = candidates.pop()
     return out
 
 
@@ -267,13 +274,14 @@ RULES: tuple[Rule, ...] = (
 _MISSING = object()
 
 
-def recreate_results(base: Sequence[Rendered], work: Iterable[tuple[ResourceRef, str, dict[str, Any]]],
+def recreate_results(base: Sequence[Rendered], work: Iterable[tuple[Any, ...]],
                      secret_key: bytes) -> list[Result]:
-    """Warnings for the changes in ``work`` (each resource's ref, source id
-    and data) that the API server will not make in place, against ``base``."""
+    """Warnings for the changes in ``work`` (each resource's ref, source id,
+    data and, optionally, the file that wrote it) that the API server will
+    not make in place, against ``base``."""
     old = {r.key: r for r in base}
-    items = [(Rendered(ref, source_id, ""), hide_secret_values(data, secret_key))
-             for ref, source_id, data in work]
+    items = [(Rendered(ref, source_id, "", *path), hide_secret_values(data, secret_key))
+             for ref, source_id, data, *path in work]
     keys = {r.key for r, _ in items}
     out: list[Result] = []
     for r, data in items:

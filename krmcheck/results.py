@@ -190,8 +190,9 @@ class RootReport:
     # (only when .krmcheck.yaml groups roots into clusters)
     places: tuple[tuple[ResourceRef, Location, str], ...] = ()
     # with --diff-against: each rendered resource as (ref, source id, YAML
-    # with Secret values hidden), in output order (see krmcheck.diff)
-    rendered: tuple[tuple[ResourceRef, str, str], ...] = ()
+    # with Secret values hidden, the file that wrote it), in output order
+    # (see krmcheck.diff)
+    rendered: tuple[tuple[ResourceRef, str, str, str], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -768,7 +768,8 @@ def _root_report(builder: Builder, files: Files, root: Root, vopts: ValidatorOpt
     if diff is not None and diff.base is not None:
         from krmcheck import diff as kdiff
 
-        results += kdiff.recreate_results(diff.base_of(name), [(_ref(r), source_id(r), r.node.to_data())
+        results += kdiff.recreate_results(diff.base_of(name), [(_ref(r), source_id(r), r.node.to_data(),
+                                                                r.node.origin.path)
                                                                for r in resources], diff.secret_key)
     try:  # external validators come after the built-ins, as in the README
         results += _external(files, root, resources, config)
@@ -794,7 +795,7 @@ def _root_report(builder: Builder, files: Files, root: Root, vopts: ValidatorOpt
 
 
 def _rendered(resources: list[Resource], builder: Builder,
-              diff: kdiff.Context) -> tuple[tuple[ResourceRef, str, str], ...]:
+              diff: kdiff.Context) -> tuple[tuple[ResourceRef, str, str, str], ...]:
     """Each resource's YAML for the diff: a Secret's values as keyed digests,
     and any Secret value the build read masked wherever else it appears."""
     from krmcheck import diff as kdiff
@@ -805,7 +806,7 @@ def _rendered(resources: list[Resource], builder: Builder,
         data = r.node.to_data()
         hidden = kdiff.hide_secret_values(data, diff.secret_key) if isinstance(data, dict) else data
         text = emit_all([r.node]) if hidden is data else yaml.safe_dump(hidden, sort_keys=False)
-        out.append((_ref(r), source_id(r), mask.text(text)))
+        out.append((_ref(r), source_id(r), mask.text(text), r.node.origin.path))
     return tuple(out)
 
 

@@ -125,6 +125,18 @@ def test_a_new_name_prefix_renames_every_object(repo: Path) -> None:
     assert "renamed Deployment/prod-web -> Deployment/production-web" in run.out
 
 
+def test_editing_an_objects_own_name_is_a_rename_counted_once(repo: Path) -> None:
+    write(repo, "base/deployment.yaml", DEPLOYMENT.format(app="web", image="nginx:1.27").replace(
+        "  name: web\n", "  name: frontend\n", 1))
+    run = check(repo, "--diff-against", "HEAD")
+    [change] = diff_roots(run)["prod"]["changes"]
+    assert (change["status"], change["was"], change["resource"]) == (
+        "renamed", "Deployment/prod-web", "Deployment/prod-frontend")
+    assert run.located() == [("prod/kustomization.yaml", 3, "recreate")]  # the name's newest writer
+    assert "  via base/deployment.yaml:4:3 (resource)\n" in run.out  # and the edited line
+    assert "against HEAD: 1 new, 0 fixed" in run.out
+
+
 def test_a_generators_new_hash_is_not_a_rename(repo: Path) -> None:
     write(repo, "other/kustomization.yaml", "configMapGenerator:\n- name: cfg\n  literals:\n  - A=1\n")
     with Repo(str(repo)) as r:

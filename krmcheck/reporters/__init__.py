@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol, TextIO
 
 from krmcheck.reporters.safe import well_formed
-from krmcheck.results import SEVERITY_RANK, Defect, Finding, RunReport, fingerprint
+from krmcheck.results import SEVERITY_RANK, Defect, Finding, RunReport, defect_key, fingerprint
 from krmcheck.tree.origin import Location
 
 if TYPE_CHECKING:
@@ -96,8 +96,8 @@ def counts_line(run: RunReport) -> str:
     if failed:
         line += f"; {plural(failed, 'root')} failed to build"
     if run.diff_against:
-        new = sum(len(d.new) for d in run.diff)
-        fixed = len({(f.location, f.rule, f.message) for d in run.diff for f in d.fixed})
+        new = len({defect_key(f) for d in run.diff for f in d.new})  # defects, as the counts before
+        fixed = len({defect_key(f) for d in run.diff for f in d.fixed})
         line += f"; against {run.diff_against}: {new} new, {fixed} fixed"
     return line
 
