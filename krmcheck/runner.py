@@ -378,8 +378,12 @@ def _check_diff(opts: CheckOptions, progress: Progress) -> RunReport:
         _, tree = git.revision(top, ref)
         changed = sorted({files.display(p) for p in discover.changed_paths(ref, top)})
     except (KeyError, discover.NothingToCheck):
-        raise UsageError(f"--diff-against {ref}: no such commit, branch or tag") from None
+        raise UsageError(f"--diff-against {ref}: no such commit, branch or tag (in CI, check out "
+                         f"with the base branch fetched, e.g. actions/checkout with fetch-depth: 0)") from None
     except Exception as e:  # noqa: BLE001 - dulwich raises many types; this is the boundary
+        if type(e).__name__ == "NotGitRepository":
+            raise UsageError(f"--diff-against {ref}: {files.display(top) or '.'} is not in a git "
+                             f"work tree; run krmcheck inside a clone of the repository") from None
         raise UsageError(f"--diff-against {ref}: {e}") from None
     base_top = kdiff.base_tree(top, tree, cache.directory() / "trees")
     here = Path(_cwd_from_top(top))

@@ -278,3 +278,11 @@ def _summary(repo: Path) -> str:
     finally:
         os.chdir(before)
     return job_summary(report, most_severe_first(report.defects))
+
+
+def test_outside_a_git_work_tree_is_a_usage_error_that_says_so(tmp_path: Path) -> None:
+    top = tmp_path / "plain"
+    write(top, "app/kustomization.yaml", "resources: []\n")
+    run = check(top, "--diff-against", "main")  # check() marks the top with an empty .git
+    assert run.code == 2
+    assert "--diff-against main: . is not in a git work tree; run krmcheck inside a clone" in run.err
