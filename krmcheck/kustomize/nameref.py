@@ -435,12 +435,12 @@ def _plan(resources: list[Resource], backrefs: tuple[NameBackRef, ...]
           ) -> list[tuple[Resource, list[tuple[FieldSpec, Gvk]]]]:
     """For each resource, the (referrer field, referral kind) pairs that apply
     to it, in table order. A referrer is chosen by its original kind."""
-    org = [_org_id(r).gvk for r in resources]
-    jobs: list[list[tuple[FieldSpec, Gvk]]] = [[] for _ in resources]
-    for backref in backrefs:
-        for spec in backref.referrers:
-            selector = Gvk(spec.group, spec.version, spec.kind)
-            for i, gvk in enumerate(org):
-                if _selected(gvk, selector):
-                    jobs[i].append((spec, backref.gvk))
+    by_kind: dict[Gvk, list[tuple[FieldSpec, Gvk]]] = {}
+    jobs = []
+    for r in resources:
+        gvk = _org_id(r).gvk
+        if gvk not in by_kind:
+            by_kind[gvk] = [(spec, backref.gvk) for backref in backrefs for spec in backref.referrers
+                            if _selected(gvk, Gvk(spec.group, spec.version, spec.kind))]
+        jobs.append(by_kind[gvk])
     return [(r, j) for r, j in zip(resources, jobs) if j]

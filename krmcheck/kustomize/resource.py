@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -16,8 +17,7 @@ class Gvk(NamedTuple):
 
     @staticmethod
     def from_api_version(api_version: str, kind: str) -> "Gvk":
-        group, _, version = api_version.rpartition("/")
-        return Gvk(group, version, kind)
+        return _gvk(api_version, kind)
 
     @property
     def api_version(self) -> str:
@@ -25,6 +25,13 @@ class Gvk(NamedTuple):
 
     def __str__(self) -> str:
         return "_".join([self.group or "~G", self.version or "~V", self.kind or "~K"])
+
+
+@functools.lru_cache(maxsize=4096)
+def _gvk(api_version: str, kind: str) -> Gvk:
+    # a build asks for the same few kinds hundreds of thousands of times
+    group, _, version = api_version.rpartition("/")
+    return Gvk(group, version, kind)
 
 
 class ResId(NamedTuple):

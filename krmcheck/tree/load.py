@@ -18,6 +18,8 @@ from krmcheck.tree.origin import Origin, from_mark
 from krmcheck.tree.scalars import UnrepresentableScalar, resolve_plain
 
 _PLAIN = "!krmcheck/plain"
+_SEQ = "tag:yaml.org,2002:seq"
+_MAP = "tag:yaml.org,2002:map"
 
 # PyYAML's safe loader in C (libyaml) where PyYAML has it: the one choice of
 # loader for every plain-data read in krmcheck.
@@ -28,9 +30,10 @@ class _Loader(FAST_LOADER):  # type: ignore[misc, valid-type]
     """Composes only; marks plain scalars so they are resolved our way."""
 
     def resolve(self, kind, value, implicit):  # type: ignore[no-untyped-def]
-        if kind is yaml.ScalarNode and implicit[0]:
-            return _PLAIN
-        return super().resolve(kind, value, implicit)
+        if kind is yaml.ScalarNode:
+            return _PLAIN if implicit[0] else super().resolve(kind, value, implicit)
+        # an untagged collection: what the resolver would say, without asking it
+        return _SEQ if kind is yaml.SequenceNode else _MAP
 
 
 class _RedefiningLoader(yaml.SafeLoader):  # type: ignore[misc]

@@ -147,7 +147,7 @@ class Mapping(Node):
 
     def value(self, key: str, default: Value = None) -> Value:
         """The value of a scalar child, or ``default``."""
-        n = self.items.get(key)
+        n = self.view().get(key)
         return n.value if isinstance(n, Scalar) else default
 
     def mapping(self, key: str) -> "Mapping | None":
