@@ -7,6 +7,8 @@ runs once per root (render only). Roots with extra flags run in a process of
 their own with those flags. Both run in this invocation; per repository and
 in total it prints both times and the ratio (kubectl / krmcheck, higher is
 better for krmcheck), then a second krmcheck run with a warm render cache.
+krmcheck runs from compiled bytecode, as an installed copy does
+(benchmarks/bytecode.py).
 Run from the project root:
 
     python benchmarks/corpus_check.py [--repo OWNER/NAME] [--no-kubectl]
@@ -17,7 +19,6 @@ from __future__ import annotations
 import argparse
 import collections
 import importlib.util
-import os
 import shutil
 import subprocess
 import sys
@@ -28,14 +29,16 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks.bytecode import installed_env  # noqa: E402
 from tests import realworld  # noqa: E402
 
 
-def krmcheck(repo_dir: Path, roots: list[realworld.Root], cache: Path, *extra: str) -> float:
+def krmcheck(repo_dir: Path, roots: list[realworld.Root], cache: Path, installed: dict[str, str],
+             *extra: str) -> float:
     by_flags: dict[tuple[str, ...], list[str]] = collections.defaultdict(list)
     for r in roots:
         by_flags[r.flags].append(r.path)
-    env = dict(os.environ, XDG_CACHE_HOME=str(cache))
+    env = dict(installed, XDG_CACHE_HOME=str(cache))
     t0 = time.perf_counter()
     for flags, paths in by_flags.items():
         args = [a for p in paths for a in ("--roots", p)]
@@ -72,11 +75,12 @@ def main() -> int:
     totals = [0.0, 0.0, 0.0]
     print(f"{'repository':45} {'roots':>5} {'kubectl':>8} {'krmcheck':>9} {'ratio':>6} {'warm':>6}")
     with tempfile.TemporaryDirectory() as scratch:
+        installed = installed_env(Path(scratch))
         for repo, listed in sorted(by_repo.items()):
             cache = Path(scratch) / repo.replace("/", "+")
-            cold = krmcheck(listed[0].repo_dir, listed, cache, "--no-cache")
-            krmcheck(listed[0].repo_dir, listed, cache)  # fills the render cache
-            warm = krmcheck(listed[0].repo_dir, listed, cache)
+            cold = krmcheck(listed[0].repo_dir, listed, cache, installed, "--no-cache")
+            krmcheck(listed[0].repo_dir, listed, cache, installed)  # fills the render cache
+            warm = krmcheck(listed[0].repo_dir, listed, cache, installed)
             ref = kubectl(listed, binary) if binary else 0.0
             totals[0] += ref
             totals[1] += cold

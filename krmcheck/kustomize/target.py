@@ -199,10 +199,11 @@ class Builder:
 
     def _accumulate_resources(self, k: Kustomization, acc: ResourceList,
                               stack: tuple[str, ...]) -> None:
-        for entry in k.seq("resources") + k.seq("bases"):
-            if not isinstance(entry, Scalar) or not isinstance(entry.value, str):
-                raise BuildError("a resources entry must be a path", entry.origin)
-            self._accumulate_entry(k, entry.value, entry.origin, acc, stack)
+        with acc.accumulating():
+            for entry in k.seq("resources") + k.seq("bases"):
+                if not isinstance(entry, Scalar) or not isinstance(entry.value, str):
+                    raise BuildError("a resources entry must be a path", entry.origin)
+                self._accumulate_entry(k, entry.value, entry.origin, acc, stack)
 
     def _accumulate_entry(self, k: Kustomization, rel: str, origin: Origin,
                           acc: ResourceList, stack: tuple[str, ...]) -> None:
