@@ -692,8 +692,23 @@ def _check_all(opts: CheckOptions, roots: list[Root], vopts: ValidatorOptions,
 
         by_root.update(zip(todo, _check_batch(opts, todo, vopts, config, more, len(todo), looked_up=True)))
         return tuple(by_root[r] for r in roots)
-    with ProcessPoolExecutor(max_workers=len(batches)) as pool:
-        futures = {pool.submit(_check_batch_deep, opts, b, vopts, config): b for b in batches}
+    # This process checks the first batch itself, and forks the workers for
+    # the others only once its first root is done: they inherit every module,
+    # schema and table that root loaded instead of loading them again each.
+    first, rest = batches[0], batches[1:]
+    futures: dict[Future[tuple[RootReport, ...]], list[Root]] = {}
+    with contextlib.ExitStack() as stack:
+        def fork_workers() -> None:
+            pool = stack.enter_context(ProcessPoolExecutor(max_workers=len(rest)))
+            futures.update({pool.submit(_check_batch_deep, opts, b, vopts, config): b for b in rest})
+
+        def mine(n: int, total: int, root: str) -> None:
+            by_root[first[n - 1]] = reports[n - 1]
+            progress(len(by_root), len(roots), root)
+
+        reports: list[RootReport] = []
+        _check_batch(opts, first, vopts, config, mine, len(first), looked_up=True,
+                     after_first=fork_workers, reports=reports)
         for future in as_completed(futures):
             for root, report in zip(futures[future], future.result()):
                 by_root[root] = report
@@ -720,20 +735,25 @@ def _check_batch_deep(opts: CheckOptions, roots: list[Root], vopts: ValidatorOpt
 
 def _check_batch(opts: CheckOptions, roots: list[Root], vopts: ValidatorOptions,
                  config: krmconfig.Config, progress: Progress = _silent,
-                 total: int = 0, looked_up: bool = False) -> tuple[RootReport, ...]:
+                 total: int = 0, looked_up: bool = False, after_first: Callable[[], None] | None = None,
+                 reports: list[RootReport] | None = None) -> tuple[RootReport, ...]:
+    """Each root's report, in order, into ``reports`` as they are made;
+    ``after_first`` is called once the first is."""
     # One Builder per batch (per process) and load restrictor: it caches
     # rendered directories and holds per-build state, so it is never shared
     # between workers.
     files = Files(discover.repo_root(Path.cwd()))
     builders = _Builders(opts, files, config)
     renders = render_cache.Renders.of(opts, vopts, config, files.repo_root)
-    reports = []
+    reports = [] if reports is None else reports
     for root in roots:
         builder = builders.get(root.restrictor if isinstance(root, ControllerRoot) else "")
         reports.append(renders.report(root, _root_name(files, root), opts.diff,
                                       lambda: _check_root(builder, files, root, vopts, config, opts.diff),
                                       looked_up))
         progress(len(reports), total, reports[-1].root)
+        if after_first is not None and len(reports) == 1:
+            after_first()
     return tuple(reports)
 
 
