@@ -218,8 +218,8 @@ def _convert(node: yaml.Node, t: _Text, origin: Origin | None, inside_alias: boo
         return Sequence([_convert(item, t, None, inside_alias, depth + 1) for item in node.value], origin)
     assert isinstance(node, yaml.MappingNode)
     items: dict[str, Node] = {}
-    for knode, vnode in (_merged_pairs(node) if t.merging else node.value):
-        key = _key_text(knode)
+    for knode, vnode in (_merged_pairs(node, path) if t.merging else node.value):
+        key = _key_text(knode, path)
         mark = knode.start_mark
         if key in items:
             if not t.duplicate_keys:
@@ -230,7 +230,7 @@ def _convert(node: yaml.Node, t: _Text, origin: Origin | None, inside_alias: boo
     return Mapping(items, origin)
 
 
-def _merged_pairs(node: yaml.MappingNode) -> list[tuple[yaml.Node, yaml.Node]]:
+def _merged_pairs(node: yaml.MappingNode, path: str) -> list[tuple[yaml.Node, yaml.Node]]:
     pairs: list[tuple[yaml.Node, yaml.Node]] = []
     merged: list[tuple[yaml.Node, yaml.Node]] = []
     for k, v in node.value:
@@ -238,25 +238,25 @@ def _merged_pairs(node: yaml.MappingNode) -> list[tuple[yaml.Node, yaml.Node]]:
             sources = v.value if isinstance(v, yaml.SequenceNode) else [v]
             for src in sources:
                 if isinstance(src, yaml.MappingNode):
-                    merged.extend(_merged_pairs(src))
+                    merged.extend(_merged_pairs(src, path))
             continue
         pairs.append((k, v))
     if merged:
         # own keys win over merged ones, and earlier merge sources over later
-        seen = {_key_text(k) for k, _ in pairs}
+        seen = {_key_text(k, path) for k, _ in pairs}
         kept = []
         for k, v in merged:
-            if _key_text(k) not in seen:
-                seen.add(_key_text(k))
+            if _key_text(k, path) not in seen:
+                seen.add(_key_text(k, path))
                 kept.append((k, v))
         pairs = kept + pairs
     return pairs
 
 
-def _key_text(knode: yaml.Node) -> str:
+def _key_text(knode: yaml.Node, path: str) -> str:
     if isinstance(knode, yaml.ScalarNode):
         return str(knode.value)
-    raise LoadError("", knode.start_mark.line + 1, knode.start_mark.column + 1,
+    raise LoadError(path, knode.start_mark.line + 1, knode.start_mark.column + 1,
                     "mapping keys must be scalars")
 
 
