@@ -17,6 +17,7 @@ from krmcheck.tree.node import Mapping, Node, Scalar, Sequence
 from krmcheck.tree.origin import Origin
 
 if TYPE_CHECKING:  # the image_tag validator reads image references with split() alone
+    from krmcheck.kustomize.fieldspec import FieldSpec
     from krmcheck.kustomize.transformerconfig import TransformerConfig
 
 _TAG_CHARS = r"[a-zA-Z0-9_.{}-]*"
@@ -94,6 +95,25 @@ def _walk_containers(entry: ImageEntry, node: Node) -> None:
             _walk_containers(entry, child)
 
 
+def _names_image(entry: ImageEntry, node: Node) -> bool:
+    """Whether a container under ``node`` has an image ``entry`` matches; read
+    without copying (a base shared with other overlays stays shared when its
+    containers, or a CRD's schema, hold nothing to change)."""
+    if isinstance(node, Mapping):
+        for key, child in node.view().items():
+            if key in CONTAINER_LISTS:
+                # a mapping there too: a field spec's walk would enter it
+                for item in child.view() if isinstance(child, Sequence) else [child]:
+                    image = item.view().get("image") if isinstance(item, Mapping) else None
+                    if isinstance(image, Scalar) and isinstance(image.value, str) and entry.matches(image.value):
+                        return True
+            if _names_image(entry, child):
+                return True
+    elif isinstance(node, Sequence):
+        return any(_names_image(entry, child) for child in node.view())
+    return False
+
+
 # kustomize builds a pattern from the name; one that is not an image reference
 # (``[``) makes it crash, so it is an error here.
 _VALID_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/:@-]*$")
@@ -110,6 +130,16 @@ def apply(resources: list[Resource], entry_node: Mapping,
 
     specs = (config or default_config()).images
     for res in resources:
-        _walk_containers(entry, res.node)
+        named = _names_image(entry, res.node)
+        if named:
+            _walk_containers(entry, res.node)
         for spec in specs:
-            fieldspec.visit(res, spec, lambda parent, key: _fix(entry, parent.items.get(key)))
+            if named or not _in_container_list(spec):
+                fieldspec.visit(res, spec, lambda parent, key: _fix(entry, parent.items.get(key)))
+
+
+def _in_container_list(spec: FieldSpec) -> bool:
+    """A spec for a container's image (all the defaults are): ``_names_image``
+    has already looked there."""
+    path = spec.path
+    return len(path) >= 2 and path[-1] == "image" and path[-2].removesuffix("[]") in CONTAINER_LISTS

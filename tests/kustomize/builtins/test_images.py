@@ -158,3 +158,15 @@ def test_an_invalid_image_name_is_an_error_at_its_name_line() -> None:
         apply(DEPLOYMENT, "images:\n- name: nginx\n  newTag: v1\n- name: '[nginx'\n  newTag: v2\n")
     assert e.value.message == "images: '[nginx' is not a valid image name"
     assert e.value.location is not None and tuple(e.value.location) == (KUSTOMIZATION, 4, 3)
+
+
+def test_a_shared_resource_whose_images_do_not_match_is_not_copied() -> None:
+    base = resources(DEPLOYMENT)[0]
+    shared = Resource(base.node.share())
+    k = kustomization("images:\n- name: redis\n  newTag: '7'\n")
+    images.apply([shared], entry(k, "images"))
+    assert shared.node._src is not None  # not looked into: still reading its source
+    images.apply([shared], entry(kustomization("images:\n- name: busybox\n  newTag: '1.36'\n"), "images"))
+    assert shared.node._src is None  # a match: copied along the way to the image
+    assert base.node.to_data()["spec"]["template"]["spec"]["initContainers"][0]["image"] == "busybox"
+    assert node(shared, "spec", "template", "spec", "initContainers", "0", "image").value == "busybox:1.36"
