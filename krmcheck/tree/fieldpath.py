@@ -19,6 +19,10 @@ is no single spelling in use:
 All of them parse to the same tuple of :class:`Step`; :func:`format` gives
 the canonical dotted spelling back, and :func:`walk` follows the steps
 through a provenance tree as deep as it goes.
+
+kustomize's replacements and vars spell paths in kyaml's own grammar, where
+a part is kept as written (a selector value is a pattern there);
+:func:`split_kyaml` splits such a path into its parts.
 """
 
 from __future__ import annotations
@@ -258,6 +262,60 @@ def _format_match(field: str, value: str) -> str:
     if "]" in value or value[:1] in ("'", '"'):
         value = json.dumps(value, ensure_ascii=False)
     return f"[{field}={value}]"
+
+
+# --- kyaml's split paths ---------------------------------------------------------
+# replacements and vars read a field path as kyaml does: a list of raw parts
+# (a selector's value is a regular expression in a replacement target, "*"
+# and "-" are parts of their own), not as the steps above.
+
+def split_kyaml(path: str) -> list[str]:
+    """kyaml's SmarterPathSplitter: split on ``.``, but not after ``\\`` nor
+    inside ``[...]`` holding ``=``; a leading ``.`` is dropped."""
+    parts = path.split(".")
+    if len(parts) > 1 and parts[0] == "":
+        parts = parts[1:]
+    joined: list[str] = [parts[0]]
+    for p in parts[1:]:
+        if joined[-1].endswith("\\"):
+            joined[-1] = joined[-1][:-1] + "." + p
+        else:
+            joined.append(p)
+    out: list[str] = []
+    i = 0
+    while i < len(joined):
+        elem = joined[i]
+        if elem.startswith("[") and not elem.endswith("]"):
+            group = [elem]
+            while i < len(joined) - 1:
+                i += 1
+                group.append(joined[i])
+                if joined[i].endswith("]"):
+                    break
+            text = ".".join(group)
+            out.append(text if "=" in text else text.strip("[]"))
+        else:
+            out.append(elem)
+        i += 1
+    return out
+
+
+def is_kyaml_index(part: str) -> bool:
+    """A list position (kyaml's IsListIndex): digits only."""
+    return part.isdigit()
+
+
+def is_kyaml_selector(part: str) -> bool:
+    """A list-item selector, ``[name=value]`` (kyaml's IsListMatcher)."""
+    return part.startswith("[") and part.endswith("]")
+
+
+def kyaml_selector(part: str) -> tuple[str, str]:
+    """``(field, value)`` of ``[field=value]``; ValueError, in kyaml's words, without ``=``."""
+    field, eq, value = part[1:-1].partition("=")
+    if not eq:
+        raise ValueError("list path element must contain fieldName=fieldValue for element to match")
+    return field, value
 
 
 # --- walking -------------------------------------------------------------------

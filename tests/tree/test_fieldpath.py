@@ -2,7 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from krmcheck.tree.fieldpath import Step, format, key, index, match, parse, trace, walk
+from krmcheck.tree.fieldpath import (Step, format, index, is_kyaml_index, is_kyaml_selector, key, kyaml_selector,
+                                      match, parse, split_kyaml, trace, walk)
 from krmcheck.tree.load import load_documents
 from krmcheck.tree.node import Mapping
 
@@ -186,3 +187,27 @@ def test_walk_stops_at_the_deepest_existing_node() -> None:
 def test_trace_lists_the_path() -> None:
     chain = trace(tree(), parse("metadata.name"))
     assert [n.origin.line for n in chain] == [1, 3, 4]
+
+
+# --- kyaml's split paths (replacements, vars) ---------------------------------------
+
+@pytest.mark.parametrize("path, parts", [
+    ("a.b.c", ["a", "b", "c"]),
+    ("a.[name=x.y].c", ["a", "[name=x.y]", "c"]),
+    (r"metadata.annotations.a\.b/c", ["metadata", "annotations", "a.b/c"]),
+    ("a.[b.c]", ["a", "b.c"]),
+    (".a.b", ["a", "b"]),
+    ("spec.containers.*.image", ["spec", "containers", "*", "image"]),
+    ("spec.ports.-", ["spec", "ports", "-"]),
+])
+def test_split_kyaml(path: str, parts: list[str]) -> None:
+    assert split_kyaml(path) == parts
+
+
+def test_kyaml_parts() -> None:
+    assert is_kyaml_index("12") and not is_kyaml_index("-1") and not is_kyaml_index("a1")
+    assert is_kyaml_selector("[name=web]") and not is_kyaml_selector("name")
+    assert kyaml_selector("[name=a=b]") == ("name", "a=b")
+    assert kyaml_selector("[=x]") == ("", "x")
+    with pytest.raises(ValueError, match="must contain fieldName=fieldValue"):
+        kyaml_selector("[name]")
