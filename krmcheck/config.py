@@ -230,10 +230,9 @@ def _node_at(root: Mapping, path: list[Any], key: str | None) -> tuple[Node, str
 
 
 def _dotted(path: list[Any]) -> str:
-    out = ""
-    for step in path:
-        out += f"[{step}]" if isinstance(step, int) else (f".{step}" if out else str(step))
-    return out
+    from krmcheck.tree import fieldpath  # loaded by the first problem
+
+    return fieldpath.dotted(path)
 
 
 def _message(error: jsonschema.ValidationError) -> str:

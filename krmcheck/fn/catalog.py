@@ -44,7 +44,7 @@ import urllib.parse
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from krmcheck.fn.catalog_context import CatalogContext as CatalogContext
 from krmcheck.fn.catalog_context import Store as Store
@@ -573,7 +573,7 @@ def _validate(doc: Mapping, display: str) -> None:
         return
     errors.sort(key=lambda pair: (pair[0].origin.line, pair[0].origin.col))
     node, error = errors[0]
-    where = fieldpath.format(_steps(error.absolute_path)) or "the document"
+    where = fieldpath.dotted(error.absolute_path) or "the document"
     more = f" (and {len(errors) - 1} more problem{'s' if len(errors) > 2 else ''})" if len(errors) > 1 else ""
     raise BuildError(f"invalid catalog {display}: {where}: {_message(error)}{more}", node.origin)
 
@@ -590,12 +590,8 @@ def _data(node: Node) -> Any:
     return node.to_data()
 
 
-def _steps(path: Iterable[str | int]) -> tuple[fieldpath.Step, ...]:
-    return tuple(fieldpath.index(p) if isinstance(p, int) else fieldpath.key(str(p)) for p in path)
-
-
 def _error_node(doc: Mapping, error: jsonschema.ValidationError) -> Node:
-    node, _ = fieldpath.walk(doc, _steps(error.absolute_path))
+    node, _ = fieldpath.walk(doc, fieldpath.from_parts(error.absolute_path))
     if error.validator == "additionalProperties" and isinstance(node, Mapping):
         allowed = error.schema.get("properties", {}) if isinstance(error.schema, dict) else {}
         extra = next((n for k, n in node.items.items() if k not in allowed), None)

@@ -231,8 +231,12 @@ class _Parser:
 
 # --- formatting ----------------------------------------------------------------
 
-# Keys that read back unchanged without quotes; anything else is quoted JSON.
-_PLAIN_KEY = re.compile(r"[^.\[\]\\'\"/#$\s]([^.\[\]\\\x00-\x1f]*[^.\[\]\\\s])?")
+# Keys written bare: words (a letter or "_", then letters, digits, "_" and
+# "-"), which a reader cannot mistake for anything else. Any other key (dots
+# and slashes in "app.kubernetes.io/name", spaces, a leading "-" or digit,
+# quotes, brackets) is written as a JSON string in brackets, so the reader
+# sees exactly which key is meant; either way it reads back unchanged.
+_PLAIN_KEY = re.compile(r"[^\W\d][\w-]*")
 
 
 def format(steps: Iterable[Step]) -> str:
@@ -250,8 +254,20 @@ def format(steps: Iterable[Step]) -> str:
     return "".join(out)
 
 
+def from_parts(parts: Iterable[str | int]) -> tuple[Step, ...]:
+    """The steps of a path held as plain parts (jsonschema's ``absolute_path``,
+    a validator's tuple): a number is a list position, text a key."""
+    return tuple(index(p) if isinstance(p, int) else key(p) for p in parts)
+
+
+def dotted(parts: Iterable[str | int]) -> str:
+    """The canonical spelling of plain parts: ``spec.containers[0].image``,
+    ``metadata.labels["app.kubernetes.io/name"]``."""
+    return format(from_parts(parts))
+
+
 def _format_key(name: str, first: bool) -> str:
-    if _PLAIN_KEY.fullmatch(name) and not _DIGITS.fullmatch(name):
+    if _PLAIN_KEY.fullmatch(name):
         return name if first else "." + name
     return "[" + json.dumps(name, ensure_ascii=False) + "]"
 

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from krmcheck.tree.fieldpath import (Step, format, index, is_kyaml_index, is_kyaml_selector, key, kyaml_selector,
-                                      match, parse, split_kyaml, trace, walk)
+from krmcheck.tree.fieldpath import (Step, dotted, format, from_parts, index, is_kyaml_index, is_kyaml_selector, key,
+                                      kyaml_selector, match, parse, split_kyaml, trace, walk)
 from krmcheck.tree.load import load_documents
 from krmcheck.tree.node import Mapping
 
@@ -102,7 +102,10 @@ def test_error_names_position() -> None:
     ((key("a"), key("é\n")), 'a["é\\n"]'),
     ((key("a"), key("é")), "a.é"),
     ((key("a"), key(" b")), 'a[" b"]'),
-    ((key("a"), key("x y")), "a.x y"),
+    ((key("a"), key("x y")), 'a["x y"]'),
+    ((key("a"), key("-x")), 'a["-x"]'),
+    ((key("a"), key("x/y")), 'a["x/y"]'),
+    ((key("a"), key("_x-1")), "a._x-1"),
 ])
 def test_format_is_canonical_and_round_trips(steps: tuple[Step, ...], text: str) -> None:
     assert format(steps) == text
@@ -211,3 +214,23 @@ def test_kyaml_parts() -> None:
     assert kyaml_selector("[=x]") == ("", "x")
     with pytest.raises(ValueError, match="must contain fieldName=fieldValue"):
         kyaml_selector("[name]")
+
+
+# --- plain parts (jsonschema paths, validators' tuples) ------------------------------
+
+def test_from_parts_and_dotted() -> None:
+    parts = ["spec", "containers", 0, "image"]
+    assert from_parts(parts) == (key("spec"), key("containers"), index(0), key("image"))
+    assert dotted(parts) == "spec.containers[0].image"
+    assert dotted(["metadata", "labels", "app.kubernetes.io/name"]) == 'metadata.labels["app.kubernetes.io/name"]'
+    assert dotted(["data", "80"]) == 'data["80"]'
+    assert dotted([0, "a"]) == "[0].a"
+    assert dotted([]) == ""
+
+
+@pytest.mark.parametrize("parts", [
+    ["a", "b c", 3, "x.y", "-z", "0", "é", 'q"uote', "a]b"],
+    ["/etc", "#x", "$y", "~"],
+])
+def test_dotted_reads_back_as_the_same_steps(parts: list[str | int]) -> None:
+    assert parse(dotted(parts)) == from_parts(parts)
