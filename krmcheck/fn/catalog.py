@@ -568,7 +568,9 @@ def _validator() -> jsonschema.protocols.Validator:
 
 
 def _validate(doc: Mapping, display: str) -> None:
-    errors = [(_error_node(doc, e), e) for e in _validator().iter_errors(_data(doc))]
+    from krmcheck.schemas import errors as schema_errors
+
+    errors = [(schema_errors.error_node(doc, e), e) for e in _validator().iter_errors(_data(doc))]
     if not errors:
         return
     errors.sort(key=lambda pair: (pair[0].origin.line, pair[0].origin.col))
@@ -590,22 +592,14 @@ def _data(node: Node) -> Any:
     return node.to_data()
 
 
-def _error_node(doc: Mapping, error: jsonschema.ValidationError) -> Node:
-    node, _ = fieldpath.walk(doc, fieldpath.from_parts(error.absolute_path))
-    if error.validator == "additionalProperties" and isinstance(node, Mapping):
-        allowed = error.schema.get("properties", {}) if isinstance(error.schema, dict) else {}
-        extra = next((n for k, n in node.items.items() if k not in allowed), None)
-        if extra is not None:
-            return extra
-    return node
-
-
 def _message(error: jsonschema.ValidationError) -> str:
     if error.validator == "pattern" and list(error.absolute_path)[-1:] == ["sha256"]:
         return f"{error.instance!r} is not a sha256 digest (64 hexadecimal digits)"
     if error.validator == "additionalProperties":
+        from krmcheck.schemas.errors import unexpected_keys
+
         allowed = sorted(error.schema.get("properties", {})) if isinstance(error.schema, dict) else []
-        extra = [k for k in (error.instance or {}) if k not in allowed]
+        extra = unexpected_keys(error)
         return f"unknown field {', '.join(repr(k) for k in extra)} (known: {', '.join(allowed)})"
     if error.validator == "minProperties" and list(error.absolute_path)[-1:] == ["runtime"]:
         return "a runtime needs container, exec or both"
