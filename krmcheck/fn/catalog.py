@@ -54,7 +54,7 @@ from krmcheck.fn.plugin import Config
 from krmcheck.fn.spec import FunctionSpec, Mount
 from krmcheck.kustomize import remote
 from krmcheck.kustomize.errors import BuildError
-from krmcheck.kustomize.files import Files
+from krmcheck.kustomize.files import Files, inside
 from krmcheck.kustomize.kustomization import Kustomization
 from krmcheck.tree import fieldpath
 from krmcheck.tree.load import LoadError, load_documents
@@ -392,10 +392,9 @@ def _executable(root: Path, p: Platform) -> Path:
 
 
 def _inside(root: Path, rel: str, p: Platform) -> Path:
-    norm = posixpath.normpath(rel)
-    if posixpath.isabs(norm) or norm == ".." or norm.startswith("../"):
+    if not inside(rel, os.curdir, resolve=False):  # the archive is not unpacked yet
         raise BuildError(f"bin '{rel}' must be a path inside the archive", p.origin)
-    path = root / norm
+    path = root / posixpath.normpath(rel)
     path.parent.mkdir(parents=True, exist_ok=True)
     return path
 
@@ -426,8 +425,7 @@ def _runtime_bytes(p: Platform, source: Source, ctx: CatalogContext) -> bytes:
 def _relative_file(uri: str, source: Source, origin: Origin) -> bytes:
     assert source.base_dir is not None and source.root is not None  # set for every file catalog
     path = Path(os.path.abspath(source.base_dir / uri))
-    real, root = os.path.realpath(path), os.path.realpath(source.root)
-    if real != root and not real.startswith(root.rstrip(os.sep) + os.sep):
+    if not inside(path, source.root, resolve=True):
         raise BuildError(f"uri '{uri}' leaves the catalog's repository", origin)
     try:
         return path.read_bytes()
@@ -494,7 +492,8 @@ def _read_git(ref: CatalogRef, ctx: CatalogContext) -> tuple[bytes, Source]:
     except Exception as e:  # dulwich and its transports raise many types; this is the boundary
         raise BuildError(f"fetching catalog {ref.text}: {type(e).__name__}: {e}", ref.origin) from None
     path = Path(os.path.abspath(clone / spec.path))
-    if not spec.path or not os.path.realpath(path).startswith(os.path.realpath(clone) + os.sep):
+    # below the clone, and not the clone itself (a directory is no catalog file)
+    if not spec.path or not inside(path, clone, resolve=True) or inside(clone, path, resolve=True):
         raise BuildError(f"catalog '{ref.text}' must name a file inside the repository "
                          f"(repo//path/to/catalog.yaml)", ref.origin)
     data = _read_file(path, spec.display(spec.path), ref.origin)

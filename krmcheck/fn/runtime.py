@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import posixpath
 import re
 from dataclasses import dataclass
@@ -40,6 +41,7 @@ from krmcheck.fn.wire import drop_if_empty as _drop_if_empty
 from krmcheck.fn.wire import strip_wire_annotations as strip_wire_annotations  # runtime's as ever
 from krmcheck.kustomize.accumulator import id_key, same_id
 from krmcheck.kustomize.errors import BuildError
+from krmcheck.kustomize.files import inside
 from krmcheck.kustomize.nameref import is_cluster_scoped
 from krmcheck.kustomize.resource import GeneratorInfo, Gvk, ResId, Resource
 from krmcheck.results import SEVERITIES, ResourceRef, Result
@@ -381,7 +383,7 @@ def _file_path(text: str) -> tuple[str, str]:
     clean = posixpath.normpath(text.replace("\\", "/")) if text else "."
     if clean == ".":
         return "", ""
-    if clean.startswith("/") or _DRIVE.match(clean) or clean == ".." or clean.startswith("../") \
+    if not inside(clean, os.curdir, resolve=False) or _DRIVE.match(clean) \
             or any(ord(c) < 32 or ord(c) == 127 for c in text):
         return "", "its file.path names no file inside the repository and was dropped"
     return text, ""

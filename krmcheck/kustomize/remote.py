@@ -28,7 +28,7 @@ from pathlib import Path
 from urllib.parse import unquote_plus
 
 from krmcheck.kustomize.errors import BuildError
-from krmcheck.kustomize.files import Files
+from krmcheck.kustomize.files import Files, inside
 from krmcheck.tree.load import LoadError, load_documents
 from krmcheck.tree.node import Mapping
 from krmcheck.tree.origin import Origin
@@ -238,7 +238,7 @@ def check_contained(files: Files, path: Path, origin: Origin) -> None:
     """A base inside a cloned repository must stay inside it (kustomize's rule)."""
     if not isinstance(files, RemoteFiles) or files.spec is None:
         return
-    if not _within(path, files.repo_root):
+    if not inside(path, files.repo_root, resolve=True):
         raise BuildError(f"security; bases in kustomizations found in cloned git repos must be "
                          f"within the repo, but base '{path.name}' is outside "
                          f"'{files.spec.clone_url}'", origin)
@@ -381,7 +381,7 @@ def _looks_like_resources(body: bytes, url: str) -> bool:
 def _fetch_git(remotes: Remotes, spec: RepoSpec, origin: Origin) -> Fetched:
     clone = _clone_or_error(remotes, spec, origin)
     root = clone / spec.path
-    if not _within(root, clone):  # a symlink in the repository may point anywhere
+    if not inside(root, clone, resolve=True):  # a symlink in the repository may point anywhere
         raise BuildError(f"'{spec.raw}' refers to a directory outside of the repository", origin)
     if root.is_file():
         raise BuildError(f"'{spec.raw}' refers to file '{spec.path}'; expecting a directory", origin)
@@ -389,11 +389,6 @@ def _fetch_git(remotes: Remotes, spec: RepoSpec, origin: Origin) -> Fetched:
         raise BuildError(f"'{spec.raw}': no directory '{spec.path}' in {spec.clone_url} "
                          f"at {spec.ref or 'HEAD'}", origin)
     return Fetched(root, RemoteFiles(clone, spec=spec))
-
-
-def _within(path: Path, root: Path) -> bool:
-    real, real_root = Path(os.path.realpath(path)), Path(os.path.realpath(root))
-    return real == real_root or real_root in real.parents
 
 
 def _clone_or_error(remotes: Remotes, spec: RepoSpec, origin: Origin) -> Path:
