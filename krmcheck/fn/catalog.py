@@ -530,16 +530,14 @@ def _require_network(what: str, ctx: CatalogContext, origin: Origin | None) -> N
 
 
 def _http_get(url: str, origin: Origin | None) -> bytes:
-    import urllib.error
-    import urllib.request
+    from krmcheck import download
 
     try:
-        with urllib.request.urlopen(url, timeout=TIMEOUT) as response:  # noqa: S310 (http(s) only)
-            return bytes(response.read())
-    except urllib.error.HTTPError as e:
+        return download.get(url, TIMEOUT)
+    except download.StatusError as e:
         raise BuildError(f"fetching '{url}': HTTP status {e.code} ({e.reason})", origin) from None
-    except (urllib.error.URLError, OSError) as e:
-        raise BuildError(f"fetching '{url}': {getattr(e, 'reason', e)}", origin) from None
+    except download.GetError as e:
+        raise BuildError(f"fetching '{url}': {e.reason}", origin) from None
 
 
 def parse(data: bytes, source: Source) -> Catalog:

@@ -340,34 +340,28 @@ def _require_network(rel: str, origin: Origin, network: bool) -> None:
 
 
 def _fetch_http(remotes: Remotes, url: str, origin: Origin) -> Fetched:
-    import urllib.error  # with urllib.request: only a run that downloads pays for them
     from http.client import responses
+
+    from krmcheck import download  # with urllib: only a run that downloads pays for them
 
     try:
         spec: RepoSpec | None = parse_repo_spec(url)
     except NotARepo:
         spec = None
     try:
-        body = _download(url)
-    except urllib.error.HTTPError as e:
+        body = download.get(url, DEFAULT_TIMEOUT)
+    except download.StatusError as e:
         if spec is not None:  # e.g. github.com/org/repo//dir answers 404: clone it
             return _fetch_git(remotes, spec, origin)
         reason = responses.get(e.code, e.reason)
         raise BuildError(f"accumulating resources from '{url}': HTTP Error: status code "
                          f"{e.code} ({reason})", origin) from None
-    except (urllib.error.URLError, OSError) as e:
-        raise BuildError(f"fetching '{url}': {getattr(e, 'reason', e)}", origin) from None
+    except download.GetError as e:
+        raise BuildError(f"fetching '{url}': {e.reason}", origin) from None
     if spec is not None and not _looks_like_resources(body, url):
         return _fetch_git(remotes, spec, origin)  # a web page, not YAML: a repository
     path = remotes.download(url, body)
     return Fetched(path, RemoteFiles(path, url=url))
-
-
-def _download(url: str) -> bytes:
-    import urllib.request
-
-    with urllib.request.urlopen(url, timeout=DEFAULT_TIMEOUT) as response:  # noqa: S310 (http(s) only)
-        return bytes(response.read())
 
 
 def _looks_like_resources(body: bytes, url: str) -> bool:
