@@ -29,7 +29,7 @@ from krmcheck import config as krmconfig
 from krmcheck import discover, redact, runner
 from krmcheck.gitops.root import ControllerRoot, Root
 from krmcheck.kustomize.errors import BuildError
-from krmcheck.kustomize.files import Files
+from krmcheck.kustomize.files import Files, inside
 from krmcheck.kustomize.resource import Resource, ResId
 from krmcheck.reporters import relative
 from krmcheck.reporters.safe import MessageStream, json_text
@@ -379,8 +379,8 @@ def _index(top: Path, path: str) -> _Index | None:
     repository (a remote base), made by code, or unreadable."""
     if not path:
         return None
-    full = (top / path).resolve()
-    if not full.is_relative_to(top) or not full.is_file():
+    full = top / path
+    if not inside(full, top, resolve=True) or not full.is_file():
         return None
     index: _Index = {}
     try:

@@ -192,11 +192,12 @@ def _validator() -> jsonschema.protocols.Validator:
 
 def schema_problems(root: Mapping) -> Iterator[tuple[Location, str]]:
     """Every schema error of the file, at the node it is about."""
+    from krmcheck.schemas import errors
+
     for error in _validator().iter_errors(root.to_data()):
         error = _most_specific(error)
-        path = list(error.absolute_path)
-        node, where = _node_at(root, path, _unexpected_key(error))
-        yield node.origin.location, f"{where}: {_message(error)}"
+        where = _dotted(errors.error_parts(error)) or "(top level)"
+        yield errors.error_node(root, error).origin.location, f"{where}: {_message(error)}"
 
 
 def _most_specific(error: jsonschema.ValidationError) -> jsonschema.ValidationError:
@@ -211,29 +212,10 @@ def _most_specific(error: jsonschema.ValidationError) -> jsonschema.ValidationEr
     return error
 
 
-def _unexpected_key(error: jsonschema.ValidationError) -> str | None:
-    if error.validator != "additionalProperties" or not isinstance(error.instance, dict):
-        return None
-    known = error.schema.get("properties", {})
-    extra = [k for k in error.instance if k not in known]
-    return extra[0] if extra else None
-
-
-def _node_at(root: Mapping, path: list[Any], key: str | None) -> tuple[Node, str]:
-    node: Node = root
-    for step in path + ([key] if key is not None else []):
-        if isinstance(node, Mapping) and isinstance(step, str) and step in node.items:
-            node = node.items[step]
-        elif isinstance(node, SequenceNode) and isinstance(step, int) and step < len(node.items):
-            node = node.items[step]
-    return node, _dotted(path + ([key] if key is not None else [])) or "(top level)"
-
-
 def _dotted(path: list[Any]) -> str:
-    out = ""
-    for step in path:
-        out += f"[{step}]" if isinstance(step, int) else (f".{step}" if out else str(step))
-    return out
+    from krmcheck.tree import fieldpath  # loaded by the first problem
+
+    return fieldpath.dotted(path)
 
 
 def _message(error: jsonschema.ValidationError) -> str:

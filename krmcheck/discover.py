@@ -11,6 +11,7 @@ from pathlib import Path
 
 import yaml
 
+from krmcheck.kustomize.files import inside
 from krmcheck.kustomize.kustomization import FILENAMES
 from krmcheck.tree.load import FAST_LOADER
 
@@ -96,7 +97,7 @@ def find_manifests(paths: list[Path], infos: dict[Path, KustomizationInfo],
     for directory, names in _walk([p for p in paths if os.path.isdir(p)], skip):
         if "Chart.yaml" in names:
             charts.append(directory)
-        if any(directory == c or c in directory.parents for c in charts):
+        if any(inside(directory, c, resolve=False) for c in charts):
             continue
         if "Kptfile" in names:
             read |= _kptfile_reads(directory)
@@ -364,7 +365,7 @@ def _something_under(directory: Path, roots: list[Path], skip: Skip) -> None:
     """A searched directory must hold something to check (a mistyped path
     or the wrong checkout must not pass as a clean run)."""
     real = directory.resolve()
-    if any(r == real or real in r.parents for r in roots):
+    if any(inside(r, real, resolve=False) for r in roots):
         return
     if skip(real, True):
         raise NothingToCheck(f"{directory}: nothing to check: the path is excluded")

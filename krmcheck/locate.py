@@ -2,7 +2,15 @@
 
 A Result names a resource (``resourceRef``, or ``file.path`` + ``index``) and
 a field (``field.path`` in any spelling :mod:`krmcheck.tree.fieldpath`
-accepts). The rendered node at that field carries the origin of whoever
+accepts). Which resource follows kpt's conventions, here and for the
+function runtime (:meth:`Locator.find`): a ref names a resource by kind,
+name and namespace (``""`` and ``default`` alike) and, when it gives an
+apiVersion, its group; the same apiVersion wins over another version of
+the group, a current name over an earlier one (before ``namePrefix``, a
+namespace or a suffix changed it). A file names the resource whose
+``config.kubernetes.io/path`` and ``index`` annotations say so (what a
+function's items carry), else the ``index``-th document of that source
+file, else the file's first. The rendered node at that field carries the origin of whoever
 wrote it last (a base, a patch, an ``images:`` entry...) and the trail of
 earlier writers; the Finding gets both.
 
@@ -26,7 +34,8 @@ from __future__ import annotations
 import posixpath
 from typing import TYPE_CHECKING, Callable, Iterable, Sequence
 
-from krmcheck.kustomize.resource import ResId, Resource
+from krmcheck.fn.wire import INDEX, LEGACY_INDEX, LEGACY_PATH, PATH, annotations_of
+from krmcheck.kustomize.resource import Gvk, ResId, Resource
 from krmcheck.results import Finding, ResourceRef, Result
 from krmcheck.tree.node import Mapping, Node
 from krmcheck.tree.origin import Location
@@ -34,9 +43,10 @@ from krmcheck.tree.origin import Location
 if TYPE_CHECKING:  # imported when a finding is first located: a clean run has none
     from krmcheck.tree import fieldpath
 
-# (apiVersion, kind, name, namespace)
-_Key = tuple[str, str, str, str]
+# (kind, name, namespace), "" and "default" being one namespace
+_Name = tuple[str, str, str]
 _IdsOf = Callable[[Resource], Iterable[ResId]]
+_ByName = dict[_Name, list[tuple[ResId, Resource]]]
 
 
 def locate(result: Result, resources: Sequence[Resource], root: str,
@@ -58,9 +68,9 @@ class Locator:
         self.resources = resources
         self.root = root
         self.kustomization_file = kustomization_file or _norm(posixpath.join(root, "kustomization.yaml"))
-        self._by_id: dict[_Key, Resource] | None = None
-        self._by_prev_id: dict[_Key, Resource] | None = None
+        self._by_name: dict[_IdsOf, _ByName] = {}  # by current ids, by earlier ones
         self._by_path: dict[str, list[Resource]] | None = None
+        self._by_annotation: dict[str, list[tuple[str, Resource]]] | None = None
 
     def locate(self, result: Result) -> Finding:
         resource = self.find(result)
@@ -81,19 +91,22 @@ class Locator:
         return None
 
     def _by_ref(self, ref: ResourceRef) -> Resource | None:
-        if self._by_id is None:
-            self._by_id = _index(self.resources, lambda r: [r.id()])
-        for key in _ref_keys(ref):
-            if key in self._by_id:
-                return self._by_id[key]
-        # A function may report the name a resource had before namePrefix,
-        # namespace or a suffix changed it.
-        if self._by_prev_id is None:
-            self._by_prev_id = _index(self.resources, lambda r: r.prev_ids)
-        for key in _ref_keys(ref):
-            if key in self._by_prev_id:
-                return self._by_prev_id[key]
+        for same in (_same_api_version, names):
+            for ids in (_current, _previous):
+                found = self._named(ids, ref, same)
+                if found is not None:
+                    return found
         return None
+
+    def _named(self, ids: _IdsOf, ref: ResourceRef, same: Callable[[ResourceRef, ResId], bool]) -> Resource | None:
+        """The first resource (in output order) with one of its ``ids`` that
+        ``same`` accepts; one in the ref's own spelling of the namespace first."""
+        if ids not in self._by_name:
+            self._by_name[ids] = _name_index(self.resources, ids)
+        found = [(rid, r) for rid, r in self._by_name[ids].get(_name(ref.kind, ref.name, ref.namespace), ())
+                 if same(ref, rid)]
+        exact = [r for rid, r in found if rid.namespace == ref.namespace]
+        return exact[0] if exact else found[0][1] if found else None
 
     def _by_file(self, path: str, position: int) -> Resource | None:
         for candidate in _unique([_norm(path), _norm(posixpath.join(self.root, path))]):
@@ -103,12 +116,19 @@ class Locator:
         return None
 
     def _in_file(self, path: str, position: int) -> Resource | None:
-        if self._by_path is None:
+        if self._by_path is None or self._by_annotation is None:
             self._by_path = _documents_by_path(self.resources)
-        found = self._by_path.get(path)
-        if not found:
-            return None
-        return found[position] if 0 <= position < len(found) else found[0]
+            self._by_annotation = _annotated_by_path(self.resources)
+        annotated = self._by_annotation.get(path, [])
+        for index, resource in annotated:
+            if index == str(position):
+                return resource
+        documents = self._by_path.get(path, [])
+        if 0 <= position < len(documents):
+            return documents[position]
+        if documents:  # an index past the file's documents settles for its first
+            return documents[0]
+        return annotated[0][1] if annotated else None
 
     def _fallback(self, result: Result) -> Location:
         return Location(_norm(result.file_path) if result.file_path else self.kustomization_file, 1, 1)
@@ -180,24 +200,55 @@ def _lines(resource: Resource) -> dict[str, int]:
     return lines
 
 
-def _ref_keys(ref: ResourceRef) -> list[_Key]:
-    """Lookup keys for a ref, exact first; "" and "default" stand for each other."""
-    keys = [(ref.apiVersion, ref.kind, ref.name, ref.namespace)]
-    if ref.namespace in ("", "default"):
-        keys.append((ref.apiVersion, ref.kind, ref.name, "default" if ref.namespace == "" else ""))
-    return keys
+def names(ref: ResourceRef, rid: ResId) -> bool:
+    """Whether ``ref`` names the resource ``rid`` (kpt's rule): the same kind,
+    name and namespace ("" and "default" alike), and the same group when the
+    ref gives an apiVersion, whatever its version."""
+    return (rid.gvk.kind == ref.kind and rid.name == ref.name
+            and (rid.namespace or "default") == (ref.namespace or "default")
+            and (not ref.apiVersion or Gvk.from_api_version(ref.apiVersion, ref.kind).group == rid.gvk.group))
 
 
-def _index(resources: Sequence[Resource], ids: _IdsOf) -> dict[_Key, Resource]:
-    index: dict[_Key, Resource] = {}
+def _same_api_version(ref: ResourceRef, rid: ResId) -> bool:
+    return ref.apiVersion == rid.gvk.api_version and names(ref, rid)
+
+
+def _name(kind: str, name: str, namespace: str) -> _Name:
+    return (kind, name, namespace or "default")
+
+
+def _current(resource: Resource) -> list[ResId]:
+    return [resource.id()]
+
+
+def _previous(resource: Resource) -> list[ResId]:
+    """The ids a resource had before a prefix, namespace or suffix changed them:
+    a function may report those."""
+    return resource.prev_ids
+
+
+def _name_index(resources: Sequence[Resource], ids: _IdsOf) -> _ByName:
+    index: _ByName = {}
     for resource in resources:
         for rid in ids(resource):
-            index.setdefault(_key(rid), resource)  # first in output order wins
+            index.setdefault(_name(rid.gvk.kind, rid.name, rid.namespace), []).append((rid, resource))
     return index
 
 
-def _key(rid: ResId) -> _Key:
-    return (rid.gvk.api_version, rid.gvk.kind, rid.name, rid.namespace)
+def _annotated_by_path(resources: Sequence[Resource]) -> dict[str, list[tuple[str, Resource]]]:
+    """(index annotation, resource) under each path annotation, in output order:
+    where the items of a function say they are (kyaml's kioutil annotations,
+    the legacy spelling too; a missing index is 0)."""
+    found: dict[str, list[tuple[str, Resource]]] = {}
+    for resource in resources:
+        ann = annotations_of(resource.node)
+        if ann is None:
+            continue
+        index = str(ann.value(INDEX) or ann.value(LEGACY_INDEX) or "0")
+        paths = [_norm(str(p)) for p in (ann.value(PATH), ann.value(LEGACY_PATH)) if p]
+        for path in _unique(paths):
+            found.setdefault(path, []).append((index, resource))
+    return found
 
 
 def _norm(path: str) -> str:

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from krmcheck.kustomize.resource import Resource
-from krmcheck.locate import Locator, locate, locate_all
+from krmcheck.locate import Locator, locate, locate_all, names
 from krmcheck.results import ResourceRef, Result
 from krmcheck.tree.load import load_documents
 from krmcheck.tree.node import Mapping, Scalar
@@ -200,3 +200,77 @@ def test_locator_and_locate_all_agree() -> None:
     findings = locate_all(results, res, ROOT)
     assert [f.location for f in findings] == [(BASE, 15, 3), ("base/db.yaml", 6, 3)]
     assert Locator(res, ROOT).locate(results[0]) == findings[0]
+
+
+# --- which resource a Result names: one rule for the runtime and for findings -----------
+# (kpt's conventions: kind, name and namespace, the apiVersion's group when
+# given, the path and index annotations a function's items carry)
+
+def _docs(text: str, path: str) -> list[Resource]:
+    return [Resource(d) for d in load_documents(text, path) if isinstance(d, Mapping)]
+
+
+HPAS = """\
+apiVersion: autoscaling/v1
+kind: HorizontalPodAutoscaler
+metadata:
+  name: web
+---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata:
+  name: web
+"""
+
+
+def test_names_follows_kpt() -> None:
+    rid = resources()[1].id()  # apps/v1 Deployment shop/web
+    assert names(DEPLOY, rid)
+    assert names(ResourceRef("apps/v1beta2", "Deployment", "web", "shop"), rid)  # another version
+    assert names(ResourceRef("", "Deployment", "web", "shop"), rid)  # no apiVersion: any group
+    assert not names(ResourceRef("extensions/v1beta1", "Deployment", "web", "shop"), rid)
+    assert not names(ResourceRef("apps/v1", "Deployment", "web", "default"), rid)
+    assert not names(ResourceRef("apps/v1", "StatefulSet", "web", "shop"), rid)
+    service = resources()[2].id()
+    assert names(ResourceRef("v1", "Service", "web", "default"), service)
+    assert not names(ResourceRef("apps/v1", "Service", "web"), service)
+
+
+def test_a_ref_with_another_version_of_the_group_or_none_finds_the_resource() -> None:
+    # these used to fall back to the kustomization file
+    assert at("spec.template", ResourceRef("apps/v1beta2", "Deployment", "web", "shop")) == (BASE, 15, 3)
+    assert at("spec.template", ResourceRef("", "Deployment", "web", "shop")) == (BASE, 15, 3)
+    assert at("spec", ResourceRef("extensions/v1beta1", "Deployment", "web", "shop")) == \
+        ("overlays/prod/kustomization.yaml", 1, 1)
+
+
+def test_the_same_api_version_wins_over_another_version_of_the_group() -> None:
+    hpas = _docs(HPAS, "base/hpa.yaml")
+    for order in (hpas, hpas[::-1]):
+        for version, line in (("v1", 4), ("v2", 9)):
+            ref = ResourceRef(f"autoscaling/{version}", "HorizontalPodAutoscaler", "web")
+            assert where(Result("m", resource_ref=ref), order) == ("base/hpa.yaml", line, 3)
+
+
+def test_path_and_index_annotations_name_a_resource() -> None:
+    text = ("kind: ConfigMap\nmetadata:\n  name: a\n  annotations:\n"
+            "    config.kubernetes.io/path: cms.yaml\n    config.kubernetes.io/index: '1'\n"
+            "---\nkind: ConfigMap\nmetadata:\n  name: b\n  annotations:\n"
+            "    internal.config.kubernetes.io/path: ./cms.yaml\n")
+    a, b = _docs(text, "fn/out.yaml")
+    locator = Locator([a, b], "")
+    assert locator.find(Result("m", file_path="cms.yaml", file_index=1)) is a
+    assert locator.find(Result("m", file_path="cms.yaml", file_index=0)) is b  # no index: 0
+    assert locator.find(Result("m", file_path="./cms.yaml", file_index=7)) is a  # the file's first
+    # where no annotation says so, the source file's documents
+    assert locator.find(Result("m", file_path="fn/out.yaml", file_index=1)) is b
+
+
+def test_annotations_come_before_the_source_documents() -> None:
+    text = ("kind: ConfigMap\nmetadata:\n  name: a\n---\nkind: ConfigMap\nmetadata:\n  name: b\n"
+            "  annotations:\n    config.kubernetes.io/path: src.yaml\n    config.kubernetes.io/index: '0'\n")
+    a, b = _docs(text, "src.yaml")
+    locator = Locator([a, b], "")
+    assert locator.find(Result("m", file_path="src.yaml", file_index=0)) is b  # the annotation
+    assert locator.find(Result("m", file_path="src.yaml", file_index=1)) is b  # the second document
+    assert locator.find(Result("m", file_path="src.yaml", file_index=5)) is a  # the first document

@@ -44,7 +44,7 @@ import urllib.parse
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from krmcheck.fn.catalog_context import CatalogContext as CatalogContext
 from krmcheck.fn.catalog_context import Store as Store
@@ -54,7 +54,7 @@ from krmcheck.fn.plugin import Config
 from krmcheck.fn.spec import FunctionSpec, Mount
 from krmcheck.kustomize import remote
 from krmcheck.kustomize.errors import BuildError
-from krmcheck.kustomize.files import Files
+from krmcheck.kustomize.files import Files, inside
 from krmcheck.kustomize.kustomization import Kustomization
 from krmcheck.tree import fieldpath
 from krmcheck.tree.load import LoadError, load_documents
@@ -392,10 +392,9 @@ def _executable(root: Path, p: Platform) -> Path:
 
 
 def _inside(root: Path, rel: str, p: Platform) -> Path:
-    norm = posixpath.normpath(rel)
-    if posixpath.isabs(norm) or norm == ".." or norm.startswith("../"):
+    if not inside(rel, os.curdir, resolve=False):  # the archive is not unpacked yet
         raise BuildError(f"bin '{rel}' must be a path inside the archive", p.origin)
-    path = root / norm
+    path = root / posixpath.normpath(rel)
     path.parent.mkdir(parents=True, exist_ok=True)
     return path
 
@@ -426,8 +425,7 @@ def _runtime_bytes(p: Platform, source: Source, ctx: CatalogContext) -> bytes:
 def _relative_file(uri: str, source: Source, origin: Origin) -> bytes:
     assert source.base_dir is not None and source.root is not None  # set for every file catalog
     path = Path(os.path.abspath(source.base_dir / uri))
-    real, root = os.path.realpath(path), os.path.realpath(source.root)
-    if real != root and not real.startswith(root.rstrip(os.sep) + os.sep):
+    if not inside(path, source.root, resolve=True):
         raise BuildError(f"uri '{uri}' leaves the catalog's repository", origin)
     try:
         return path.read_bytes()
@@ -494,7 +492,8 @@ def _read_git(ref: CatalogRef, ctx: CatalogContext) -> tuple[bytes, Source]:
     except Exception as e:  # dulwich and its transports raise many types; this is the boundary
         raise BuildError(f"fetching catalog {ref.text}: {type(e).__name__}: {e}", ref.origin) from None
     path = Path(os.path.abspath(clone / spec.path))
-    if not spec.path or not os.path.realpath(path).startswith(os.path.realpath(clone) + os.sep):
+    # below the clone, and not the clone itself (a directory is no catalog file)
+    if not spec.path or not inside(path, clone, resolve=True) or inside(clone, path, resolve=True):
         raise BuildError(f"catalog '{ref.text}' must name a file inside the repository "
                          f"(repo//path/to/catalog.yaml)", ref.origin)
     data = _read_file(path, spec.display(spec.path), ref.origin)
@@ -531,16 +530,14 @@ def _require_network(what: str, ctx: CatalogContext, origin: Origin | None) -> N
 
 
 def _http_get(url: str, origin: Origin | None) -> bytes:
-    import urllib.error
-    import urllib.request
+    from krmcheck import download
 
     try:
-        with urllib.request.urlopen(url, timeout=TIMEOUT) as response:  # noqa: S310 (http(s) only)
-            return bytes(response.read())
-    except urllib.error.HTTPError as e:
+        return download.get(url, TIMEOUT)
+    except download.StatusError as e:
         raise BuildError(f"fetching '{url}': HTTP status {e.code} ({e.reason})", origin) from None
-    except (urllib.error.URLError, OSError) as e:
-        raise BuildError(f"fetching '{url}': {getattr(e, 'reason', e)}", origin) from None
+    except download.GetError as e:
+        raise BuildError(f"fetching '{url}': {e.reason}", origin) from None
 
 
 def parse(data: bytes, source: Source) -> Catalog:
@@ -568,12 +565,14 @@ def _validator() -> jsonschema.protocols.Validator:
 
 
 def _validate(doc: Mapping, display: str) -> None:
-    errors = [(_error_node(doc, e), e) for e in _validator().iter_errors(_data(doc))]
+    from krmcheck.schemas import errors as schema_errors
+
+    errors = [(schema_errors.error_node(doc, e), e) for e in _validator().iter_errors(_data(doc))]
     if not errors:
         return
     errors.sort(key=lambda pair: (pair[0].origin.line, pair[0].origin.col))
     node, error = errors[0]
-    where = fieldpath.format(_steps(error.absolute_path)) or "the document"
+    where = fieldpath.dotted(error.absolute_path) or "the document"
     more = f" (and {len(errors) - 1} more problem{'s' if len(errors) > 2 else ''})" if len(errors) > 1 else ""
     raise BuildError(f"invalid catalog {display}: {where}: {_message(error)}{more}", node.origin)
 
@@ -590,26 +589,14 @@ def _data(node: Node) -> Any:
     return node.to_data()
 
 
-def _steps(path: Iterable[str | int]) -> tuple[fieldpath.Step, ...]:
-    return tuple(fieldpath.index(p) if isinstance(p, int) else fieldpath.key(str(p)) for p in path)
-
-
-def _error_node(doc: Mapping, error: jsonschema.ValidationError) -> Node:
-    node, _ = fieldpath.walk(doc, _steps(error.absolute_path))
-    if error.validator == "additionalProperties" and isinstance(node, Mapping):
-        allowed = error.schema.get("properties", {}) if isinstance(error.schema, dict) else {}
-        extra = next((n for k, n in node.items.items() if k not in allowed), None)
-        if extra is not None:
-            return extra
-    return node
-
-
 def _message(error: jsonschema.ValidationError) -> str:
     if error.validator == "pattern" and list(error.absolute_path)[-1:] == ["sha256"]:
         return f"{error.instance!r} is not a sha256 digest (64 hexadecimal digits)"
     if error.validator == "additionalProperties":
+        from krmcheck.schemas.errors import unexpected_keys
+
         allowed = sorted(error.schema.get("properties", {})) if isinstance(error.schema, dict) else []
-        extra = [k for k in (error.instance or {}) if k not in allowed]
+        extra = unexpected_keys(error)
         return f"unknown field {', '.join(repr(k) for k in extra)} (known: {', '.join(allowed)})"
     if error.validator == "minProperties" and list(error.absolute_path)[-1:] == ["runtime"]:
         return "a runtime needs container, exec or both"

@@ -16,7 +16,6 @@ Output items are ignored: a validator may not change anything.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping as MappingType
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +27,7 @@ from krmcheck.fn.transports import Completed, Invocation, TransportError, contai
 from krmcheck.fn.transports.exec import ExecTransport
 from krmcheck.kustomize.errors import BuildError
 from krmcheck.kustomize.resource import Resource
+from krmcheck.locate import Locator
 from krmcheck.results import ResourceRef, Result
 from krmcheck.tree.load import LoadError, load_documents
 from krmcheck.tree.node import Mapping, Scalar, Sequence
@@ -121,25 +121,19 @@ def _with_path(res: Resource) -> Mapping:
 
 
 def _named(result: Result, items: list[Mapping]) -> Result:
-    """A Result naming only ``file`` (path and position in the ResourceList,
-    which the runtime numbers) gets the resourceRef of that item."""
+    """A Result naming only ``file`` gets the resourceRef of the item it names
+    (the path and index annotations the runtime numbered, else the source
+    file's documents: :meth:`krmcheck.locate.Locator.find`)."""
     if result.resource_ref is not None or not result.file_path:
         return result
-    index = result.file_index
-    if not 0 <= index < len(items) or _path_of(items[index]) != os.path.normpath(result.file_path):
+    found = Locator([Resource(item) for item in items], "").find(result)
+    if found is None:
         return result
-    md = items[index].mapping("metadata") or Mapping()
-    ref = ResourceRef(str(items[index].value("apiVersion") or ""), str(items[index].value("kind") or ""),
+    item, md = found.node, found.node.mapping("metadata") or Mapping()
+    ref = ResourceRef(str(item.value("apiVersion") or ""), str(item.value("kind") or ""),
                       str(md.value("name") or ""), str(md.value("namespace") or ""))
     return Result(result.message, result.severity, ref, result.field_path, result.file_path,
                   result.file_index, result.tags)
-
-
-def _path_of(item: Mapping) -> str:
-    md = item.mapping("metadata")
-    notes = md.mapping("annotations") if md is not None else None
-    value = notes.value(runtime.PATH) if notes is not None else None
-    return os.path.normpath(str(value)) if value else ""
 
 
 def _tagged(result: Result, name: str) -> Result:

@@ -22,6 +22,7 @@ from krmcheck.fn.spec import FunctionOutput, FunctionSpec, Mount
 from krmcheck.fn.transports import Invocation, TransportError, container
 from krmcheck.fn.transports.exec import ExecTransport
 from krmcheck.kustomize.errors import BuildError
+from krmcheck.kustomize.files import inside
 from krmcheck.kustomize.resource import Resource
 from krmcheck.results import Result
 from krmcheck.tree.load import LoadError, load_documents
@@ -163,15 +164,9 @@ def _check_mount(src: str, config: Config, origin: Origin, kdir: Path) -> None:
         raise BuildError(f"plugin {config.describe()} with mount path '{src}' is not permitted; "
                          f"mount paths must be relative to the current kustomization directory",
                          origin)
-    clean = posixpath.normpath(src)
-    if clean == ".." or clean.startswith("../") or not _inside(kdir / src, kdir):
+    if not inside(src, os.curdir, resolve=False) or not inside(kdir / src, kdir, resolve=True):
         raise BuildError(f"plugin {config.describe()} with mount path '{src}' is not permitted; "
                          f"mount paths must be under the current kustomization directory", origin)
-
-
-def _inside(path: Path, root: Path) -> bool:
-    real, real_root = Path(os.path.realpath(path)), Path(os.path.realpath(root))
-    return real == real_root or real_root in real.parents
 
 
 # --- running ------------------------------------------------------------------------------
@@ -240,7 +235,7 @@ def _cli_mounts(ctx: Context) -> tuple[Mount, ...]:
         mount = _absolute(Mount(fields.get("type", ""), fields.get("src") or fields.get("source", ""),
                                 fields.get("dst") or fields.get("target", ""),
                                 fields.get("rw") == "true"), ctx.kdir)
-        if not _inside(Path(mount.src), ctx.kdir):
+        if not inside(mount.src, ctx.kdir, resolve=True):
             raise BuildError(f"--mount {text}: the source {mount.src} is outside the "
                              f"kustomization directory {ctx.kdir}; mounts must stay below it")
         out.append(mount)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import posixpath
 import re
 from dataclasses import dataclass
@@ -40,8 +41,10 @@ from krmcheck.fn.wire import drop_if_empty as _drop_if_empty
 from krmcheck.fn.wire import strip_wire_annotations as strip_wire_annotations  # runtime's as ever
 from krmcheck.kustomize.accumulator import id_key, same_id
 from krmcheck.kustomize.errors import BuildError
+from krmcheck.kustomize.files import inside
 from krmcheck.kustomize.nameref import is_cluster_scoped
 from krmcheck.kustomize.resource import GeneratorInfo, Gvk, ResId, Resource
+from krmcheck.locate import Locator
 from krmcheck.results import SEVERITIES, ResourceRef, Result
 from krmcheck.tree.emit import emit, emit_all
 from krmcheck.tree.load import FAST_LOADER, LoadError, load_documents
@@ -381,38 +384,17 @@ def _file_path(text: str) -> tuple[str, str]:
     clean = posixpath.normpath(text.replace("\\", "/")) if text else "."
     if clean == ".":
         return "", ""
-    if clean.startswith("/") or _DRIVE.match(clean) or clean == ".." or clean.startswith("../") \
+    if not inside(clean, os.curdir, resolve=False) or _DRIVE.match(clean) \
             or any(ord(c) < 32 or ord(c) == 127 for c in text):
         return "", "its file.path names no file inside the repository and was dropped"
     return text, ""
 
 
 def resource_for(result: Result, resources: list[Resource]) -> Resource | None:
-    """The output item a Result names: by resourceRef, else by ``file.path``
-    and ``file.index`` against the path and index annotations the items
-    carried through the function."""
-    ref = result.resource_ref
-    if ref is None:
-        return _by_file(result, resources) if result.file_path else None
-    for res in resources:
-        if res.kind == ref.kind and res.name == ref.name and \
-                (res.namespace or "default") == (ref.namespace or "default") and \
-                (not ref.apiVersion or Gvk.from_api_version(ref.apiVersion, ref.kind).group
-                 == res.gvk.group):
-            return res
-    return None
-
-
-def _by_file(result: Result, resources: list[Resource]) -> Resource | None:
-    in_file = []
-    for res in resources:
-        ann = _annotations(res.node)
-        if ann is not None and result.file_path in (ann.value(PATH), ann.value(LEGACY_PATH)):
-            in_file.append((res, ann.value(INDEX) or ann.value(LEGACY_INDEX)))
-    for res, index in in_file:
-        if str(index or "0") == str(result.file_index):
-            return res
-    return in_file[0][0] if in_file else None
+    """The output item a Result names, by resourceRef or by ``file.path`` and
+    ``file.index`` against the path and index annotations the items carried
+    through the function (:meth:`krmcheck.locate.Locator.find`)."""
+    return Locator(resources, "").find(result)
 
 
 def with_resource(result: Result, res: Resource | None) -> Result:

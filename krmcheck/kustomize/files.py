@@ -118,6 +118,24 @@ def _shown(path: Path | str, limit: int = 200) -> str:
     return text if len(text) <= limit else text[:limit // 2] + "..." + text[-limit // 2:]
 
 
+def inside(path: str | os.PathLike[str], root: str | os.PathLike[str], *, resolve: bool) -> bool:
+    """Whether ``path`` is ``root`` or lies below it.
+
+    With ``resolve``, both are followed through symbolic links first: where
+    the file really is, for what is read or mounted. Without, only ``.`` and
+    ``..`` are folded, as the names are written: for a path that does not
+    exist yet, a path already resolved, or a relative path that must not
+    climb out of ``"."`` (so ``a/../../d`` is outside even when it comes
+    back in). Raises ValueError for a name holding a NUL byte."""
+    if resolve:
+        real, top = os.path.realpath(path), os.path.realpath(root)
+    else:
+        real, top = os.path.normpath(path), os.path.normpath(root)
+    if top == os.curdir:
+        return not os.path.isabs(real) and real != os.pardir and not real.startswith(os.pardir + os.sep)
+    return real == top or real.startswith(top.rstrip(os.sep) + os.sep)
+
+
 def check_restriction(restrictor: str, root: Path, target: Path, origin: Origin | None,
                       files: Files) -> None:
     """Under RootOnly, a file must lie at or below the kustomization root;
@@ -127,14 +145,13 @@ def check_restriction(restrictor: str, root: Path, target: Path, origin: Origin 
     if restrictor == REPOSITORY:
         root = files.repo_root
     try:
-        real_root = Path(os.path.realpath(root))
-        real = Path(os.path.realpath(target))
+        allowed = inside(target, root, resolve=True)
     except ValueError:
         raise BuildError(f"{_shown(files.display(target))}: a path may not hold a NUL byte", origin) from None
-    if real != real_root and real_root not in real.parents and restrictor == REPOSITORY:
+    if not allowed and restrictor == REPOSITORY:
         raise BuildError(f"security; file '{files.display(target)}' is outside the repository, the "
                          f"only files a GitOps controller's build can read", origin)
-    if real != real_root and real_root not in real.parents:
+    if not allowed:
         raise BuildError(
             f"security; file '{files.display(target)}' is not in or below "
             f"'{files.display(root)}' (use --load-restrictor LoadRestrictionsNone to allow it)",

@@ -28,7 +28,7 @@ from pathlib import Path
 from urllib.parse import unquote_plus
 
 from krmcheck.kustomize.errors import BuildError
-from krmcheck.kustomize.files import Files
+from krmcheck.kustomize.files import Files, inside
 from krmcheck.tree.load import LoadError, load_documents
 from krmcheck.tree.node import Mapping
 from krmcheck.tree.origin import Origin
@@ -238,7 +238,7 @@ def check_contained(files: Files, path: Path, origin: Origin) -> None:
     """A base inside a cloned repository must stay inside it (kustomize's rule)."""
     if not isinstance(files, RemoteFiles) or files.spec is None:
         return
-    if not _within(path, files.repo_root):
+    if not inside(path, files.repo_root, resolve=True):
         raise BuildError(f"security; bases in kustomizations found in cloned git repos must be "
                          f"within the repo, but base '{path.name}' is outside "
                          f"'{files.spec.clone_url}'", origin)
@@ -340,34 +340,28 @@ def _require_network(rel: str, origin: Origin, network: bool) -> None:
 
 
 def _fetch_http(remotes: Remotes, url: str, origin: Origin) -> Fetched:
-    import urllib.error  # with urllib.request: only a run that downloads pays for them
     from http.client import responses
+
+    from krmcheck import download  # with urllib: only a run that downloads pays for them
 
     try:
         spec: RepoSpec | None = parse_repo_spec(url)
     except NotARepo:
         spec = None
     try:
-        body = _download(url)
-    except urllib.error.HTTPError as e:
+        body = download.get(url, DEFAULT_TIMEOUT)
+    except download.StatusError as e:
         if spec is not None:  # e.g. github.com/org/repo//dir answers 404: clone it
             return _fetch_git(remotes, spec, origin)
         reason = responses.get(e.code, e.reason)
         raise BuildError(f"accumulating resources from '{url}': HTTP Error: status code "
                          f"{e.code} ({reason})", origin) from None
-    except (urllib.error.URLError, OSError) as e:
-        raise BuildError(f"fetching '{url}': {getattr(e, 'reason', e)}", origin) from None
+    except download.GetError as e:
+        raise BuildError(f"fetching '{url}': {e.reason}", origin) from None
     if spec is not None and not _looks_like_resources(body, url):
         return _fetch_git(remotes, spec, origin)  # a web page, not YAML: a repository
     path = remotes.download(url, body)
     return Fetched(path, RemoteFiles(path, url=url))
-
-
-def _download(url: str) -> bytes:
-    import urllib.request
-
-    with urllib.request.urlopen(url, timeout=DEFAULT_TIMEOUT) as response:  # noqa: S310 (http(s) only)
-        return bytes(response.read())
 
 
 def _looks_like_resources(body: bytes, url: str) -> bool:
@@ -381,7 +375,7 @@ def _looks_like_resources(body: bytes, url: str) -> bool:
 def _fetch_git(remotes: Remotes, spec: RepoSpec, origin: Origin) -> Fetched:
     clone = _clone_or_error(remotes, spec, origin)
     root = clone / spec.path
-    if not _within(root, clone):  # a symlink in the repository may point anywhere
+    if not inside(root, clone, resolve=True):  # a symlink in the repository may point anywhere
         raise BuildError(f"'{spec.raw}' refers to a directory outside of the repository", origin)
     if root.is_file():
         raise BuildError(f"'{spec.raw}' refers to file '{spec.path}'; expecting a directory", origin)
@@ -389,11 +383,6 @@ def _fetch_git(remotes: Remotes, spec: RepoSpec, origin: Origin) -> Fetched:
         raise BuildError(f"'{spec.raw}': no directory '{spec.path}' in {spec.clone_url} "
                          f"at {spec.ref or 'HEAD'}", origin)
     return Fetched(root, RemoteFiles(clone, spec=spec))
-
-
-def _within(path: Path, root: Path) -> bool:
-    real, real_root = Path(os.path.realpath(path)), Path(os.path.realpath(root))
-    return real == real_root or real_root in real.parents
 
 
 def _clone_or_error(remotes: Remotes, spec: RepoSpec, origin: Origin) -> Path:

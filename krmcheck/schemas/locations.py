@@ -24,14 +24,10 @@ import functools
 import hashlib
 import json
 import re
-import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from krmcheck import render_cache
-
-if TYPE_CHECKING:  # imported when a schema URL is first fetched
-    import urllib.error
 
 PULLED = "catalogs"  # CACHE/catalogs/NAME/ holds a pulled catalog in the CRDs-catalog layout
 CATALOG_LAYOUT = "{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json"
@@ -154,36 +150,14 @@ def fetch(url: str, cache: Path) -> dict[str, Any] | None:
     return doc if isinstance(doc, dict) else None
 
 
-def _get(url: str, sleep: Any = time.sleep) -> bytes | None:
-    import urllib.error
-    import urllib.request
+def _get(url: str) -> bytes | None:
+    from krmcheck import download
 
-    delay = 1.0
-    for attempt in range(RETRIES + 1):
-        try:
-            with urllib.request.urlopen(url, timeout=TIMEOUT) as response:  # noqa: S310 - http(s) only
-                body: bytes = response.read()
-                return body
-        except urllib.error.HTTPError as e:
-            if e.code == 404:
-                return None
-            if (e.code == 429 or e.code >= 500) and attempt < RETRIES:
-                sleep(_retry_after(e) or delay)
-                delay *= 2
-                continue
-            raise LocationError(f"{url}: HTTP {e.code} {e.reason}") from None
-        except (urllib.error.URLError, OSError) as e:
-            if attempt < RETRIES:
-                sleep(delay)
-                delay *= 2
-                continue
-            raise LocationError(f"{url}: {getattr(e, 'reason', e)}") from None
-    return None
-
-
-def _retry_after(e: urllib.error.HTTPError) -> float | None:
-    value = e.headers.get("Retry-After") if e.headers else None
     try:
-        return min(float(value), 60.0) if value else None
-    except ValueError:
-        return None
+        return download.get(url, TIMEOUT, retries=RETRIES)
+    except download.StatusError as e:
+        if e.code == 404:
+            return None
+        raise LocationError(f"{url}: HTTP {e.code} {e.reason}") from None
+    except download.GetError as e:
+        raise LocationError(f"{url}: {e.reason}") from None

@@ -19,6 +19,10 @@ is no single spelling in use:
 All of them parse to the same tuple of :class:`Step`; :func:`format` gives
 the canonical dotted spelling back, and :func:`walk` follows the steps
 through a provenance tree as deep as it goes.
+
+kustomize's replacements and vars spell paths in kyaml's own grammar, where
+a part is kept as written (a selector value is a pattern there);
+:func:`split_kyaml` splits such a path into its parts.
 """
 
 from __future__ import annotations
@@ -227,8 +231,12 @@ class _Parser:
 
 # --- formatting ----------------------------------------------------------------
 
-# Keys that read back unchanged without quotes; anything else is quoted JSON.
-_PLAIN_KEY = re.compile(r"[^.\[\]\\'\"/#$\s]([^.\[\]\\\x00-\x1f]*[^.\[\]\\\s])?")
+# Keys written bare: words (a letter or "_", then letters, digits, "_" and
+# "-"), which a reader cannot mistake for anything else. Any other key (dots
+# and slashes in "app.kubernetes.io/name", spaces, a leading "-" or digit,
+# quotes, brackets) is written as a JSON string in brackets, so the reader
+# sees exactly which key is meant; either way it reads back unchanged.
+_PLAIN_KEY = re.compile(r"[^\W\d][\w-]*")
 
 
 def format(steps: Iterable[Step]) -> str:
@@ -246,8 +254,20 @@ def format(steps: Iterable[Step]) -> str:
     return "".join(out)
 
 
+def from_parts(parts: Iterable[str | int]) -> tuple[Step, ...]:
+    """The steps of a path held as plain parts (jsonschema's ``absolute_path``,
+    a validator's tuple): a number is a list position, text a key."""
+    return tuple(index(p) if isinstance(p, int) else key(p) for p in parts)
+
+
+def dotted(parts: Iterable[str | int]) -> str:
+    """The canonical spelling of plain parts: ``spec.containers[0].image``,
+    ``metadata.labels["app.kubernetes.io/name"]``."""
+    return format(from_parts(parts))
+
+
 def _format_key(name: str, first: bool) -> str:
-    if _PLAIN_KEY.fullmatch(name) and not _DIGITS.fullmatch(name):
+    if _PLAIN_KEY.fullmatch(name):
         return name if first else "." + name
     return "[" + json.dumps(name, ensure_ascii=False) + "]"
 
@@ -258,6 +278,60 @@ def _format_match(field: str, value: str) -> str:
     if "]" in value or value[:1] in ("'", '"'):
         value = json.dumps(value, ensure_ascii=False)
     return f"[{field}={value}]"
+
+
+# --- kyaml's split paths ---------------------------------------------------------
+# replacements and vars read a field path as kyaml does: a list of raw parts
+# (a selector's value is a regular expression in a replacement target, "*"
+# and "-" are parts of their own), not as the steps above.
+
+def split_kyaml(path: str) -> list[str]:
+    """kyaml's SmarterPathSplitter: split on ``.``, but not after ``\\`` nor
+    inside ``[...]`` holding ``=``; a leading ``.`` is dropped."""
+    parts = path.split(".")
+    if len(parts) > 1 and parts[0] == "":
+        parts = parts[1:]
+    joined: list[str] = [parts[0]]
+    for p in parts[1:]:
+        if joined[-1].endswith("\\"):
+            joined[-1] = joined[-1][:-1] + "." + p
+        else:
+            joined.append(p)
+    out: list[str] = []
+    i = 0
+    while i < len(joined):
+        elem = joined[i]
+        if elem.startswith("[") and not elem.endswith("]"):
+            group = [elem]
+            while i < len(joined) - 1:
+                i += 1
+                group.append(joined[i])
+                if joined[i].endswith("]"):
+                    break
+            text = ".".join(group)
+            out.append(text if "=" in text else text.strip("[]"))
+        else:
+            out.append(elem)
+        i += 1
+    return out
+
+
+def is_kyaml_index(part: str) -> bool:
+    """A list position (kyaml's IsListIndex): digits only."""
+    return part.isdigit()
+
+
+def is_kyaml_selector(part: str) -> bool:
+    """A list-item selector, ``[name=value]`` (kyaml's IsListMatcher)."""
+    return part.startswith("[") and part.endswith("]")
+
+
+def kyaml_selector(part: str) -> tuple[str, str]:
+    """``(field, value)`` of ``[field=value]``; ValueError, in kyaml's words, without ``=``."""
+    field, eq, value = part[1:-1].partition("=")
+    if not eq:
+        raise ValueError("list path element must contain fieldName=fieldValue for element to match")
+    return field, value
 
 
 # --- walking -------------------------------------------------------------------

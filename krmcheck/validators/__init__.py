@@ -10,8 +10,6 @@ name is made from it.
 from __future__ import annotations
 
 import fnmatch
-import json
-import re
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
@@ -71,24 +69,11 @@ def _text(node: Node | None) -> str:
     return node.as_string() if isinstance(node, Scalar) else ""
 
 
-# A key that can be written bare in a dotted path; anything else (dots and
-# slashes in "app.kubernetes.io/name", spaces, brackets, and keys starting with
-# a digit, which would read as a list index in "a.b.0.c") is written ["..."].
-_BARE_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
-
-
 def field_path(parts: Iterable[str | int]) -> str:
-    """The dotted field path of ``parts``: ``spec.containers[0].image``,
-    ``metadata.labels["app.kubernetes.io/name"]``."""
-    out = ""
-    for part in parts:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        elif _BARE_KEY.fullmatch(part):
-            out += f".{part}" if out else part
-        else:
-            out += f"[{json.dumps(part)}]"
-    return out
+    """The dotted field path of ``parts`` (:func:`krmcheck.tree.fieldpath.dotted`)."""
+    from krmcheck.tree import fieldpath  # loaded by the first finding
+
+    return fieldpath.dotted(parts)
 
 
 # Where the pod spec sits, by kind; every other kind (Deployment, StatefulSet,

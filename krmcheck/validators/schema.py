@@ -227,10 +227,10 @@ def _describe(error: jsonschema.ValidationError, secret: bool = False) -> Iterat
             if name not in error.instance:
                 yield where, f"{prefix}missing required field {name!r}"
     elif kind == "additionalProperties" and isinstance(error.instance, dict):
-        known = error.schema.get("properties", {})
-        for name in error.instance:
-            if name not in known:
-                yield field_path(parts + [name]), f"{field_path(parts + [name])}: unknown field"
+        from krmcheck.schemas.errors import unexpected_keys  # loaded by the first unknown field
+
+        for name in unexpected_keys(error):
+            yield field_path(parts + [name]), f"{field_path(parts + [name])}: unknown field"
     elif kind == "type":
         yield where, f"{prefix}{value} is not of type {_types(error.validator_value)}"
     elif kind == "enum":

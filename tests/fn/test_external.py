@@ -33,7 +33,9 @@ for item in rl.get("items") or []:
     notes = item["metadata"].get("annotations") or {{}}
     file = {{"path": notes.get("internal.config.kubernetes.io/path", ""),
              "index": int(notes.get("config.kubernetes.io/index", 0))}}
-    if mode == "file-only":
+    if mode == "per-file":  # kpt's index: the document's place in its own file
+        file["index"] = 0
+    if mode in ("file-only", "per-file"):
         results.append({{"message": "seen", "severity": "warning", "file": file,
                         "field": {{"path": "spec.replicas"}}}})
     elif mode == "errors":
@@ -93,6 +95,15 @@ def test_error_results_with_exit_1_are_an_answer(tmp_path: Path) -> None:
 def test_results_naming_only_a_file_get_their_resource(tmp_path: Path) -> None:
     resources = rendered(tmp_path)
     results = external.validate(validator(tmp_path, "file-only"), resources, where(tmp_path))
+    assert sorted((r.resource_ref.name if r.resource_ref else "", r.file_path) for r in results) == [
+        ("api", "app/api.yaml"), ("web", "app/web.yaml")]
+    findings = locate_all(results, resources, "app")
+    assert sorted(f.location[:] for f in findings) == [("app/api.yaml", 6, 3), ("app/web.yaml", 6, 3)]
+
+
+def test_a_file_index_counting_documents_in_the_file_names_them_too(tmp_path: Path) -> None:
+    resources = rendered(tmp_path)
+    results = external.validate(validator(tmp_path, "per-file"), resources, where(tmp_path))
     assert sorted((r.resource_ref.name if r.resource_ref else "", r.file_path) for r in results) == [
         ("api", "app/api.yaml"), ("web", "app/web.yaml")]
     findings = locate_all(results, resources, "app")

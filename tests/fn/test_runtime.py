@@ -195,3 +195,52 @@ def test_a_result_naming_only_a_file_is_tied_to_the_item_with_that_path_and_inde
     assert found is items[1]
     tied = rt.with_resource(result, found)
     assert tied.resource_ref is not None and tied.resource_ref.name == "b" and not tied.file_path
+
+
+# --- the item a Result names: krmcheck.locate's rule, where it used to differ ----------
+
+def _items() -> list[Resource]:
+    return [Resource(n) for n in load_documents(  # type: ignore[arg-type]
+        "apiVersion: autoscaling/v1\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: web\n---\n"
+        "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: web\n---\n"
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: p-settings\n", "base/app.yaml")]
+
+
+def test_an_item_is_found_by_its_exact_api_version_first() -> None:
+    from krmcheck.results import ResourceRef, Result
+
+    v1, v2, _ = _items()
+    ref = ResourceRef("autoscaling/v2", "HorizontalPodAutoscaler", "web")
+    assert runtime.resource_for(Result("m", resource_ref=ref), [v1, v2]) is v2  # was the first of the group
+    ref = ResourceRef("autoscaling/v2beta2", "HorizontalPodAutoscaler", "web")
+    assert runtime.resource_for(Result("m", resource_ref=ref), [v1, v2]) is v1
+
+
+def test_an_item_is_found_by_an_earlier_name() -> None:
+    from krmcheck.results import ResourceRef, Result
+
+    *_, cm = _items()
+    cm.prev_ids = [ResId(Gvk("", "v1", "ConfigMap"), "settings", "")]
+    ref = ResourceRef("v1", "ConfigMap", "settings")
+    assert runtime.resource_for(Result("m", resource_ref=ref), [cm]) is cm  # was not found
+
+
+def test_a_ref_naming_no_item_falls_back_to_the_file() -> None:
+    from krmcheck.results import ResourceRef, Result
+
+    items = _items()
+    gone = ResourceRef("v1", "ConfigMap", "gone")
+    found = runtime.resource_for(Result("m", resource_ref=gone, file_path="base/app.yaml", file_index=2), items)
+    assert found is items[2]  # was not found
+    tied = runtime.with_resource(Result("m", resource_ref=gone), found)
+    assert tied.resource_ref == gone  # a Result's own ref is kept
+
+
+def test_an_item_without_annotations_is_found_by_its_source_document() -> None:
+    from krmcheck.results import Result
+
+    items = _items()
+    found = runtime.resource_for(Result("m", file_path="base/app.yaml", file_index=1), items)
+    assert found is items[1]  # was not found
+    tied = runtime.with_resource(Result("m", file_path="base/app.yaml", file_index=1), found)
+    assert tied.resource_ref is not None and tied.resource_ref.apiVersion == "autoscaling/v2"

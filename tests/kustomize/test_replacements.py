@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from krmcheck.kustomize.builtins.replacements import split_path
 from krmcheck.kustomize.errors import BuildError
 from krmcheck.kustomize.files import Files
 from krmcheck.kustomize.resource import Resource
@@ -332,17 +331,6 @@ def test_path_file_outside_the_root(tmp_path: Path) -> None:
     write(tmp_path, "outside.yaml", "[]\n")
     with pytest.raises(BuildError, match="is not in or below"):
         build(tmp_path)
-
-
-@pytest.mark.parametrize("path, parts", [
-    ("a.b.c", ["a", "b", "c"]),
-    ("a.[name=x.y].c", ["a", "[name=x.y]", "c"]),
-    (r"metadata.annotations.a\.b/c", ["metadata", "annotations", "a.b/c"]),
-    ("a.[b.c]", ["a", "b.c"]),
-    (".a.b", ["a", "b"]),
-])
-def test_split_path(path: str, parts: list[str]) -> None:
-    assert split_path(path) == parts
 
 
 def test_mapping_origin_of_entry(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from krmcheck import download
 from krmcheck.schemas import locations
 from tests.checkrun import check, write
 
@@ -211,7 +212,7 @@ def server() -> Iterator[_Server]:
 def test_a_url_is_fetched_only_with_network_once_and_retried_on_429(
         tmp_path: Path, server: _Server, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    monkeypatch.setattr(locations.time, "sleep", lambda seconds: None)
+    monkeypatch.setattr(download.time, "sleep", lambda seconds: None)
     locations.fetch.cache_clear()
     repo = repo_with_widget(tmp_path / "repo")
     offline = check(repo, "--schema-location", server.url + "/catalog")

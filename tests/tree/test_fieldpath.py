@@ -2,7 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from krmcheck.tree.fieldpath import Step, format, key, index, match, parse, trace, walk
+from krmcheck.tree.fieldpath import (Step, dotted, format, from_parts, index, is_kyaml_index, is_kyaml_selector, key,
+                                      kyaml_selector, match, parse, split_kyaml, trace, walk)
 from krmcheck.tree.load import load_documents
 from krmcheck.tree.node import Mapping
 
@@ -101,7 +102,10 @@ def test_error_names_position() -> None:
     ((key("a"), key("é\n")), 'a["é\\n"]'),
     ((key("a"), key("é")), "a.é"),
     ((key("a"), key(" b")), 'a[" b"]'),
-    ((key("a"), key("x y")), "a.x y"),
+    ((key("a"), key("x y")), 'a["x y"]'),
+    ((key("a"), key("-x")), 'a["-x"]'),
+    ((key("a"), key("x/y")), 'a["x/y"]'),
+    ((key("a"), key("_x-1")), "a._x-1"),
 ])
 def test_format_is_canonical_and_round_trips(steps: tuple[Step, ...], text: str) -> None:
     assert format(steps) == text
@@ -186,3 +190,47 @@ def test_walk_stops_at_the_deepest_existing_node() -> None:
 def test_trace_lists_the_path() -> None:
     chain = trace(tree(), parse("metadata.name"))
     assert [n.origin.line for n in chain] == [1, 3, 4]
+
+
+# --- kyaml's split paths (replacements, vars) ---------------------------------------
+
+@pytest.mark.parametrize("path, parts", [
+    ("a.b.c", ["a", "b", "c"]),
+    ("a.[name=x.y].c", ["a", "[name=x.y]", "c"]),
+    (r"metadata.annotations.a\.b/c", ["metadata", "annotations", "a.b/c"]),
+    ("a.[b.c]", ["a", "b.c"]),
+    (".a.b", ["a", "b"]),
+    ("spec.containers.*.image", ["spec", "containers", "*", "image"]),
+    ("spec.ports.-", ["spec", "ports", "-"]),
+])
+def test_split_kyaml(path: str, parts: list[str]) -> None:
+    assert split_kyaml(path) == parts
+
+
+def test_kyaml_parts() -> None:
+    assert is_kyaml_index("12") and not is_kyaml_index("-1") and not is_kyaml_index("a1")
+    assert is_kyaml_selector("[name=web]") and not is_kyaml_selector("name")
+    assert kyaml_selector("[name=a=b]") == ("name", "a=b")
+    assert kyaml_selector("[=x]") == ("", "x")
+    with pytest.raises(ValueError, match="must contain fieldName=fieldValue"):
+        kyaml_selector("[name]")
+
+
+# --- plain parts (jsonschema paths, validators' tuples) ------------------------------
+
+def test_from_parts_and_dotted() -> None:
+    parts = ["spec", "containers", 0, "image"]
+    assert from_parts(parts) == (key("spec"), key("containers"), index(0), key("image"))
+    assert dotted(parts) == "spec.containers[0].image"
+    assert dotted(["metadata", "labels", "app.kubernetes.io/name"]) == 'metadata.labels["app.kubernetes.io/name"]'
+    assert dotted(["data", "80"]) == 'data["80"]'
+    assert dotted([0, "a"]) == "[0].a"
+    assert dotted([]) == ""
+
+
+@pytest.mark.parametrize("parts", [
+    ["a", "b c", 3, "x.y", "-z", "0", "é", 'q"uote', "a]b"],
+    ["/etc", "#x", "$y", "~"],
+])
+def test_dotted_reads_back_as_the_same_steps(parts: list[str | int]) -> None:
+    assert parse(dotted(parts)) == from_parts(parts)

@@ -26,6 +26,7 @@ from krmcheck.kustomize.errors import BuildError
 from krmcheck.kustomize.files import Files
 from krmcheck.kustomize.nameref import is_cluster_scoped
 from krmcheck.kustomize.resource import Gvk, ResId, Resource
+from krmcheck.tree.fieldpath import is_kyaml_index, is_kyaml_selector, kyaml_selector, split_kyaml
 from krmcheck.tree.load import LoadError, load_documents
 from krmcheck.tree.node import Mapping, Node, Scalar, Sequence, Value
 from krmcheck.tree.origin import Origin
@@ -35,53 +36,7 @@ BY = "replacements"
 DEFAULT_FIELD_PATH = "metadata.name"
 
 
-# --- kyaml field paths ----------------------------------------------------------
-
-def split_path(path: str) -> list[str]:
-    """kyaml's SmarterPathSplitter: split on ``.``, but not after ``\\`` nor
-    inside ``[...]`` holding ``=``; a leading ``/`` is dropped."""
-    parts = path.split(".")
-    if len(parts) > 1 and parts[0] == "":
-        parts = parts[1:]
-    joined: list[str] = [parts[0]]
-    for p in parts[1:]:
-        if joined[-1].endswith("\\"):
-            joined[-1] = joined[-1][:-1] + "." + p
-        else:
-            joined.append(p)
-    out: list[str] = []
-    i = 0
-    while i < len(joined):
-        elem = joined[i]
-        if elem.startswith("[") and not elem.endswith("]"):
-            group = [elem]
-            while i < len(joined) - 1:
-                i += 1
-                group.append(joined[i])
-                if joined[i].endswith("]"):
-                    break
-            text = ".".join(group)
-            out.append(text if "=" in text else text.strip("[]"))
-        else:
-            out.append(elem)
-        i += 1
-    return out
-
-
-def _is_index(part: str) -> bool:
-    return part.isdigit()
-
-
-def _is_selector(part: str) -> bool:
-    return part.startswith("[") and part.endswith("]")
-
-
-def _split_selector(part: str) -> tuple[str, str]:
-    field, eq, value = part[1:-1].partition("=")
-    if not eq:
-        raise ValueError("list path element must contain fieldName=fieldValue for element to match")
-    return field, value
-
+# --- kyaml field paths (spelled as krmcheck.tree.fieldpath.split_kyaml reads them) ---
 
 def lookup(node: Node, parts: list[str]) -> Node | None:
     """kyaml's PathGetter (a source's or a var's field): exact ``[k=v]``
@@ -91,15 +46,15 @@ def lookup(node: Node, parts: list[str]) -> Node | None:
             continue
         if part == "*":
             raise ValueError("wildcard is not supported in PathGetter")
-        if _is_index(part) or part == "-":
+        if is_kyaml_index(part) or part == "-":
             if not isinstance(node, Sequence) or not node.items:
                 return None
             idx = -1 if part == "-" else int(part)
             if idx >= len(node.items):
                 return None
             node = node.items[idx]
-        elif _is_selector(part):
-            field, value = _split_selector(part)
+        elif is_kyaml_selector(part):
+            field, value = kyaml_selector(part)
             if not isinstance(node, Sequence):
                 return None
             found = [i for i in node.items if _text(_select_key(i, field)) == value
@@ -370,7 +325,7 @@ def _source_value(resources: list[Resource], r: Replacement) -> Node:
     if not matches:
         raise ValueError(f"nothing selected by {selector}")
     fp = r.field_path or DEFAULT_FIELD_PATH
-    node = lookup(matches[0].node, split_path(fp))
+    node = lookup(matches[0].node, split_kyaml(fp))
     if _is_empty(node):
         raise ValueError(f"fieldPath `{fp}` is missing for replacement source {r.source}")
     assert node is not None  # _is_empty is true for None
@@ -415,7 +370,7 @@ Slot = tuple[Node, "str | int"]
 def _write_target(res: Resource, fp: str, value: Node, options: Options, writer: Origin) -> None:
     create = options.create
     try:
-        slots = _match(res.node, split_path(fp), create, value, writer)
+        slots = _match(res.node, split_kyaml(fp), create, value, writer)
     except ValueError as e:
         raise ValueError(f"{_retrieval_error(fp, create)}: {e}") from None
     if not slots:
@@ -485,7 +440,7 @@ def _is_new(node: Node) -> bool:
 
 def _make(next_part: str, value: Node, writer: Origin) -> Node:
     """An intermediate or leaf node made by ``create: true`` (kyaml's getPathPartKind)."""
-    if _is_selector(next_part) or _is_index(next_part):
+    if is_kyaml_selector(next_part) or is_kyaml_index(next_part):
         return Sequence([], writer)
     if next_part == "":
         if isinstance(value, Scalar):
@@ -501,7 +456,7 @@ def _match(node: Node, parts: list[str], create: bool, value: Node, writer: Orig
         return [slot] if slot is not None else []
     part, rest = parts[0], parts[1:]
     nxt = rest[0] if rest else ""
-    if _is_index(part):
+    if is_kyaml_index(part):
         seq = _need_seq(node)
         idx = int(part)
         if idx == len(seq.items) and create:
@@ -509,7 +464,7 @@ def _match(node: Node, parts: list[str], create: bool, value: Node, writer: Orig
         if idx >= len(seq.items):
             raise ValueError(f"index {idx} specified but only {len(seq.items)} elements found")
         return _match(seq.items[idx], rest, create, value, writer, (seq, idx))
-    if _is_selector(part):
+    if is_kyaml_selector(part):
         return _match_items(_need_seq(node), part, rest, create, value, writer)
     if part == "*":
         seq = _need_seq(node)
@@ -530,7 +485,7 @@ def _match(node: Node, parts: list[str], create: bool, value: Node, writer: Orig
 
 def _match_items(seq: Sequence, part: str, rest: list[str], create: bool, value: Node,
                  writer: Origin) -> list[Slot]:
-    field, pattern = _split_selector(part)
+    field, pattern = kyaml_selector(part)
     pattern_regex = regex.compile_go(pattern)
     out: list[Slot] = []
     found = False

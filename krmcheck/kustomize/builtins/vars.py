@@ -181,9 +181,10 @@ def _id_str(rid: ResId) -> str:
 
 
 def _value(var: Var, res: Resource) -> Bound:
-    from krmcheck.kustomize.builtins.replacements import lookup, split_path  # only where vars are used
+    from krmcheck.kustomize.builtins.replacements import lookup  # only where vars are used
+    from krmcheck.tree.fieldpath import split_kyaml
 
-    node = lookup(res.node, _slice_indexes(split_path(var.path)))
+    node = lookup(res.node, _slice_indexes(split_kyaml(var.path)))
     if node is None:
         raise BuildError(f"field specified in var '{var.describe()}' not found in corresponding resource",
                          var.origin)

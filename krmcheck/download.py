@@ -1,0 +1,88 @@
+"""Downloads: the one place krmcheck reads a URL (an HTTP GET).
+
+The module is not named ``http`` so that it can never stand in for the
+standard library's package.
+
+Remote resources and bases, function catalogs and the runtimes they name,
+and schema locations are all read here. urllib is imported by the first
+download, so a run that reads no URL does not pay for it.
+
+A server that answers with an error status raises :class:`StatusError`;
+no answer at all (name lookup, connection, TLS, a time-out) raises
+:class:`GetError`. Each caller words the message its users see. With
+``retries``, an answer of 429 or 5xx, and no answer, are tried again after
+1, 2, 4... seconds, or after the server's ``Retry-After`` (at most a
+minute).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Callable
+
+if TYPE_CHECKING:  # imported by the first download
+    import urllib.error
+
+MAX_RETRY_AFTER = 60.0  # seconds; a longer Retry-After is cut to this
+
+
+class GetError(Exception):
+    """No answer from the server; ``reason`` says why (urllib's reason)."""
+
+    def __init__(self, url: str, reason: str) -> None:
+        super().__init__(f"{url}: {reason}")
+        self.url = url
+        self.reason = reason
+
+
+class StatusError(GetError):
+    """The server answered with an error status ``code``; ``reason`` is its
+    reason phrase."""
+
+    def __init__(self, url: str, code: int, reason: str, retry_after: float | None = None) -> None:
+        super().__init__(url, reason)
+        self.code = code
+        self.retry_after = retry_after
+
+    @property
+    def transient(self) -> bool:
+        """Worth asking again: too many requests, or a server error."""
+        return self.code == 429 or self.code >= 500
+
+
+def get(url: str, timeout: float, retries: int = 0,
+        sleep: Callable[[float], None] | None = None) -> bytes:
+    """The body of ``url``: ``retries`` more tries after a transient failure."""
+    delay = 1.0
+    for _ in range(retries):
+        try:
+            return _get_once(url, timeout)
+        except StatusError as e:
+            if not e.transient:
+                raise
+            (sleep or time.sleep)(e.retry_after or delay)
+        except GetError:
+            (sleep or time.sleep)(delay)
+        delay *= 2
+    return _get_once(url, timeout)
+
+
+def _get_once(url: str, timeout: float) -> bytes:
+    import urllib.error
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as response:  # noqa: S310 (callers pass http(s) only)
+            return bytes(response.read())
+    except urllib.error.HTTPError as e:
+        raise StatusError(url, e.code, str(e.reason), _retry_after(e)) from None
+    except (urllib.error.URLError, OSError) as e:
+        raise GetError(url, str(getattr(e, "reason", e))) from None
+
+
+def _retry_after(e: urllib.error.HTTPError) -> float | None:
+    value = e.headers.get("Retry-After") if e.headers else None
+    try:
+        return min(float(value), MAX_RETRY_AFTER) if value else None
+    except ValueError:
+        return None
