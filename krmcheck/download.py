@@ -8,8 +8,8 @@ and schema locations are all read here. urllib is imported by the first
 download, so a run that reads no URL does not pay for it.
 
 A server that answers with an error status raises :class:`StatusError`;
-no answer at all (name lookup, connection, TLS, a time-out) raises
-:class:`GetError`. Each caller words the message its users see. With
+no answer at all (name lookup, connection, TLS, a time-out), or a broken
+one (a body shorter than its length), raises :class:`GetError`. Each caller words the message its users see. With
 ``retries``, an answer of 429 or 5xx, and no answer, are tried again after
 1, 2, 4... seconds, or after the server's ``Retry-After`` (at most a
 minute).
@@ -68,6 +68,7 @@ def get(url: str, timeout: float, retries: int = 0,
 
 
 def _get_once(url: str, timeout: float) -> bytes:
+    import http.client
     import urllib.error
     import urllib.request
 
@@ -78,6 +79,8 @@ def _get_once(url: str, timeout: float) -> bytes:
         raise StatusError(url, e.code, str(e.reason), _retry_after(e)) from None
     except (urllib.error.URLError, OSError) as e:
         raise GetError(url, str(getattr(e, "reason", e))) from None
+    except http.client.HTTPException as e:  # a broken answer: a body cut short, a bad status line
+        raise GetError(url, f"broken answer ({type(e).__name__}: {e})") from None
 
 
 def _retry_after(e: urllib.error.HTTPError) -> float | None:

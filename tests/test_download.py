@@ -120,3 +120,23 @@ def test_a_slow_server_times_out() -> None:
         with pytest.raises(download.GetError) as e:
             download.get(url, 0.2)
     assert "timed out" in e.value.reason
+
+
+def test_a_body_cut_short_is_no_answer_not_a_traceback() -> None:
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(1)
+
+    def answer() -> None:
+        conn, _ = server.accept()
+        conn.recv(65536)
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nshort")
+        conn.close()
+
+    threading.Thread(target=answer, daemon=True).start()
+    try:
+        with pytest.raises(download.GetError, match="broken answer") as info:
+            download.get(f"http://127.0.0.1:{server.getsockname()[1]}/cut", 5)
+        assert not isinstance(info.value, download.StatusError)
+    finally:
+        server.close()
