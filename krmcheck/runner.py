@@ -19,20 +19,20 @@ import yaml
 from krmcheck import cache
 from krmcheck import config as krmconfig
 from krmcheck import discover, stack, suppression
+from krmcheck import gitops
+from krmcheck import redact
+from krmcheck import render_cache
 from krmcheck import shard as kshard
 from krmcheck.fn.plugin import FunctionOptions
-from krmcheck import gitops
 from krmcheck.gitops import placeholders as gitops_placeholders
 from krmcheck.gitops.markers import mentions_controllers
 from krmcheck.gitops.root import ControllerRoot, Root
 from krmcheck.kustomize import deprecation
-from krmcheck.kustomize.errors import BuildError
-from krmcheck.kustomize.files import ROOT_ONLY, Files
 from krmcheck.kustomize.kustomization import find_file
 from krmcheck.locate import Locator, source_id
-from krmcheck import redact
-from krmcheck import render_cache
 from krmcheck.reporters import REPORTERS, plural
+from krmcheck.resource.errors import BuildError
+from krmcheck.resource.files import ROOT_ONLY, Files
 from krmcheck.results import (SEVERITY_RANK, Finding, Note, ResourceRef, Result, RootReport,
                               RunReport)
 from krmcheck.schemas import crds
@@ -54,8 +54,8 @@ if TYPE_CHECKING:
     from krmcheck import diff as kdiff
     from krmcheck import merge as kmerge
     from krmcheck.fn.catalog_context import CatalogContext
-    from krmcheck.kustomize.resource import Resource
     from krmcheck.kustomize.target import Builder
+    from krmcheck.resource.resource import Resource
 
 EXIT_OK, EXIT_FINDINGS, EXIT_BROKEN = 0, 1, 2
 

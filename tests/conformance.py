@@ -10,9 +10,9 @@ from pathlib import Path
 import yaml
 
 from krmcheck.fn.plugin import FunctionOptions
-from krmcheck.kustomize.errors import BuildError
-from krmcheck.kustomize.files import NONE, ROOT_ONLY, Files
 from krmcheck.kustomize.target import BuildOptions, Builder
+from krmcheck.resource.errors import BuildError
+from krmcheck.resource.files import NONE, ROOT_ONLY, Files
 from krmcheck.tree.emit import emit_all
 
 PROJECT = Path(__file__).resolve().parent.parent

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from krmcheck.cli import main
-from krmcheck.kustomize.files import Files
-from krmcheck.kustomize.target import BuildOptions, Builder
 from krmcheck.fn.plugin import FunctionOptions
+from krmcheck.kustomize.target import BuildOptions, Builder
+from krmcheck.resource.files import Files
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "plugins"
 PLUGIN_HOME = FIXTURES / "plugin-home" / "kustomize" / "plugin"

@@ -169,7 +169,7 @@ def test_realworld_roots_and_repositories() -> None:
 # --- limits and tables ------------------------------------------------------------
 
 def test_input_limits_table() -> None:
-    from krmcheck.kustomize.files import MAX_FILE_BYTES
+    from krmcheck.resource.files import MAX_FILE_BYTES
     from krmcheck.shard import MAX_SHARDS
     from krmcheck.tree.load import MAX_DEPTH, MAX_DOCUMENTS
 

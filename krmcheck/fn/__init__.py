@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING
 from krmcheck import render_cache
 from krmcheck.fn.plugin import GENERATOR, TRANSFORMER, Config, Context, FunctionOptions, Plugin
 from krmcheck.fn.wire import strip_wire_annotations
-from krmcheck.kustomize.errors import BuildError
-from krmcheck.kustomize.accumulator import same_id
+from krmcheck.resource.errors import BuildError
+from krmcheck.resource.resid import same_id
 
 if TYPE_CHECKING:
-    from krmcheck.kustomize.resource import Resource
+    from krmcheck.resource.resource import Resource
 
 # The function runtime, the builtin plugin table, the exec and container
 # transports and the catalogs are imported by resolve(): a build whose

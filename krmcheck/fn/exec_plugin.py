@@ -25,8 +25,8 @@ from krmcheck.fn import runtime
 from krmcheck.fn.plugin import GENERATOR, TRANSFORMER, Config, Context
 from krmcheck.fn.transports import Invocation, TransportError
 from krmcheck.fn.transports.exec import ExecTransport
-from krmcheck.kustomize.errors import BuildError
-from krmcheck.kustomize.resource import Resource
+from krmcheck.resource.errors import BuildError
+from krmcheck.resource.resource import Resource
 from krmcheck.tree.emit import emit
 from krmcheck.tree.node import Scalar
 from krmcheck.tree.origin import Origin

@@ -21,9 +21,9 @@ from krmcheck.fn.plugin import GENERATOR, TRANSFORMER, Config, Context
 from krmcheck.fn.spec import FunctionOutput, FunctionSpec, Mount
 from krmcheck.fn.transports import Invocation, TransportError, container
 from krmcheck.fn.transports.exec import ExecTransport
-from krmcheck.kustomize.errors import BuildError
-from krmcheck.kustomize.files import inside
-from krmcheck.kustomize.resource import Resource
+from krmcheck.resource.errors import BuildError
+from krmcheck.resource.files import inside
+from krmcheck.resource.resource import Resource
 from krmcheck.results import Result
 from krmcheck.tree.load import LoadError, load_documents
 from krmcheck.tree.node import Scalar

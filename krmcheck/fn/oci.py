@@ -15,7 +15,7 @@ from pathlib import Path
 
 from krmcheck.fn.transports import Invocation, TransportError, TransportTimeout
 from krmcheck.fn.transports.exec import ExecTransport
-from krmcheck.kustomize.errors import BuildError
+from krmcheck.resource.errors import BuildError
 from krmcheck.tree.origin import Origin
 
 SCHEME = "oci://"

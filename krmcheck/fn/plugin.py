@@ -8,8 +8,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, Mapping as MappingType, Protocol
 
-from krmcheck.kustomize.files import Files
-from krmcheck.kustomize.resource import Gvk, Resource
+from krmcheck.resource.files import Files
+from krmcheck.resource.resid import Gvk
+from krmcheck.resource.resource import Resource
 from krmcheck.tree.node import Mapping
 from krmcheck.tree.origin import Origin
 

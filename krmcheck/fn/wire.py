@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from krmcheck.tree.node import Mapping
 
 if TYPE_CHECKING:
-    from krmcheck.kustomize.resource import Resource
+    from krmcheck.resource.resource import Resource
 
 INTERNAL = "internal.config.kubernetes.io/"  # kustomize's and kyaml's internal annotations
 

@@ -17,16 +17,16 @@ from typing import TYPE_CHECKING
 from krmcheck import fn, redact, render_cache
 from krmcheck.fn import configs as fn_configs
 from krmcheck.fn.catalog_context import CatalogContext
-from krmcheck.kustomize import kustomization as kfile
 from krmcheck.kustomize import buildmetadata, deprecation, openapi, order, remote
+from krmcheck.kustomize import kustomization as kfile
 from krmcheck.kustomize.accumulator import ResourceList
 from krmcheck.kustomize.builtins import vars as kvars
-from krmcheck.kustomize.errors import BuildError
-from krmcheck.kustomize.files import ROOT_ONLY, Files, Within
 from krmcheck.kustomize.kustomization import Kustomization
 from krmcheck.kustomize.nameref import fix_name_references
-from krmcheck.kustomize.resource import Resource
 from krmcheck.kustomize.transformerconfig import Tracker
+from krmcheck.resource.errors import BuildError
+from krmcheck.resource.files import ROOT_ONLY, Files, Within
+from krmcheck.resource.resource import Resource
 from krmcheck.results import Result
 from krmcheck.tree.load import LoadError, load_documents
 from krmcheck.tree.node import Mapping, Node, Scalar, Sequence

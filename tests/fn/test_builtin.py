@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from krmcheck.fn.builtin import BUILTIN_KINDS, insert_path_part
-from krmcheck.kustomize.errors import BuildError
-from krmcheck.kustomize.files import Files
-from krmcheck.kustomize.resource import Resource
 from krmcheck.kustomize.target import BuildOptions, Builder
+from krmcheck.resource.errors import BuildError
+from krmcheck.resource.files import Files
+from krmcheck.resource.resource import Resource
 from krmcheck.tree.emit import emit_all
 from krmcheck.tree.node import Node, Scalar, lookup
 

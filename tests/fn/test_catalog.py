@@ -26,9 +26,9 @@ from krmcheck.fn import catalog as cat
 from krmcheck.fn.plugin import Config
 from krmcheck.fn.spec import Mount
 from krmcheck.kustomize import kustomization as kfile
-from krmcheck.kustomize.errors import BuildError
-from krmcheck.kustomize.files import Files
 from krmcheck.kustomize.target import BuildOptions, Builder
+from krmcheck.resource.errors import BuildError
+from krmcheck.resource.files import Files
 from krmcheck.tree.emit import emit_all
 from krmcheck.tree.load import load_documents
 from krmcheck.tree.node import Mapping

@@ -9,10 +9,10 @@ import pytest
 from krmcheck.fn import configs
 from krmcheck.fn.plugin import Config
 from krmcheck.kustomize import kustomization as kfile
-from krmcheck.kustomize.errors import BuildError
-from krmcheck.kustomize.files import Files
-from krmcheck.kustomize.resource import Resource
 from krmcheck.kustomize.target import Builder
+from krmcheck.resource.errors import BuildError
+from krmcheck.resource.files import Files
+from krmcheck.resource.resource import Resource
 from krmcheck.tree.node import lookup
 
 PREFIXER = """\

@@ -10,10 +10,10 @@ import pytest
 
 from krmcheck.fn import FunctionOptions
 from krmcheck.fn.exec_plugin import plugin_home
-from krmcheck.kustomize.errors import BuildError
-from krmcheck.kustomize.files import Files
-from krmcheck.kustomize.resource import Resource
 from krmcheck.kustomize.target import BuildOptions, Builder
+from krmcheck.resource.errors import BuildError
+from krmcheck.resource.files import Files
+from krmcheck.resource.resource import Resource
 from krmcheck.tree.emit import emit_all
 from krmcheck.tree.node import lookup
 from krmcheck.tree.origin import Origin

@@ -16,9 +16,9 @@ from krmcheck.fn import FunctionOptions
 from krmcheck.fn.transports import Invocation, TransportError, TransportTimeout
 from krmcheck.fn.transports import exec as exec_transport
 from krmcheck.fn.transports.exec import ExecTransport
-from krmcheck.kustomize.errors import BuildError
-from krmcheck.kustomize.files import Files
 from krmcheck.kustomize.target import BuildOptions, Builder
+from krmcheck.resource.errors import BuildError
+from krmcheck.resource.files import Files
 
 # Forks a child that would sleep for ever, notes its pid, then waits on it.
 FORKS_AND_HANGS = """\

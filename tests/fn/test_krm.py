@@ -11,9 +11,9 @@ import pytest
 
 from krmcheck.fn import FunctionOptions, krm
 from krmcheck.fn.plugin import Config
-from krmcheck.kustomize.errors import BuildError
-from krmcheck.kustomize.files import Files
 from krmcheck.kustomize.target import BuildOptions, Builder
+from krmcheck.resource.errors import BuildError
+from krmcheck.resource.files import Files
 from krmcheck.tree.load import load_documents
 from krmcheck.tree.node import Mapping, lookup
 from krmcheck.tree.origin import Origin

@@ -14,9 +14,9 @@ import pytest
 from krmcheck.config import ExternalValidator
 from krmcheck.fn import FunctionOptions, external, runtime
 from krmcheck.fn.spec import FunctionSpec
-from krmcheck.kustomize.files import Files
 from krmcheck.kustomize.target import BuildOptions, Builder
 from krmcheck.locate import locate_all
+from krmcheck.resource.files import Files
 from krmcheck.results import ResourceRef, Result
 from krmcheck.tree.load import load_documents
 from krmcheck.tree.node import Mapping

@@ -11,8 +11,8 @@ from typing import Callable
 
 from krmcheck.kustomize import fieldspec
 from krmcheck.kustomize.fieldspec import FieldSpec
-from krmcheck.kustomize.resource import Resource
 from krmcheck.kustomize.transformerconfig import TransformerConfig, default_config
+from krmcheck.resource.resource import Resource
 from krmcheck.tree.node import Mapping, Scalar
 from krmcheck.tree.origin import Origin
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from krmcheck.kustomize.builtins import prefix_suffix
 from krmcheck.kustomize.fieldspec import FieldSpec
-from krmcheck.kustomize.resource import Resource
 from krmcheck.kustomize.transformerconfig import TransformerConfig
+from krmcheck.resource.resource import Resource
 from krmcheck.tree.origin import Origin
 from tests.kustomize.builtins.inline import KUSTOMIZATION, RESOURCES, node, rendered, resources
 
