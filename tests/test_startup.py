@@ -41,7 +41,7 @@ NOT_IN_PLAIN_RUN = (
     "krmcheck.kptfile",
     "krmcheck.fn.catalog", "krmcheck.fn.runtime", "krmcheck.fn.builtin", "krmcheck.fn.krm",
     "krmcheck.fn.exec_plugin", "krmcheck.fn.external", "krmcheck.fn.serve", "krmcheck.fn.oci",
-    "krmcheck.fn.transports",
+    "krmcheck.fn.container", "krmcheck.transports",
     "krmcheck.gitops.controllers", "krmcheck.gitops.render", "krmcheck.gitops.source",
     "krmcheck.gitops.flux", "krmcheck.gitops.argocd", "krmcheck.gitops.helmrelease",
     "krmcheck.kustomize.builtins.helm", "krmcheck.kustomize.builtins.patches",

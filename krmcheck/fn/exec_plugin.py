@@ -23,10 +23,10 @@ from typing import ClassVar, Mapping
 
 from krmcheck.fn import runtime
 from krmcheck.fn.plugin import GENERATOR, TRANSFORMER, Config, Context
-from krmcheck.fn.transports import Invocation, TransportError
-from krmcheck.fn.transports.exec import ExecTransport
 from krmcheck.resource.errors import BuildError
 from krmcheck.resource.resource import Resource
+from krmcheck.transports import Invocation, TransportError
+from krmcheck.transports.exec import ExecTransport
 from krmcheck.tree.emit import emit
 from krmcheck.tree.node import Scalar
 from krmcheck.tree.origin import Origin

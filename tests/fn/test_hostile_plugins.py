@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 
 from krmcheck.fn import FunctionOptions
-from krmcheck.fn.transports import Invocation, TransportError, TransportTimeout
-from krmcheck.fn.transports import exec as exec_transport
-from krmcheck.fn.transports.exec import ExecTransport
 from krmcheck.kustomize.target import BuildOptions, Builder
 from krmcheck.resource.errors import BuildError
 from krmcheck.resource.files import Files
+from krmcheck.transports import Invocation, TransportError, TransportTimeout
+from krmcheck.transports import exec as exec_transport
+from krmcheck.transports.exec import ExecTransport
 
 # Forks a child that would sleep for ever, notes its pid, then waits on it.
 FORKS_AND_HANGS = """\

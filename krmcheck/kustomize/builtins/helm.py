@@ -298,8 +298,8 @@ class _Runner:
     origin: Origin
 
     def output(self, args: list[str]) -> str:
-        from krmcheck.fn.transports import Invocation, TransportError, TransportTimeout
-        from krmcheck.fn.transports.exec import ExecTransport
+        from krmcheck.transports import Invocation, TransportError, TransportTimeout
+        from krmcheck.transports.exec import ExecTransport
 
         shown = " ".join([self.command, *args])
         if shutil.which(self.command, path=self.env.get("PATH")) is None:
