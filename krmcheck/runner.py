@@ -23,12 +23,12 @@ from krmcheck import gitops
 from krmcheck import redact
 from krmcheck import render_cache
 from krmcheck import shard as kshard
-from krmcheck.fn.plugin import FunctionOptions
 from krmcheck.gitops import placeholders as gitops_placeholders
 from krmcheck.gitops.markers import mentions_controllers
 from krmcheck.gitops.root import ControllerRoot, Root
 from krmcheck.kustomize import deprecation
 from krmcheck.kustomize.kustomization import find_file
+from krmcheck.kustomize.plugins import FunctionOptions
 from krmcheck.locate import Locator, source_id
 from krmcheck.reporters import REPORTERS, plural
 from krmcheck.resource.errors import BuildError

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import yaml
 
-from krmcheck.fn.plugin import FunctionOptions
+from krmcheck.kustomize.plugins import FunctionOptions
 from krmcheck.kustomize.target import BuildOptions, Builder
 from krmcheck.resource.errors import BuildError
 from krmcheck.resource.files import NONE, ROOT_ONLY, Files

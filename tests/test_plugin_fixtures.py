@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from krmcheck.cli import main
-from krmcheck.fn.plugin import FunctionOptions
+from krmcheck.kustomize.plugins import FunctionOptions
 from krmcheck.kustomize.target import BuildOptions, Builder
 from krmcheck.resource.files import Files
 

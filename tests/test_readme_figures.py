@@ -188,7 +188,7 @@ def test_jobs_limit() -> None:
 
 def test_program_limits() -> None:
     from krmcheck.cli import MAX_FN_TIMEOUT
-    from krmcheck.fn.plugin import DEFAULT_FN_TIMEOUT
+    from krmcheck.kustomize.plugins import DEFAULT_FN_TIMEOUT
     from krmcheck.transports.exec import MAX_STDERR, MAX_STDOUT
 
     assert quoted(r"at `--fn-timeout` \(default ([\d,]+) s, at most ([\d,]+)\)") == \

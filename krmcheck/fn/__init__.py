@@ -14,10 +14,10 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from krmcheck import render_cache
-from krmcheck.fn.plugin import GENERATOR, TRANSFORMER, Config, Context, FunctionOptions, Plugin
-from krmcheck.fn.wire import strip_wire_annotations
+from krmcheck.kustomize.plugins import GENERATOR, TRANSFORMER, Config, Context, FunctionOptions, Plugin
 from krmcheck.resource.errors import BuildError
 from krmcheck.resource.resid import same_id
+from krmcheck.resource.wire import strip_wire_annotations
 
 if TYPE_CHECKING:
     from krmcheck.resource.resource import Resource

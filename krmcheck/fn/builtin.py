@@ -17,13 +17,13 @@ import posixpath
 from dataclasses import dataclass
 from typing import Callable, ClassVar
 
-from krmcheck.fn.plugin import GENERATOR, TRANSFORMER, Config, Context, Plugin
 from krmcheck.kustomize import fieldspec
 from krmcheck.kustomize.builtins import helm, images, labels, patches, prefix_suffix, replacements, replicas
 from krmcheck.kustomize.builtins import namespace as ns_builtin
 from krmcheck.kustomize.fieldspec import FieldSpec
 from krmcheck.kustomize.generators import generate
 from krmcheck.kustomize.hashing import hashed_name
+from krmcheck.kustomize.plugins import GENERATOR, TRANSFORMER, Config, Context, Plugin
 from krmcheck.kustomize.transformerconfig import EMPTY, TransformerConfig
 from krmcheck.resource.errors import BuildError
 from krmcheck.resource.resid import is_cluster_scoped

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import ClassVar, Mapping
 
 from krmcheck.fn import runtime
-from krmcheck.fn.plugin import GENERATOR, TRANSFORMER, Config, Context
+from krmcheck.kustomize.plugins import GENERATOR, TRANSFORMER, Config, Context
 from krmcheck.resource.errors import BuildError
 from krmcheck.resource.resource import Resource
 from krmcheck.transports import Invocation, TransportError

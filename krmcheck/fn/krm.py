@@ -18,8 +18,8 @@ from typing import Any, ClassVar
 
 from krmcheck.fn import container
 from krmcheck.fn import runtime
-from krmcheck.fn.plugin import GENERATOR, TRANSFORMER, Config, Context
 from krmcheck.fn.spec import FunctionOutput, FunctionSpec, Mount
+from krmcheck.kustomize.plugins import GENERATOR, TRANSFORMER, Config, Context
 from krmcheck.resource.errors import BuildError
 from krmcheck.resource.files import inside
 from krmcheck.resource.resource import Resource

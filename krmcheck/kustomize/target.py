@@ -15,9 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from krmcheck import fn, redact, render_cache
-from krmcheck.fn import configs as fn_configs
 from krmcheck.fn.catalog_context import CatalogContext
-from krmcheck.kustomize import buildmetadata, deprecation, openapi, order, remote
+from krmcheck.kustomize import buildmetadata, deprecation, openapi, order, pluginconfig, plugins, remote
 from krmcheck.kustomize import kustomization as kfile
 from krmcheck.kustomize.accumulator import ResourceList
 from krmcheck.kustomize.builtins import vars as kvars
@@ -27,6 +26,7 @@ from krmcheck.kustomize.transformerconfig import Tracker
 from krmcheck.resource.errors import BuildError
 from krmcheck.resource.files import ROOT_ONLY, Files, Within
 from krmcheck.resource.resource import Resource
+from krmcheck.resource.wire import strip_wire_annotations
 from krmcheck.results import Result
 from krmcheck.tree.load import LoadError, load_documents
 from krmcheck.tree.node import Mapping, Node, Scalar, Sequence
@@ -54,7 +54,7 @@ class BuildOptions:
     # --trusted-catalog and the run's catalog cache (KEP-2906 catalogs:, krmcheck.fn.catalog)
     catalogs: CatalogContext = field(default_factory=CatalogContext)
     # exec plugins and KRM functions: environment, --enable-exec, --mount, -e, ...
-    functions: fn.FunctionOptions = field(default_factory=fn.FunctionOptions)
+    functions: plugins.FunctionOptions = field(default_factory=plugins.FunctionOptions)
 
 
 @dataclass
@@ -105,7 +105,7 @@ class Builder:
             kvars.resolve(resources, self.tables.config.var_reference)  # names are final now
         except BuildError as e:
             raise e.add_context(f"building {self.files.display(directory)}")
-        fn.strip_wire_annotations(resources)
+        strip_wire_annotations(resources)
         resources = [r for r in resources if not _is_local_config(r)]
         resources = order.apply(resources, order.options_of(top.field("sortOptions")))
         buildmetadata.finish(resources, self.stamper)
@@ -386,23 +386,23 @@ class Builder:
         for config in self._plugin_configs(k, "validators", stack):
             fn.validate(config, self._plugin_context(k), acc.items)
 
-    def _plugin_context(self, k: Kustomization) -> fn.Context:
+    def _plugin_context(self, k: Kustomization) -> plugins.Context:
         from krmcheck.fn import catalog as fn_catalog
 
         o = self.options
-        ctx = fn.Context(k.directory, self.files, o.load_restrictor, o.enable_alpha_plugins,
+        ctx = plugins.Context(k.directory, self.files, o.load_restrictor, o.enable_alpha_plugins,
                          o.enable_helm, o.helm_command).using(o.functions, o.network,
                                                               self.function_results,
                                                               self.function_logs)
         return replace(ctx, catalogs=fn_catalog.for_layer(k, self.files, o.catalogs))
 
-    def _plugin_configs(self, k: Kustomization, field_name: str, stack: tuple[str, ...]) -> list[fn.Config]:
+    def _plugin_configs(self, k: Kustomization, field_name: str, stack: tuple[str, ...]) -> list[plugins.Config]:
         def accumulate(rel: str, origin: Origin) -> list[Resource]:
             found = ResourceList()
             self._accumulate_entry(k, rel, origin, found, stack)
             return list(found)
 
-        return fn_configs.load(field_name, k.seq(field_name), k.path, self.files, accumulate)
+        return pluginconfig.load(field_name, k.seq(field_name), k.path, self.files, accumulate)
 
     def _patch(self, res: list[Resource], entry: Node, src: patches.PatchSource) -> None:
         from krmcheck.kustomize.builtins import patches

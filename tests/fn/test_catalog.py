@@ -23,9 +23,9 @@ import pytest
 import yaml
 
 from krmcheck.fn import catalog as cat
-from krmcheck.fn.plugin import Config
 from krmcheck.fn.spec import Mount
 from krmcheck.kustomize import kustomization as kfile
+from krmcheck.kustomize.plugins import Config
 from krmcheck.kustomize.target import BuildOptions, Builder
 from krmcheck.resource.errors import BuildError
 from krmcheck.resource.files import Files
@@ -192,7 +192,7 @@ def test_fixture_function_resolves_installs_and_runs(tmp_path: Path) -> None:
 
 
 def test_the_catalog_fixture_builds(tmp_path: Path) -> None:
-    from krmcheck.fn.plugin import FunctionOptions
+    from krmcheck.kustomize.plugins import FunctionOptions
 
     files = Files(PROJECT)
     trusted = cat.trust_keys(["fixtures/catalogs/catalog.yaml"], files, PROJECT)

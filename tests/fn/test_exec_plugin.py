@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from krmcheck.fn import FunctionOptions
 from krmcheck.fn.exec_plugin import plugin_home
+from krmcheck.kustomize.plugins import FunctionOptions
 from krmcheck.kustomize.target import BuildOptions, Builder
 from krmcheck.resource.errors import BuildError
 from krmcheck.resource.files import Files

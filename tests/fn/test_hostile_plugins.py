@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from krmcheck.fn import FunctionOptions
+from krmcheck.kustomize.plugins import FunctionOptions
 from krmcheck.kustomize.target import BuildOptions, Builder
 from krmcheck.resource.errors import BuildError
 from krmcheck.resource.files import Files

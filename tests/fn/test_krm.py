@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from krmcheck.fn import FunctionOptions, krm
-from krmcheck.fn.plugin import Config
+from krmcheck.fn import krm
+from krmcheck.kustomize.plugins import Config, FunctionOptions
 from krmcheck.kustomize.target import BuildOptions, Builder
 from krmcheck.resource.errors import BuildError
 from krmcheck.resource.files import Files

@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from krmcheck.config import ExternalValidator
-from krmcheck.fn import FunctionOptions, external, runtime
+from krmcheck.fn import external, runtime
 from krmcheck.fn.spec import FunctionSpec
+from krmcheck.kustomize.plugins import FunctionOptions
 from krmcheck.kustomize.target import BuildOptions, Builder
 from krmcheck.locate import locate_all
 from krmcheck.resource.files import Files

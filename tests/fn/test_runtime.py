@@ -8,6 +8,7 @@ from krmcheck.fn import runtime
 from krmcheck.resource.errors import BuildError
 from krmcheck.resource.resid import Gvk, ResId
 from krmcheck.resource.resource import GeneratorInfo, Resource
+from krmcheck.resource.wire import strip_wire_annotations
 from krmcheck.tree.load import load_documents
 from krmcheck.tree.node import Mapping, Scalar, lookup
 from krmcheck.tree.origin import Origin
@@ -176,7 +177,7 @@ def test_default_paths_and_strip() -> None:
     runtime.default_paths([res])
     ann = res.annotations()
     assert ann is not None and ann.value("config.kubernetes.io/path") == "ns/service_web.yaml"
-    runtime.strip_wire_annotations([res])
+    strip_wire_annotations([res])
     assert res.annotations() is None
 
 

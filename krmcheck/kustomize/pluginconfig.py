@@ -15,8 +15,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
-from krmcheck.fn.plugin import Config
 from krmcheck.kustomize.accumulator import ResourceList
+from krmcheck.kustomize.plugins import Config
 from krmcheck.resource.errors import BuildError
 from krmcheck.resource.files import Files
 from krmcheck.resource.resource import Resource
