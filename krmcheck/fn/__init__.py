@@ -1,7 +1,7 @@
 """Plugin runtime: find what runs a config, run it as a generator,
 transformer or validator, and pass its errors on with the config's location.
 
-Builtin kinds (``apiVersion: builtin``) run in process (``builtin.py``).
+Builtin kinds (``apiVersion: builtin``) run in process (``krmcheck.kustomize.builtins.kinds``).
 Any other config is an external plugin: without ``--enable-alpha-plugins``
 it is kustomize's "external plugins disabled" error; with it, a config
 naming a KRM function runs that function (``krm.py``), any other runs the
@@ -36,7 +36,7 @@ VALIDATED_BY = "validated-by"
 def resolve(config: Config, ctx: Context, role: str) -> Plugin:
     """The plugin that runs ``config`` in ``role`` (generator or transformer)."""
     from krmcheck.fn import catalog, krm
-    from krmcheck.fn.builtin import BUILTIN_KINDS
+    from krmcheck.kustomize.builtins.kinds import BUILTIN_KINDS
     from krmcheck.fn.exec_plugin import ExecPlugin
 
     if config.is_builtin:
