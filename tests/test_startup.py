@@ -24,6 +24,7 @@ NOT_ON_IMPORT = (
     "krmcheck.kptfile",
     "krmcheck.fn.catalog", "krmcheck.fn.runtime", "krmcheck.kustomize.builtins.kinds", "krmcheck.fn.krm",
     "krmcheck.fn.exec_plugin", "krmcheck.fn.external", "krmcheck.fn.serve", "krmcheck.fn.oci",
+    "krmcheck.fn.loader",
     "krmcheck.gitops.controllers", "krmcheck.gitops.render", "krmcheck.gitops.source",
     "krmcheck.kustomize.target", "krmcheck.kustomize.builtins.patches",
     "krmcheck.schemas.catalog",

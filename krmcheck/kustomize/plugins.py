@@ -1,5 +1,16 @@
-"""What every plugin runtime shares: a plugin config, the context it runs in,
-and the one Protocol a runtime (builtin, exec, container...) satisfies."""
+"""The configs a kustomization lists under ``generators:``, ``transformers:``
+and ``validators:``: a config, the context it runs in, the Protocol every
+way of running one satisfies, and how a layer runs them (:class:`LayerPlugins`).
+
+Builtin kinds (``apiVersion: builtin``) run in process
+(``krmcheck.kustomize.builtins.kinds``). Any other config is an external
+plugin: without ``--enable-alpha-plugins`` it is kustomize's "external
+plugins disabled" error; with it, it runs through :class:`ExternalPlugins`,
+an interface the build owns and the function runtime implements
+(``krmcheck.fn.loader``: KRM functions, legacy exec plugins, functions
+listed in catalogs). Whoever makes a build passes one in
+(``BuildOptions.plugins``): the build never imports the function runtime.
+"""
 
 from __future__ import annotations
 
@@ -8,14 +19,16 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, Mapping as MappingType, Protocol
 
+from krmcheck import render_cache
+from krmcheck.resource.errors import BuildError
 from krmcheck.resource.files import Files
-from krmcheck.resource.resid import Gvk
+from krmcheck.resource.resid import Gvk, same_id
 from krmcheck.resource.resource import Resource
 from krmcheck.tree.node import Mapping
 from krmcheck.tree.origin import Origin
 
 if TYPE_CHECKING:
-    from krmcheck.fn.catalog import LayerCatalogs
+    from krmcheck.kustomize.kustomization import Kustomization
     from krmcheck.results import Result
 
 GENERATOR = "generator"
@@ -25,6 +38,8 @@ TRANSFORMER = "transformer"
 BUILTIN_VERSION = "builtin"
 # kustomize's default time limit for a function is none; krmcheck never waits forever.
 DEFAULT_FN_TIMEOUT = 60.0
+# kustomize keeps this label out of its "validator changed something" check.
+VALIDATED_BY = "validated-by"
 
 
 @dataclass(frozen=True)
@@ -112,8 +127,6 @@ class Context:
     results: list[tuple["Result", Resource | None]] = field(default_factory=list)
     # What each plugin or function wrote to stderr, by what ran (kubectl passes it through).
     logs: list[tuple[str, str]] = field(default_factory=list)
-    # The function catalogs of the kustomization layer the config belongs to (KEP-2906).
-    catalogs: "LayerCatalogs | None" = None
 
     def using(self, options: FunctionOptions, network: bool,
               results: list[tuple["Result", Resource | None]],
@@ -140,3 +153,115 @@ class Plugin(Protocol):
     roles: ClassVar[frozenset[str]]
 
     def run(self, config: Config, ctx: Context, resources: list[Resource]) -> list[Resource]: ...
+
+
+class ExternalPlugins(Protocol):
+    """What runs the configs that are not builtin, and the function catalogs
+    (KEP-2906) a kustomization lists. The build owns this interface; the
+    function runtime implements it (``krmcheck.fn.loader.PluginLoader``)."""
+
+    def check_catalogs(self, k: Kustomization, files: Files) -> None:
+        """Fail on the first catalog that ``k`` (which lists some) may not use."""
+        ...
+
+    def resolve(self, config: Config, ctx: Context, k: Kustomization) -> Plugin:
+        """The plugin that runs ``config``, an external config ``k`` lists."""
+        ...
+
+
+@dataclass(frozen=True)
+class NoExternalPlugins:
+    """The external plugins of a build that was given no function runtime:
+    none, so a catalog or an external config is an error."""
+
+    def check_catalogs(self, k: Kustomization, files: Files) -> None:
+        raise BuildError("catalogs list functions, and this build runs none", k.seq("catalogs")[0].origin)
+
+    def resolve(self, config: Config, ctx: Context, k: Kustomization) -> Plugin:
+        raise BuildError(f"unable to load external plugin '{config.kind}': this build runs no "
+                         f"external plugins", config.entry)
+
+
+@dataclass(frozen=True)
+class LayerPlugins:
+    """Runs the configs one kustomization lists, passing their errors on
+    with the config's location."""
+
+    k: Kustomization
+    ctx: Context
+    external: ExternalPlugins
+
+    def generate(self, config: Config) -> list[Resource]:
+        """What a ``generators:`` config makes."""
+        return self._run(config, GENERATOR, [])
+
+    def transform(self, config: Config, resources: list[Resource]) -> list[Resource]:
+        """The resource list after a ``transformers:`` config."""
+        return self._run(config, TRANSFORMER, resources)
+
+    def validate(self, config: Config, resources: list[Resource]) -> None:
+        """Run a ``validators:`` config on a copy; like kustomize, it fails the
+        build by failing, and may not change, add or drop a resource."""
+        before = [r.copy() for r in resources]
+        after = self._run(config, TRANSFORMER, [r.copy() for r in resources])
+        if config.is_builtin:
+            if not _same(before, after):
+                raise BuildError(f"validator shouldn't modify the resource map: {config.describe()} "
+                                 f"changed the resources", config.entry)
+            return
+        # kustomize re-reads an external validator's output and compares the
+        # parsed nodes, source positions included, with the resources it had:
+        # any resource given back, even unchanged, fails; new ones are dropped.
+        returned = [r for r in after if any(same_id(r.id(), old.id()) for old in before)]
+        if returned:
+            names = ", ".join(r.id().describe() for r in returned)
+            raise BuildError(f"validator shouldn't modify the resource map: nodes unequal: "
+                             f"{config.describe()} printed {names}, which it was given; a validator "
+                             f"must print nothing (or only an empty item list)", config.entry)
+
+    def resolve(self, config: Config, role: str) -> Plugin:
+        """The plugin that runs ``config`` in ``role`` (generator or transformer)."""
+        if config.is_builtin:
+            from krmcheck.kustomize.builtins.kinds import BUILTIN_KINDS  # (only builds that list one)
+
+            plugin = BUILTIN_KINDS.get(config.kind)
+            if plugin is None:
+                raise BuildError(f"unable to load builtin {config.kind}: kustomize has no builtin "
+                                 f"plugin of kind '{config.kind}'", config.entry)
+        elif not self.ctx.enable_alpha_plugins:
+            raise BuildError(f"external plugins disabled; unable to load external plugin "
+                             f"'{config.kind}' (enable them with --enable-alpha-plugins)", config.entry)
+        else:
+            plugin = self.external.resolve(config, self.ctx, self.k)
+        if role not in plugin.roles:
+            raise BuildError(f"plugin {config.describe()} is not a {role}", config.entry)
+        return plugin
+
+    def _run(self, config: Config, role: str, resources: list[Resource]) -> list[Resource]:
+        if not config.is_builtin and self.ctx.enable_alpha_plugins:
+            render_cache.impure("a plugin")  # what it prints is not known before it runs
+        plugin = self.resolve(config, role)
+        try:
+            return plugin.run(config, replace(self.ctx, role=role), resources)
+        except BuildError as e:
+            if e.location is None:
+                e.location = config.at.location
+            raise e.add_context(f"running {role} {config.describe()} listed at {config.entry.location}")
+
+
+def _same(before: list[Resource], after: list[Resource]) -> bool:
+    if len(before) != len(after):
+        return False
+    for old in before:
+        match = [r for r in after if same_id(r.id(), old.id())]
+        if len(match) != 1 or _data(match[0]) != _data(old):
+            return False
+    return True
+
+
+def _data(res: Resource) -> object:
+    data = res.node.to_data()
+    labels = data.get("metadata", {}).get("labels") if isinstance(data, dict) else None
+    if isinstance(labels, dict):
+        labels.pop(VALIDATED_BY, None)
+    return data

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from krmcheck.fn import krm
+from krmcheck.fn.loader import PluginLoader
 from krmcheck.kustomize.plugins import Config, FunctionOptions
 from krmcheck.kustomize.target import BuildOptions, Builder
 from krmcheck.resource.errors import BuildError
@@ -69,7 +70,8 @@ def fn_config(spec: str, kind: str = "Annotator") -> str:
 def builder(root: Path, **options: object) -> Builder:
     env = {"PATH": f"{root / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}"}
     functions = FunctionOptions(env=env, **options)  # type: ignore[arg-type]
-    return Builder(Files(root), BuildOptions(enable_alpha_plugins=True, functions=functions))
+    return Builder(Files(root), BuildOptions(enable_alpha_plugins=True, functions=functions,
+                                                  plugins=PluginLoader()))
 
 
 @pytest.fixture
