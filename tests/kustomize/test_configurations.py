@@ -145,6 +145,21 @@ metadata:
     assert where(at(out, "Foo", "metadata.name")) == ("app/kustomization.yaml", 3, 1)
 
 
+def test_a_name_prefix_spec_with_create_makes_the_field_prefixed(tmp_path: Path) -> None:
+    # kubectl: the missing field is made "" and then gets the prefix and the suffix.
+    write(tmp_path, {
+        "app/kustomization.yaml": "resources:\n- r.yaml\nnamePrefix: p-\nnameSuffix: -s\n"
+                                  "configurations:\n- c.yaml\n",
+        "app/c.yaml": "namePrefix:\n- path: spec/made/here\n  create: true\n"
+                      "nameSuffix:\n- path: spec/made/here\n  create: true\n",
+        "app/r.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\nspec:\n  x: a\n",
+    })
+    out = build(tmp_path, "app")
+    assert text(out) == ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: p-cm-s\nspec:\n"
+                         "  made:\n    here: p--s\n  x: a\n")
+    assert where(at(out, "ConfigMap", "spec.made.here")) == ("app/kustomization.yaml", 3, 1)
+
+
 def test_unknown_table_in_a_configurations_file_is_an_error(tmp_path: Path) -> None:
     write(tmp_path, {
         "app/kustomization.yaml": "resources: []\nconfigurations:\n- c.yaml\n",

@@ -48,7 +48,9 @@ def _rename(res: Resource, specs: list[FieldSpec], change: Change, origin: Origi
             record: Callable[[], None]) -> None:
     def setter(parent: Mapping, key: str) -> None:
         node = parent.items.get(key)
-        if isinstance(node, Scalar) and isinstance(node.value, str):
+        if node is None:  # only a create: true spec gets here; kustomize makes the field ""
+            parent.items[key] = Scalar(change(""), origin)
+        elif isinstance(node, Scalar) and isinstance(node.value, str):
             node.set(change(node.value), origin)
 
     for spec in specs:

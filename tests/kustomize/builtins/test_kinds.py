@@ -470,8 +470,9 @@ spec:
 
 def test_prefix_suffix_config_renames_as_the_name_prefix_field_does(tmp_path: Path) -> None:
     """The config's field specs are the table of the namePrefix/nameSuffix
-    transformer: a Namespace is left alone whole, and each metadata/name
-    spec renames once more (kubectl prints p-p-cm-s-s)."""
+    transformer: a Namespace is left alone whole, each metadata/name spec
+    renames once more (kubectl prints p-p-cm-s-s), and a missing field a
+    create: true spec names is made."""
     write(tmp_path, "res.yaml", PREFIXED)
     write(tmp_path, "kustomization.yaml", """\
 resources:
@@ -488,10 +489,12 @@ transformers:
   - path: metadata/name
   - path: metadata/name
   - path: spec/x
+  - path: spec/made/here
+    create: true
   - path: metadata/labels/l
 """)
     assert emit_all([r.node for r in build(tmp_path)]) == PREFIXED.replace("l: v\n  name: cm\nspec:\n  x: a", (
-        "l: p-v-s\n  name: p-p-cm-s-s\nspec:\n  x: p-a-s"))
+        "l: p-v-s\n  name: p-p-cm-s-s\nspec:\n  made:\n    here: p--s\n  x: p-a-s"))
 
 
 def test_prefix_suffix_config_with_no_field_specs_renames_nothing(tmp_path: Path) -> None:
