@@ -39,9 +39,9 @@ from dulwich import porcelain
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from krmcheck import discover, git  # noqa: E402
-from krmcheck.kustomize.errors import BuildError  # noqa: E402
-from krmcheck.kustomize.files import Files  # noqa: E402
 from krmcheck.kustomize.target import BuildOptions, Builder  # noqa: E402
+from krmcheck.resource.errors import BuildError  # noqa: E402
+from krmcheck.resource.files import Files  # noqa: E402
 from krmcheck.tree.emit import emit_all  # noqa: E402
 
 CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "realworld" / "corpus"

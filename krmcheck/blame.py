@@ -28,11 +28,12 @@ from typing import NamedTuple, TextIO, cast
 from krmcheck import config as krmconfig
 from krmcheck import discover, redact, runner
 from krmcheck.gitops.root import ControllerRoot, Root
-from krmcheck.kustomize.errors import BuildError
-from krmcheck.kustomize.files import Files, inside
-from krmcheck.kustomize.resource import Resource, ResId
 from krmcheck.reporters import relative
 from krmcheck.reporters.safe import MessageStream, json_text
+from krmcheck.resource.errors import BuildError
+from krmcheck.resource.files import Files, inside
+from krmcheck.resource.resid import ResId
+from krmcheck.resource.resource import Resource
 from krmcheck.tree import fieldpath
 from krmcheck.tree.emit import emit
 from krmcheck.tree.load import LoadError, load_documents

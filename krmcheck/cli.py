@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence, TextIO, cast
 
 from krmcheck import runner, shard, stack
-from krmcheck.fn.plugin import DEFAULT_FN_TIMEOUT, FunctionOptions
-from krmcheck.kustomize.files import RESTRICTORS, ROOT_ONLY
+from krmcheck.kustomize.plugins import DEFAULT_FN_TIMEOUT, FunctionOptions
 from krmcheck.reporters.safe import MessageStream, one_line
+from krmcheck.resource.files import RESTRICTORS, ROOT_ONLY
 
 if TYPE_CHECKING:
     from krmcheck import merge

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import yaml
 
-from krmcheck.kustomize.files import inside
 from krmcheck.kustomize.kustomization import FILENAMES
+from krmcheck.resource.files import inside
 from krmcheck.tree.load import FAST_LOADER
 
 SKIP_DIRS = frozenset({".git", "node_modules", ".venv", "__pycache__", ".terraform"})

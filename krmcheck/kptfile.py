@@ -19,7 +19,7 @@ import os
 from pathlib import Path
 
 from krmcheck.config import ConfigError, ExternalValidator, external_validator
-from krmcheck.kustomize.errors import BuildError
+from krmcheck.resource.errors import BuildError
 from krmcheck.tree.load import LoadError, load_documents
 from krmcheck.tree.node import Mapping, Node, Scalar
 from krmcheck.tree.node import Sequence as SequenceNode

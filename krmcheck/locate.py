@@ -34,8 +34,9 @@ from __future__ import annotations
 import posixpath
 from typing import TYPE_CHECKING, Callable, Iterable, Sequence
 
-from krmcheck.fn.wire import INDEX, LEGACY_INDEX, LEGACY_PATH, PATH, annotations_of
-from krmcheck.kustomize.resource import Gvk, ResId, Resource
+from krmcheck.resource.resid import Gvk, ResId
+from krmcheck.resource.resource import Resource
+from krmcheck.resource.wire import INDEX, LEGACY_INDEX, LEGACY_PATH, PATH, annotations_of
 from krmcheck.results import Finding, ResourceRef, Result
 from krmcheck.tree.node import Mapping, Node
 from krmcheck.tree.origin import Location

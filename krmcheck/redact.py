@@ -44,7 +44,7 @@ import json
 import re
 from typing import Iterable
 
-from krmcheck.kustomize.resource import Resource
+from krmcheck.resource.resource import Resource
 from krmcheck.results import Finding, Result, RootReport
 from krmcheck.tree.node import Mapping, Node, Scalar, Sequence, walk
 

@@ -19,20 +19,20 @@ import yaml
 from krmcheck import cache
 from krmcheck import config as krmconfig
 from krmcheck import discover, stack, suppression
-from krmcheck import shard as kshard
-from krmcheck.fn.plugin import FunctionOptions
 from krmcheck import gitops
+from krmcheck import redact
+from krmcheck import render_cache
+from krmcheck import shard as kshard
 from krmcheck.gitops import placeholders as gitops_placeholders
 from krmcheck.gitops.markers import mentions_controllers
 from krmcheck.gitops.root import ControllerRoot, Root
 from krmcheck.kustomize import deprecation
-from krmcheck.kustomize.errors import BuildError
-from krmcheck.kustomize.files import ROOT_ONLY, Files
 from krmcheck.kustomize.kustomization import find_file
+from krmcheck.kustomize.plugins import FunctionOptions
 from krmcheck.locate import Locator, source_id
-from krmcheck import redact
-from krmcheck import render_cache
 from krmcheck.reporters import REPORTERS, plural
+from krmcheck.resource.errors import BuildError
+from krmcheck.resource.files import ROOT_ONLY, Files
 from krmcheck.results import (SEVERITY_RANK, Finding, Note, ResourceRef, Result, RootReport,
                               RunReport)
 from krmcheck.schemas import crds
@@ -53,9 +53,9 @@ if TYPE_CHECKING:
     from krmcheck import baseline as kbaseline
     from krmcheck import diff as kdiff
     from krmcheck import merge as kmerge
-    from krmcheck.fn.catalog_context import CatalogContext
-    from krmcheck.kustomize.resource import Resource
+    from krmcheck.fn.loader import PluginLoader
     from krmcheck.kustomize.target import Builder
+    from krmcheck.resource.resource import Resource
 
 EXIT_OK, EXIT_FINDINGS, EXIT_BROKEN = 0, 1, 2
 
@@ -129,7 +129,7 @@ def run_build(directory: Path, restrictor: str, out: TextIO, err: TextIO,
     builder = Builder(files, BuildOptions(restrictor, network, enable_alpha_plugins,
                                           enable_helm, helm_command,
                                           functions=functions or FunctionOptions(),
-                                          catalogs=_catalog_context(files, trusted_catalogs, network)))
+                                          plugins=_plugin_loader(files, trusted_catalogs, network)))
     if str(directory).startswith(CONTROLLER_PREFIXES):
         return _build_controller_root(str(directory), builder, files, out, err)
     try:
@@ -198,11 +198,14 @@ def _warning_lines(builder: Builder) -> str:
     return "".join(f"{w.line}\n" for w in builder.warnings)
 
 
-def _catalog_context(files: Files, trusted: Sequence[str], network: bool,
-                     config: krmconfig.Config | None = None) -> CatalogContext:
-    """Trusted catalogs: --trusted-catalog values (relative to the current
-    directory) and ``trusted-catalogs`` of .krmcheck.yaml (relative to it)."""
+def _plugin_loader(files: Files, trusted: Sequence[str], network: bool,
+                   config: krmconfig.Config | None = None) -> PluginLoader:
+    """What runs a build's external plugins and functions: the function
+    runtime, trusting the catalogs named by --trusted-catalog values
+    (relative to the current directory) and ``trusted-catalogs`` of
+    .krmcheck.yaml (relative to it)."""
     from krmcheck.fn.catalog_context import CatalogContext
+    from krmcheck.fn.loader import PluginLoader
 
     keys: set[str] = set()
     listed = config.trusted_catalogs if config is not None else ()
@@ -212,7 +215,7 @@ def _catalog_context(files: Files, trusted: Sequence[str], network: bool,
         keys |= fn_catalog.trust_keys(trusted, files, Path.cwd())
         for entry in listed:
             keys |= fn_catalog.trust_keys([entry.reference], files, entry.directory)
-    return CatalogContext(frozenset(keys), network)
+    return PluginLoader(CatalogContext(frozenset(keys), network))
 
 
 # --- catalog view ------------------------------------------------------------------
@@ -763,8 +766,8 @@ def _builder(opts: CheckOptions, files: Files, config: krmconfig.Config,
 
     return Builder(files, BuildOptions(restrictor or opts.load_restrictor, opts.network, opts.enable_alpha_plugins,
                                        opts.enable_helm, opts.helm_command, functions=opts.functions,
-                                       catalogs=_catalog_context(files, opts.trusted_catalogs,
-                                                                 opts.network, config)))
+                                       plugins=_plugin_loader(files, opts.trusted_catalogs,
+                                                              opts.network, config)))
 
 
 def _check_root(builder: Builder, files: Files, root: Root, vopts: ValidatorOptions,

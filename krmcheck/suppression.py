@@ -28,7 +28,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from krmcheck.kustomize.resource import Resource
+from krmcheck.resource.resource import Resource
 from krmcheck.results import Finding, Note, Result, RootReport, Suppressed
 from krmcheck.scope import PathPatterns, any_match
 from krmcheck.tree.node import Scalar

@@ -9,10 +9,11 @@ from pathlib import Path
 
 import yaml
 
-from krmcheck.fn.plugin import FunctionOptions
-from krmcheck.kustomize.errors import BuildError
-from krmcheck.kustomize.files import NONE, ROOT_ONLY, Files
+from krmcheck.fn.loader import PluginLoader
+from krmcheck.kustomize.plugins import FunctionOptions
 from krmcheck.kustomize.target import BuildOptions, Builder
+from krmcheck.resource.errors import BuildError
+from krmcheck.resource.files import NONE, ROOT_ONLY, Files
 from krmcheck.tree.emit import emit_all
 
 PROJECT = Path(__file__).resolve().parent.parent
@@ -72,7 +73,7 @@ class Case:
             as_current_user="--as-current-user" in flags)
         return BuildOptions(self.restrictor, network="--network" in flags,
                             enable_alpha_plugins="--enable-alpha-plugins" in flags,
-                            functions=functions)
+                            functions=functions, plugins=PluginLoader())
 
 
 # kubectl flags whose value may be the next argument

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import yaml
 
-from krmcheck.kustomize.errors import BuildError
-from krmcheck.kustomize.files import NONE, ROOT_ONLY, Files
+from krmcheck.fn.loader import PluginLoader
 from krmcheck.kustomize.target import BuildOptions, Builder
+from krmcheck.resource.errors import BuildError
+from krmcheck.resource.files import NONE, ROOT_ONLY, Files
 from krmcheck.tree.emit import emit_all
 from tests.conformance import SHARED
 
@@ -77,7 +78,7 @@ def render(root: Root) -> tuple[str | None, str | None]:
     key = (root.repo, root.restrictor)
     builder = _BUILDERS.get(key)
     if builder is None:
-        builder = _BUILDERS[key] = Builder(Files(root.repo_dir), BuildOptions(root.restrictor))
+        builder = _BUILDERS[key] = Builder(Files(root.repo_dir), BuildOptions(root.restrictor, plugins=PluginLoader()))
     try:
         return emit_all([r.node for r in builder.build(root.directory)]), None
     except BuildError as e:

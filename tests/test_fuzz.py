@@ -847,7 +847,7 @@ def _child(top: Path, runs: list[list[str]], wfd: int, time_limit: float, memory
             try:
                 return _original(self, *a, **kw)
             except (Exception, RecursionError) as e:  # noqa: BLE001 - recorded, then re-raised
-                from krmcheck.kustomize.errors import BuildError
+                from krmcheck.resource.errors import BuildError
                 if not isinstance(e, BuildError) and not swallowed:
                     swallowed.append(traceback.format_exc())
                 raise

@@ -248,7 +248,7 @@ def test_out_of_range_options_are_usage_errors(tmp_path: Path, args: list[str], 
 
 def test_a_file_over_the_size_limit_is_refused_before_it_is_read(tmp_path: Path,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    from krmcheck.kustomize import files
+    from krmcheck.resource import files
     monkeypatch.setattr(files, "MAX_FILE_BYTES", 1000)
     write(tmp_path, "app/kustomization.yaml", "resources:\n- cm.yaml\n")
     write(tmp_path, "app/cm.yaml", CONFIGMAP.format(name="a") + "  pad: " + "x" * 2000 + "\n")

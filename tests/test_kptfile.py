@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from krmcheck import kptfile
-from krmcheck.kustomize.errors import BuildError
+from krmcheck.resource.errors import BuildError
 
 HEAD = """\
 apiVersion: kpt.dev/v1

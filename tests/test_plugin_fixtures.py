@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 
 from krmcheck.cli import main
-from krmcheck.kustomize.files import Files
+from krmcheck.fn.loader import PluginLoader
+from krmcheck.kustomize.plugins import FunctionOptions
 from krmcheck.kustomize.target import BuildOptions, Builder
-from krmcheck.fn.plugin import FunctionOptions
+from krmcheck.resource.files import Files
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "plugins"
 PLUGIN_HOME = FIXTURES / "plugin-home" / "kustomize" / "plugin"
@@ -41,7 +42,7 @@ def test_exec_plugin_needs_the_flag(monkeypatch: pytest.MonkeyPatch,
 
 def test_label_written_by_the_plugin_points_at_its_config(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("KUSTOMIZE_PLUGIN_HOME", str(PLUGIN_HOME))
-    options = BuildOptions(enable_alpha_plugins=True, functions=FunctionOptions())
+    options = BuildOptions(enable_alpha_plugins=True, functions=FunctionOptions(), plugins=PluginLoader())
     [svc] = Builder(Files(FIXTURES), options).build(FIXTURES / "exec-plugin")
     label = svc.field("metadata", "labels", "team")
     assert label is not None and label.origin.path == "exec-plugin/team-labeler.yaml"

@@ -169,7 +169,7 @@ def test_realworld_roots_and_repositories() -> None:
 # --- limits and tables ------------------------------------------------------------
 
 def test_input_limits_table() -> None:
-    from krmcheck.kustomize.files import MAX_FILE_BYTES
+    from krmcheck.resource.files import MAX_FILE_BYTES
     from krmcheck.shard import MAX_SHARDS
     from krmcheck.tree.load import MAX_DEPTH, MAX_DOCUMENTS
 
@@ -188,8 +188,8 @@ def test_jobs_limit() -> None:
 
 def test_program_limits() -> None:
     from krmcheck.cli import MAX_FN_TIMEOUT
-    from krmcheck.fn.plugin import DEFAULT_FN_TIMEOUT
-    from krmcheck.fn.transports.exec import MAX_STDERR, MAX_STDOUT
+    from krmcheck.kustomize.plugins import DEFAULT_FN_TIMEOUT
+    from krmcheck.transports.exec import MAX_STDERR, MAX_STDOUT
 
     assert quoted(r"at `--fn-timeout` \(default ([\d,]+) s, at most ([\d,]+)\)") == \
         (DEFAULT_FN_TIMEOUT, MAX_FN_TIMEOUT)

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from krmcheck.cli import main
-from krmcheck.kustomize.errors import BuildError
-from krmcheck.kustomize.files import Files
-from krmcheck.kustomize.resource import Resource
 from krmcheck.kustomize.target import Builder
 from krmcheck.redact import generator_inputs, redact, secret_values, text
+from krmcheck.resource.errors import BuildError
+from krmcheck.resource.files import Files
+from krmcheck.resource.resource import Resource
 from krmcheck.results import ResourceRef, Result
 from krmcheck.tree.load import load_documents
 from krmcheck.tree.node import Mapping

@@ -50,12 +50,12 @@ from krmcheck.fn.catalog_context import CatalogContext as CatalogContext
 from krmcheck.fn.catalog_context import Store as Store
 from krmcheck.fn.catalog_context import default_cache_dir as default_cache_dir
 from krmcheck.fn.catalog_context import host_platform as host_platform
-from krmcheck.fn.plugin import Config
 from krmcheck.fn.spec import FunctionSpec, Mount
 from krmcheck.kustomize import remote
-from krmcheck.kustomize.errors import BuildError
-from krmcheck.kustomize.files import Files, inside
 from krmcheck.kustomize.kustomization import Kustomization
+from krmcheck.kustomize.plugins import Config
+from krmcheck.resource.errors import BuildError
+from krmcheck.resource.files import Files, inside
 from krmcheck.tree import fieldpath
 from krmcheck.tree.load import LoadError, load_documents
 from krmcheck.tree.node import Mapping, Node, Scalar, Sequence as SeqNode

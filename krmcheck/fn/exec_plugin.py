@@ -22,11 +22,11 @@ from pathlib import Path
 from typing import ClassVar, Mapping
 
 from krmcheck.fn import runtime
-from krmcheck.fn.plugin import GENERATOR, TRANSFORMER, Config, Context
-from krmcheck.fn.transports import Invocation, TransportError
-from krmcheck.fn.transports.exec import ExecTransport
-from krmcheck.kustomize.errors import BuildError
-from krmcheck.kustomize.resource import Resource
+from krmcheck.kustomize.plugins import GENERATOR, TRANSFORMER, Config, Context
+from krmcheck.resource.errors import BuildError
+from krmcheck.resource.resource import Resource
+from krmcheck.transports import Invocation, TransportError
+from krmcheck.transports.exec import ExecTransport
 from krmcheck.tree.emit import emit
 from krmcheck.tree.node import Scalar
 from krmcheck.tree.origin import Origin

@@ -22,13 +22,14 @@ from pathlib import Path
 
 from krmcheck import render_cache
 from krmcheck.config import ExternalValidator
+from krmcheck.fn import container
 from krmcheck.fn import runtime
-from krmcheck.fn.transports import Completed, Invocation, TransportError, container
-from krmcheck.fn.transports.exec import ExecTransport
-from krmcheck.kustomize.errors import BuildError
-from krmcheck.kustomize.resource import Resource
 from krmcheck.locate import Locator
+from krmcheck.resource.errors import BuildError
+from krmcheck.resource.resource import Resource
 from krmcheck.results import ResourceRef, Result
+from krmcheck.transports import Completed, Invocation, TransportError
+from krmcheck.transports.exec import ExecTransport
 from krmcheck.tree.load import LoadError, load_documents
 from krmcheck.tree.node import Mapping, Scalar, Sequence
 from krmcheck.tree.origin import Origin

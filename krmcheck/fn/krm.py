@@ -16,15 +16,16 @@ import posixpath
 from pathlib import Path
 from typing import Any, ClassVar
 
+from krmcheck.fn import container
 from krmcheck.fn import runtime
-from krmcheck.fn.plugin import GENERATOR, TRANSFORMER, Config, Context
 from krmcheck.fn.spec import FunctionOutput, FunctionSpec, Mount
-from krmcheck.fn.transports import Invocation, TransportError, container
-from krmcheck.fn.transports.exec import ExecTransport
-from krmcheck.kustomize.errors import BuildError
-from krmcheck.kustomize.files import inside
-from krmcheck.kustomize.resource import Resource
+from krmcheck.kustomize.plugins import GENERATOR, TRANSFORMER, Config, Context
+from krmcheck.resource.errors import BuildError
+from krmcheck.resource.files import inside
+from krmcheck.resource.resource import Resource
 from krmcheck.results import Result
+from krmcheck.transports import Invocation, TransportError
+from krmcheck.transports.exec import ExecTransport
 from krmcheck.tree.load import LoadError, load_documents
 from krmcheck.tree.node import Scalar
 from krmcheck.tree.origin import Origin

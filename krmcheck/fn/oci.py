@@ -13,9 +13,9 @@ import os
 import shutil
 from pathlib import Path
 
-from krmcheck.fn.transports import Invocation, TransportError, TransportTimeout
-from krmcheck.fn.transports.exec import ExecTransport
-from krmcheck.kustomize.errors import BuildError
+from krmcheck.resource.errors import BuildError
+from krmcheck.transports import Invocation, TransportError, TransportTimeout
+from krmcheck.transports.exec import ExecTransport
 from krmcheck.tree.origin import Origin
 
 SCHEME = "oci://"

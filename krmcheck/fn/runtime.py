@@ -33,18 +33,18 @@ import yaml
 
 from krmcheck.fn.spec import FunctionOutput
 # the function protocol's annotations (kyaml kioutil), legacy spellings too
-from krmcheck.fn.wire import FN_ID, INDEX, LEGACY_FN_ID, LEGACY_INDEX, LEGACY_PATH, MIGRATION_ID, PATH
-from krmcheck.fn.wire import INTERNAL as _INTERNAL
-from krmcheck.fn.wire import PROTOCOL as _PROTOCOL
-from krmcheck.fn.wire import annotations_of as _annotations
-from krmcheck.fn.wire import drop_if_empty as _drop_if_empty
-from krmcheck.fn.wire import strip_wire_annotations as strip_wire_annotations  # runtime's as ever
-from krmcheck.kustomize.accumulator import id_key, same_id
-from krmcheck.kustomize.errors import BuildError
-from krmcheck.kustomize.files import inside
-from krmcheck.kustomize.nameref import is_cluster_scoped
-from krmcheck.kustomize.resource import GeneratorInfo, Gvk, ResId, Resource
 from krmcheck.locate import Locator
+from krmcheck.resource.errors import BuildError
+from krmcheck.resource.files import inside
+from krmcheck.resource.resid import Gvk, ResId
+from krmcheck.resource.resid import id_key, same_id
+from krmcheck.resource.resid import is_cluster_scoped
+from krmcheck.resource.resource import GeneratorInfo, Resource
+from krmcheck.resource.wire import FN_ID, INDEX, LEGACY_FN_ID, LEGACY_INDEX, LEGACY_PATH, MIGRATION_ID, PATH
+from krmcheck.resource.wire import INTERNAL as _INTERNAL
+from krmcheck.resource.wire import PROTOCOL as _PROTOCOL
+from krmcheck.resource.wire import annotations_of as _annotations
+from krmcheck.resource.wire import drop_if_empty as _drop_if_empty
 from krmcheck.results import SEVERITIES, ResourceRef, Result
 from krmcheck.tree.emit import emit, emit_all
 from krmcheck.tree.load import FAST_LOADER, LoadError, load_documents

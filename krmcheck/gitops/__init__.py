@@ -16,7 +16,7 @@ from krmcheck.scope import PathPatterns
 
 if TYPE_CHECKING:  # a run without controller objects or templates imports neither
     from krmcheck.gitops.substitute import Problem
-    from krmcheck.kustomize.resource import Resource
+    from krmcheck.resource.resource import Resource
 
 VALIDATOR = "substitution"  # the id of findings about variable substitution
 

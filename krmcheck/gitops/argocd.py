@@ -18,10 +18,10 @@ from krmcheck.gitops.root import ARGOCD, ControllerRoot, confined
 from krmcheck.gitops.source import same_repository
 from krmcheck.kustomize import kustomization as kfile
 from krmcheck.kustomize.builtins.images import split
-from krmcheck.kustomize.errors import BuildError
-from krmcheck.kustomize.files import ROOT_ONLY, Files
 from krmcheck.kustomize.kustomization import Kustomization
-from krmcheck.kustomize.resource import Resource
+from krmcheck.resource.errors import BuildError
+from krmcheck.resource.files import ROOT_ONLY, Files
+from krmcheck.resource.resource import Resource
 from krmcheck.tree.node import Mapping, Node, Scalar, Sequence, lookup
 from krmcheck.tree.origin import Origin
 

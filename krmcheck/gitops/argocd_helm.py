@@ -22,9 +22,9 @@ from krmcheck.gitops import chart
 from krmcheck.gitops.root import ControllerRoot, HelmSource, confined
 from krmcheck.gitops.substitute import Problem
 from krmcheck.kustomize.builtins.helm import Remote
-from krmcheck.kustomize.errors import BuildError
-from krmcheck.kustomize.files import Files
-from krmcheck.kustomize.resource import Resource
+from krmcheck.resource.errors import BuildError
+from krmcheck.resource.files import Files
+from krmcheck.resource.resource import Resource
 from krmcheck.tree.node import Mapping, Scalar, lookup
 
 

@@ -14,7 +14,7 @@ import posixpath
 from collections.abc import Callable
 
 from krmcheck.gitops.objects import Objects
-from krmcheck.kustomize.resource import Resource
+from krmcheck.resource.resource import Resource
 from krmcheck.tree.node import Mapping, Node, Scalar, Sequence, lookup
 
 # (namespace, GitRepository name, the asking file) -> is this repository

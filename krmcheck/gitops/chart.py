@@ -23,11 +23,11 @@ from pathlib import Path
 from krmcheck.gitops.root import ControllerRoot, HelmSource
 from krmcheck.gitops.substitute import Problem
 from krmcheck.kustomize.builtins import helm
-from krmcheck.kustomize.errors import BuildError
-from krmcheck.kustomize.files import Files
 from krmcheck.kustomize.remote import network_allowed
-from krmcheck.kustomize.resource import Resource
 from krmcheck.kustomize.target import Builder
+from krmcheck.resource.errors import BuildError
+from krmcheck.resource.files import Files
+from krmcheck.resource.resource import Resource
 from krmcheck.tree.load import LoadError, load_documents
 from krmcheck.tree.node import Mapping, Node, Scalar, Sequence, Value, walk
 from krmcheck.tree.origin import Origin

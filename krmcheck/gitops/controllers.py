@@ -26,10 +26,10 @@ from krmcheck.gitops.objects import Objects
 from krmcheck.gitops.render import render
 from krmcheck.gitops.root import ControllerRoot
 from krmcheck.gitops.source import FLUX_SYSTEM, same_repository
-from krmcheck.kustomize.errors import BuildError
-from krmcheck.kustomize.files import Files
-from krmcheck.kustomize.resource import Resource
 from krmcheck.kustomize.target import Builder
+from krmcheck.resource.errors import BuildError
+from krmcheck.resource.files import Files
+from krmcheck.resource.resource import Resource
 from krmcheck.tree.node import Scalar, lookup
 from krmcheck.tree.origin import Location
 

@@ -31,10 +31,10 @@ from krmcheck.gitops.objects import Objects
 from krmcheck.gitops.root import FLUX, ControllerRoot, confined
 from krmcheck.gitops.substitute import Problem
 from krmcheck.kustomize import kustomization as kfile
-from krmcheck.kustomize.errors import BuildError
-from krmcheck.kustomize.files import REPOSITORY, Files
 from krmcheck.kustomize.kustomization import Kustomization
-from krmcheck.kustomize.resource import Resource
+from krmcheck.resource.errors import BuildError
+from krmcheck.resource.files import REPOSITORY, Files
+from krmcheck.resource.resource import Resource
 from krmcheck.tree.node import Mapping, Node, Scalar, Sequence, lookup
 from krmcheck.tree.origin import Origin
 

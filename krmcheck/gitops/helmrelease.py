@@ -33,9 +33,9 @@ from krmcheck.gitops.objects import Objects
 from krmcheck.gitops.root import FLUX_HELM, ControllerRoot, HelmSource, confined
 from krmcheck.gitops.substitute import Problem
 from krmcheck.kustomize.builtins.helm import Remote
-from krmcheck.kustomize.errors import BuildError
-from krmcheck.kustomize.files import NONE, Files
-from krmcheck.kustomize.resource import Resource
+from krmcheck.resource.errors import BuildError
+from krmcheck.resource.files import NONE, Files
+from krmcheck.resource.resource import Resource
 from krmcheck.tree.node import Mapping, Node, Scalar, lookup
 from krmcheck.tree.origin import Origin
 

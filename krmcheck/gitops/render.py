@@ -5,10 +5,10 @@ from __future__ import annotations
 from krmcheck.gitops import Rendered, argocd, chart, flux
 from krmcheck.gitops.root import FLUX, ControllerRoot
 from krmcheck.gitops.substitute import substitute
-from krmcheck.kustomize.errors import BuildError
-from krmcheck.kustomize.nameref import is_cluster_scoped
-from krmcheck.kustomize.resource import Resource
 from krmcheck.kustomize.target import Builder
+from krmcheck.resource.errors import BuildError
+from krmcheck.resource.resid import is_cluster_scoped
+from krmcheck.resource.resource import Resource
 from krmcheck.tree.node import Scalar, lookup
 
 

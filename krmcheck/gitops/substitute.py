@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from krmcheck.gitops.envsubst import Expansion, Lookup, SubstitutionError, expand
-from krmcheck.kustomize.resource import Resource
+from krmcheck.resource.resource import Resource
 from krmcheck.tree.node import Mapping, Node, Scalar, Sequence, Value
 from krmcheck.tree.origin import Origin
 from krmcheck.tree.scalars import UnrepresentableScalar, needs_quotes, resolve_plain

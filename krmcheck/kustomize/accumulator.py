@@ -5,19 +5,10 @@ from __future__ import annotations
 import contextlib
 from typing import Iterator
 
-from krmcheck.kustomize.errors import BuildError
-from krmcheck.kustomize.resource import Resource, ResId
+from krmcheck.resource.errors import BuildError
+from krmcheck.resource.resid import id_key
+from krmcheck.resource.resource import Resource
 from krmcheck.tree.origin import Origin
-
-
-def id_key(rid: ResId) -> tuple[str, str, str, str, str]:
-    """What makes two ids the same for kustomize: group, version, kind, name
-    and namespace, where "" equals "default"."""
-    return (rid.gvk.group, rid.gvk.version, rid.gvk.kind, rid.name, rid.namespace or "default")
-
-
-def same_id(a: ResId, b: ResId) -> bool:
-    return id_key(a) == id_key(b)
 
 
 class ResourceList:

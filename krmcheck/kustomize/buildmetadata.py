@@ -24,10 +24,10 @@ from pathlib import Path
 
 import yaml
 
-from krmcheck.kustomize.files import Files
 from krmcheck.kustomize.kustomization import Kustomization
 from krmcheck.kustomize.remote import RemoteFiles
-from krmcheck.kustomize.resource import Resource
+from krmcheck.resource.files import Files
+from krmcheck.resource.resource import Resource
 from krmcheck.tree.emit import emit
 from krmcheck.tree.node import Mapping, Node, Scalar
 from krmcheck.tree.origin import Origin

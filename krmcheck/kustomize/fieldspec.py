@@ -14,7 +14,8 @@ from typing import Callable
 
 import yaml
 
-from krmcheck.kustomize.resource import Gvk, Resource
+from krmcheck.resource.resid import Gvk
+from krmcheck.resource.resource import Resource
 from krmcheck.tree.load import FAST_LOADER
 from krmcheck.tree.node import Mapping, Node, Sequence
 from krmcheck.tree.origin import Origin

@@ -32,9 +32,9 @@ import posixpath
 from dataclasses import dataclass
 from pathlib import Path
 
-from krmcheck.kustomize.errors import BuildError
-from krmcheck.kustomize.files import Files
-from krmcheck.kustomize.resource import GeneratorInfo, Resource
+from krmcheck.resource.errors import BuildError
+from krmcheck.resource.files import Files
+from krmcheck.resource.resource import GeneratorInfo, Resource
 from krmcheck.tree.node import Mapping, Node, Scalar, Sequence
 from krmcheck.tree.origin import Origin
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 
-from krmcheck.kustomize.resource import Resource
+from krmcheck.resource.resource import Resource
 from krmcheck.tree.node import Mapping, Node, Scalar, Sequence
 from krmcheck.tree.scalars import json_number
 

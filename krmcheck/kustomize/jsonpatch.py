@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import NamedTuple, Union
 
-from krmcheck.kustomize.errors import BuildError
+from krmcheck.resource.errors import BuildError
 from krmcheck.tree.node import Mapping, Node, Scalar, Sequence
 from krmcheck.tree.origin import Origin
 

@@ -9,8 +9,8 @@ from typing import Any
 
 import yaml
 
-from krmcheck.kustomize.errors import BuildError
-from krmcheck.kustomize.files import Files
+from krmcheck.resource.errors import BuildError
+from krmcheck.resource.files import Files
 from krmcheck.tree.load import FAST_LOADER, LoadError, load_documents
 from krmcheck.tree.node import Mapping, Node, Scalar, Sequence
 from krmcheck.tree.origin import Origin

@@ -19,9 +19,10 @@ from typing import Callable, Iterable
 import yaml
 
 from krmcheck.kustomize import order
-from krmcheck.kustomize.errors import BuildError
 from krmcheck.kustomize.fieldspec import FieldSpec
-from krmcheck.kustomize.resource import Gvk, ResId, Resource
+from krmcheck.resource.errors import BuildError
+from krmcheck.resource.resid import Gvk, ResId, is_cluster_scoped
+from krmcheck.resource.resource import Resource
 from krmcheck.tree.load import FAST_LOADER
 from krmcheck.tree.node import Mapping, Node, Scalar, Sequence
 from krmcheck.tree.origin import Origin
@@ -29,54 +30,6 @@ from krmcheck.tree.origin import Origin
 # kustomize's namespace stand-in for cluster-scoped ids (resid.TotallyNotANamespace).
 _NO_NAMESPACE = "_non_namespaceable_"
 _DEFAULT_NAMESPACE = "default"
-
-# Built-in kinds kustomize knows to be cluster-scoped (kyaml/openapi's
-# precomputed scope table, keyed by exact apiVersion and kind). Anything else,
-# custom kinds included, is treated as namespaced.
-_CLUSTER_SCOPED = frozenset({
-    ("admissionregistration.k8s.io/v1", "MutatingWebhookConfiguration"),
-    ("admissionregistration.k8s.io/v1", "ValidatingWebhookConfiguration"),
-    ("admissionregistration.k8s.io/v1beta1", "MutatingWebhookConfiguration"),
-    ("admissionregistration.k8s.io/v1beta1", "ValidatingWebhookConfiguration"),
-    ("apiextensions.k8s.io/v1", "CustomResourceDefinition"),
-    ("apiextensions.k8s.io/v1beta1", "CustomResourceDefinition"),
-    ("apiregistration.k8s.io/v1", "APIService"),
-    ("apiregistration.k8s.io/v1beta1", "APIService"),
-    ("certificates.k8s.io/v1", "CertificateSigningRequest"),
-    ("certificates.k8s.io/v1beta1", "CertificateSigningRequest"),
-    ("flowcontrol.apiserver.k8s.io/v1beta1", "FlowSchema"),
-    ("flowcontrol.apiserver.k8s.io/v1beta1", "PriorityLevelConfiguration"),
-    ("networking.k8s.io/v1", "IngressClass"),
-    ("networking.k8s.io/v1beta1", "IngressClass"),
-    ("node.k8s.io/v1", "RuntimeClass"),
-    ("node.k8s.io/v1beta1", "RuntimeClass"),
-    ("policy/v1beta1", "PodSecurityPolicy"),
-    ("rbac.authorization.k8s.io/v1", "ClusterRole"),
-    ("rbac.authorization.k8s.io/v1", "ClusterRoleBinding"),
-    ("rbac.authorization.k8s.io/v1beta1", "ClusterRole"),
-    ("rbac.authorization.k8s.io/v1beta1", "ClusterRoleBinding"),
-    ("scheduling.k8s.io/v1", "PriorityClass"),
-    ("scheduling.k8s.io/v1beta1", "PriorityClass"),
-    ("storage.k8s.io/v1", "CSIDriver"),
-    ("storage.k8s.io/v1", "CSINode"),
-    ("storage.k8s.io/v1", "StorageClass"),
-    ("storage.k8s.io/v1", "VolumeAttachment"),
-    ("storage.k8s.io/v1beta1", "CSIDriver"),
-    ("storage.k8s.io/v1beta1", "CSINode"),
-    ("storage.k8s.io/v1beta1", "StorageClass"),
-    ("storage.k8s.io/v1beta1", "VolumeAttachment"),
-    ("v1", "ComponentStatus"),
-    ("v1", "Namespace"),
-    ("v1", "Node"),
-    ("v1", "NodeProxyOptions"),
-    ("v1", "PersistentVolume"),
-})
-
-
-def is_cluster_scoped(gvk: Gvk) -> bool:
-    """Whether kustomize knows ``gvk`` to be cluster-scoped."""
-    return (gvk.api_version, gvk.kind) in _CLUSTER_SCOPED
-
 
 # --- the table ----------------------------------------------------------------
 

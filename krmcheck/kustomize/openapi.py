@@ -26,14 +26,14 @@ from typing import Any, Iterator, NamedTuple
 
 import yaml
 
-from krmcheck.kustomize.errors import BuildError
-from krmcheck.schemas import builtin as builtin_schemas
-from krmcheck.kustomize.files import Files
 from krmcheck.kustomize.kustomization import Kustomization
-from krmcheck.kustomize.resource import Gvk
+from krmcheck.resource.errors import BuildError
+from krmcheck.resource.files import Files
+from krmcheck.resource.resid import Gvk
+from krmcheck.schemas import builtin as builtin_schemas
+from krmcheck.tree.load import FAST_LOADER
 from krmcheck.tree.node import Scalar
 from krmcheck.tree.origin import Origin
-from krmcheck.tree.load import FAST_LOADER
 
 Schema = dict[str, Any]
 

@@ -12,8 +12,9 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
-from krmcheck.kustomize.errors import BuildError
-from krmcheck.kustomize.resource import Gvk, Resource
+from krmcheck.resource.errors import BuildError
+from krmcheck.resource.resid import Gvk
+from krmcheck.resource.resource import Resource
 from krmcheck.tree.node import Mapping, Node, Scalar, Sequence
 
 FIRST = ("Namespace", "ResourceQuota", "StorageClass", "CustomResourceDefinition",

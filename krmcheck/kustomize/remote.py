@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote_plus
 
-from krmcheck.kustomize.errors import BuildError
-from krmcheck.kustomize.files import Files, inside
+from krmcheck.resource.errors import BuildError
+from krmcheck.resource.files import Files, inside
 from krmcheck.tree.load import LoadError, load_documents
 from krmcheck.tree.node import Mapping
 from krmcheck.tree.origin import Origin

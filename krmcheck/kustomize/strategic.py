@@ -28,9 +28,9 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from krmcheck.kustomize.errors import BuildError
 from krmcheck.kustomize.openapi import NO_META, PatchMeta, has_schema, patch_meta
-from krmcheck.kustomize.resource import Gvk
+from krmcheck.resource.errors import BuildError
+from krmcheck.resource.resid import Gvk
 from krmcheck.tree.node import Mapping, Node, Scalar, Sequence
 from krmcheck.tree.scalars import resolve_plain
 

@@ -14,19 +14,19 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from krmcheck import fn, redact, render_cache
-from krmcheck.fn import configs as fn_configs
-from krmcheck.fn.catalog_context import CatalogContext
+from krmcheck import redact, render_cache
+from krmcheck.kustomize import buildmetadata, deprecation, openapi, order, pluginconfig, remote
 from krmcheck.kustomize import kustomization as kfile
-from krmcheck.kustomize import buildmetadata, deprecation, openapi, order, remote
 from krmcheck.kustomize.accumulator import ResourceList
 from krmcheck.kustomize.builtins import vars as kvars
-from krmcheck.kustomize.errors import BuildError
-from krmcheck.kustomize.files import ROOT_ONLY, Files, Within
 from krmcheck.kustomize.kustomization import Kustomization
 from krmcheck.kustomize.nameref import fix_name_references
-from krmcheck.kustomize.resource import Resource
+from krmcheck.kustomize.plugins import Config, Context, ExternalPlugins, FunctionOptions, LayerPlugins, NoExternalPlugins
 from krmcheck.kustomize.transformerconfig import Tracker
+from krmcheck.resource.errors import BuildError
+from krmcheck.resource.files import ROOT_ONLY, Files, Within
+from krmcheck.resource.resource import Resource
+from krmcheck.resource.wire import strip_wire_annotations
 from krmcheck.results import Result
 from krmcheck.tree.load import LoadError, load_documents
 from krmcheck.tree.node import Mapping, Node, Scalar, Sequence
@@ -51,10 +51,11 @@ class BuildOptions:
     enable_alpha_plugins: bool = False  # run external plugins (kustomize's flag)
     enable_helm: bool = False  # inflate helmCharts with helm_command
     helm_command: str = "helm"
-    # --trusted-catalog and the run's catalog cache (KEP-2906 catalogs:, krmcheck.fn.catalog)
-    catalogs: CatalogContext = field(default_factory=CatalogContext)
     # exec plugins and KRM functions: environment, --enable-exec, --mount, -e, ...
-    functions: fn.FunctionOptions = field(default_factory=fn.FunctionOptions)
+    functions: FunctionOptions = field(default_factory=FunctionOptions)
+    # what runs them and the catalogs: the function runtime (krmcheck.fn.loader), given
+    # by whoever makes the build; by default none, and an external config is an error
+    plugins: ExternalPlugins = field(default_factory=NoExternalPlugins)
 
 
 @dataclass
@@ -105,7 +106,7 @@ class Builder:
             kvars.resolve(resources, self.tables.config.var_reference)  # names are final now
         except BuildError as e:
             raise e.add_context(f"building {self.files.display(directory)}")
-        fn.strip_wire_annotations(resources)
+        strip_wire_annotations(resources)
         resources = [r for r in resources if not _is_local_config(r)]
         resources = order.apply(resources, order.options_of(top.field("sortOptions")))
         buildmetadata.finish(resources, self.stamper)
@@ -190,12 +191,10 @@ class Builder:
             self.secrets.update(redact.secret_values(acc.items))
 
     def _check_catalogs(self, k: Kustomization) -> None:
-        """An error on the first catalog of ``k`` not trusted (the catalogs
-        are imported when a kustomization lists some)."""
+        """An error on the first catalog of ``k`` that may not be used (the
+        function runtime imports the catalogs when a kustomization lists some)."""
         if k.seq("catalogs"):
-            from krmcheck.fn import catalog as fn_catalog
-
-            fn_catalog.for_layer(k, self.files, self.options.catalogs)
+            self.options.plugins.check_catalogs(k, self.files)
 
     def _accumulate_resources(self, k: Kustomization, acc: ResourceList,
                               stack: tuple[str, ...]) -> None:
@@ -297,7 +296,7 @@ class Builder:
                 self._stamp_generated(res, k, "HelmChartInflationGenerator")
                 self._add_generated(acc, res, res.node.origin)
         for config in self._plugin_configs(k, "generators", stack):
-            for res in fn.generate(config, self._plugin_context(k)):
+            for res in self._plugins(k).generate(config):
                 self._stamp_generated(res, k, config.node)
                 self._add_generated(acc, res, config.entry)
 
@@ -377,32 +376,30 @@ class Builder:
         if self.stamper:
             self.stamper.builtin_transformers(res, k, self.files)
         for config in self._plugin_configs(k, "transformers", stack):
-            acc.items[:] = fn.transform(config, self._plugin_context(k), acc.items)
+            acc.items[:] = self._plugins(k).transform(config, acc.items)
             if self.stamper:
                 self.stamper.transformed(acc.items, self.stamper.made_by(self.files, k.path, config.node))
 
-    # --- plugins (generators:, transformers:, validators:; krmcheck.fn) ---------
+    # --- plugins (generators:, transformers:, validators:; plugins.py) ----------
     def _run_validators(self, k: Kustomization, acc: ResourceList, stack: tuple[str, ...]) -> None:
         for config in self._plugin_configs(k, "validators", stack):
-            fn.validate(config, self._plugin_context(k), acc.items)
+            self._plugins(k).validate(config, acc.items)
 
-    def _plugin_context(self, k: Kustomization) -> fn.Context:
-        from krmcheck.fn import catalog as fn_catalog
-
+    def _plugins(self, k: Kustomization) -> LayerPlugins:
         o = self.options
-        ctx = fn.Context(k.directory, self.files, o.load_restrictor, o.enable_alpha_plugins,
-                         o.enable_helm, o.helm_command).using(o.functions, o.network,
-                                                              self.function_results,
-                                                              self.function_logs)
-        return replace(ctx, catalogs=fn_catalog.for_layer(k, self.files, o.catalogs))
+        ctx = Context(k.directory, self.files, o.load_restrictor, o.enable_alpha_plugins,
+                      o.enable_helm, o.helm_command).using(o.functions, o.network,
+                                                           self.function_results,
+                                                           self.function_logs)
+        return LayerPlugins(k, ctx, o.plugins)
 
-    def _plugin_configs(self, k: Kustomization, field_name: str, stack: tuple[str, ...]) -> list[fn.Config]:
+    def _plugin_configs(self, k: Kustomization, field_name: str, stack: tuple[str, ...]) -> list[Config]:
         def accumulate(rel: str, origin: Origin) -> list[Resource]:
             found = ResourceList()
             self._accumulate_entry(k, rel, origin, found, stack)
             return list(found)
 
-        return fn_configs.load(field_name, k.seq(field_name), k.path, self.files, accumulate)
+        return pluginconfig.load(field_name, k.seq(field_name), k.path, self.files, accumulate)
 
     def _patch(self, res: list[Resource], entry: Node, src: patches.PatchSource) -> None:
         from krmcheck.kustomize.builtins import patches

@@ -28,14 +28,14 @@ from typing import Any, Iterable, NamedTuple
 import yaml
 
 from krmcheck.kustomize import fieldspec, order
-from krmcheck.kustomize.errors import BuildError
 from krmcheck.kustomize.fieldspec import FieldSpec
-from krmcheck.kustomize.files import Files
 from krmcheck.kustomize.kustomization import Kustomization
+from krmcheck.resource.errors import BuildError
+from krmcheck.resource.files import Files
 from krmcheck.kustomize.nameref import (
     NameBackRef, default_name_references, merge_name_references, parse_name_references)
 from krmcheck.kustomize.openapi import SchemaChoice, Schemas, read_request
-from krmcheck.kustomize.resource import Gvk
+from krmcheck.resource.resid import Gvk
 from krmcheck.tree.load import LoadError, load_documents
 from krmcheck.tree.node import Mapping, Node, Scalar, Sequence
 from krmcheck.tree.origin import Origin

@@ -23,12 +23,13 @@ import pytest
 import yaml
 
 from krmcheck.fn import catalog as cat
-from krmcheck.fn.plugin import Config
+from krmcheck.fn.loader import PluginLoader
 from krmcheck.fn.spec import Mount
 from krmcheck.kustomize import kustomization as kfile
-from krmcheck.kustomize.errors import BuildError
-from krmcheck.kustomize.files import Files
+from krmcheck.kustomize.plugins import Config
 from krmcheck.kustomize.target import BuildOptions, Builder
+from krmcheck.resource.errors import BuildError
+from krmcheck.resource.files import Files
 from krmcheck.tree.emit import emit_all
 from krmcheck.tree.load import load_documents
 from krmcheck.tree.node import Mapping
@@ -192,12 +193,12 @@ def test_fixture_function_resolves_installs_and_runs(tmp_path: Path) -> None:
 
 
 def test_the_catalog_fixture_builds(tmp_path: Path) -> None:
-    from krmcheck.fn.plugin import FunctionOptions
+    from krmcheck.kustomize.plugins import FunctionOptions
 
     files = Files(PROJECT)
     trusted = cat.trust_keys(["fixtures/catalogs/catalog.yaml"], files, PROJECT)
     options = BuildOptions(enable_alpha_plugins=True, functions=FunctionOptions(enable_exec=True),
-                           catalogs=cat.CatalogContext(trusted, cache_dir=tmp_path))
+                           plugins=PluginLoader(cat.CatalogContext(trusted, cache_dir=tmp_path)))
     resources = Builder(files, options).build(FIXTURE / "app")
     assert emit_all([r.node for r in resources]) == """\
 apiVersion: v1
@@ -334,7 +335,7 @@ def test_trusted_local_paths_are_taken_from_the_current_directory(tmp_path: Path
 def test_build_refuses_an_untrusted_catalog_before_anything_else(tmp_path: Path) -> None:
     write(tmp_path, "app/kustomization.yaml", "resources:\n- missing.yaml\ncatalogs:\n- c.yaml\n")
     with pytest.raises(BuildError) as e:
-        Builder(Files(tmp_path), BuildOptions()).build(tmp_path / "app")
+        Builder(Files(tmp_path), BuildOptions(plugins=PluginLoader())).build(tmp_path / "app")
     assert e.value.location == Location("app/kustomization.yaml", 4, 3)
     assert "checking catalogs of app/kustomization.yaml" in str(e.value)
 
@@ -343,7 +344,7 @@ def test_a_trusted_catalog_nobody_uses_is_never_fetched(tmp_path: Path, server: 
     url = f"{server.url}/catalog.yaml"
     write(tmp_path, "app/kustomization.yaml", f"resources:\n- cm.yaml\ncatalogs:\n- {url}\n")
     write(tmp_path, "app/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n")
-    options = BuildOptions(catalogs=ctx(tmp_path, url, network=True))
+    options = BuildOptions(plugins=PluginLoader(ctx(tmp_path, url, network=True)))
     resources = Builder(Files(tmp_path), options).build(tmp_path / "app")
     assert emit_all([r.node for r in resources]) == "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n"
     assert server.hits == {}

@@ -8,12 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from krmcheck.fn import FunctionOptions
 from krmcheck.fn.exec_plugin import plugin_home
-from krmcheck.kustomize.errors import BuildError
-from krmcheck.kustomize.files import Files
-from krmcheck.kustomize.resource import Resource
+from krmcheck.fn.loader import PluginLoader
+from krmcheck.kustomize.plugins import FunctionOptions
 from krmcheck.kustomize.target import BuildOptions, Builder
+from krmcheck.resource.errors import BuildError
+from krmcheck.resource.files import Files
+from krmcheck.resource.resource import Resource
 from krmcheck.tree.emit import emit_all
 from krmcheck.tree.node import lookup
 from krmcheck.tree.origin import Origin
@@ -77,7 +78,8 @@ def install(root: Path, kind: str, text: str) -> None:
 
 def build(root: Path, directory: str = "overlay", alpha: bool = True) -> list[Resource]:
     env = {"PATH": os.environ.get("PATH", ""), "KUSTOMIZE_PLUGIN_HOME": str(root / "plugins")}
-    options = BuildOptions(enable_alpha_plugins=alpha, functions=FunctionOptions(env=env))
+    options = BuildOptions(enable_alpha_plugins=alpha, functions=FunctionOptions(env=env),
+                           plugins=PluginLoader())
     return Builder(Files(root), options).build(root / directory)
 
 

@@ -11,11 +11,11 @@ import pytest
 from krmcheck.config import ExternalValidator
 from krmcheck.fn import external
 from krmcheck.fn.spec import FunctionSpec
-from krmcheck.kustomize.errors import BuildError
-from krmcheck.kustomize.files import Files
-from krmcheck.kustomize.resource import Resource
 from krmcheck.kustomize.target import Builder
 from krmcheck.locate import locate_all
+from krmcheck.resource.errors import BuildError
+from krmcheck.resource.files import Files
+from krmcheck.resource.resource import Resource
 from krmcheck.results import ResourceRef
 from krmcheck.tree.origin import Origin
 

@@ -12,13 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from krmcheck.fn import FunctionOptions
-from krmcheck.fn.transports import Invocation, TransportError, TransportTimeout
-from krmcheck.fn.transports import exec as exec_transport
-from krmcheck.fn.transports.exec import ExecTransport
-from krmcheck.kustomize.errors import BuildError
-from krmcheck.kustomize.files import Files
+from krmcheck.fn.loader import PluginLoader
+from krmcheck.kustomize.plugins import FunctionOptions
 from krmcheck.kustomize.target import BuildOptions, Builder
+from krmcheck.resource.errors import BuildError
+from krmcheck.resource.files import Files
+from krmcheck.transports import Invocation, TransportError, TransportTimeout
+from krmcheck.transports import exec as exec_transport
+from krmcheck.transports.exec import ExecTransport
 
 # Forks a child that would sleep for ever, notes its pid, then waits on it.
 FORKS_AND_HANGS = """\
@@ -115,7 +116,7 @@ def test_exec_plugin_forking_a_child_is_a_build_error_and_leaves_nothing(tmp_pat
     write(tmp_path, "app/forker.yaml", "apiVersion: example.com/v1\nkind: Forker\nmetadata:\n  name: f\n")
     write(tmp_path, "app/kustomization.yaml", "generators:\n- forker.yaml\n")
     env = {"PATH": os.environ.get("PATH", ""), "KUSTOMIZE_PLUGIN_HOME": str(plugins)}
-    options = BuildOptions(enable_alpha_plugins=True,
+    options = BuildOptions(enable_alpha_plugins=True, plugins=PluginLoader(),
                            functions=FunctionOptions(env=env, fn_timeout=0.5))
     with pytest.raises(BuildError, match=r"plugin Forker 'f'.*did not finish within 0.5s") as e:
         Builder(Files(tmp_path), options).build(tmp_path / "app")
@@ -142,7 +143,7 @@ def test_flooding_function_is_a_build_error_at_its_config(
                                    "  annotations:\n    config.kubernetes.io/function: |\n"
                                    "      exec:\n        path: ./fns/flood.sh\n")
     write(tmp_path, "app/kustomization.yaml", "resources:\n- service.yaml\ntransformers:\n- fn.yaml\n")
-    options = BuildOptions(enable_alpha_plugins=True, functions=FunctionOptions(
+    options = BuildOptions(enable_alpha_plugins=True, plugins=PluginLoader(), functions=FunctionOptions(
         env={"PATH": os.environ.get("PATH", "")}, enable_exec=True, fn_timeout=3.0))
     with pytest.raises(BuildError, match=r"couldn't execute function exec \./fns/flood\.sh.*"
                                          r"wrote more than 64 KiB to stdout") as e:

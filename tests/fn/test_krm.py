@@ -9,11 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from krmcheck.fn import FunctionOptions, krm
-from krmcheck.fn.plugin import Config
-from krmcheck.kustomize.errors import BuildError
-from krmcheck.kustomize.files import Files
+from krmcheck.fn import krm
+from krmcheck.fn.loader import PluginLoader
+from krmcheck.kustomize.plugins import Config, FunctionOptions
 from krmcheck.kustomize.target import BuildOptions, Builder
+from krmcheck.resource.errors import BuildError
+from krmcheck.resource.files import Files
 from krmcheck.tree.load import load_documents
 from krmcheck.tree.node import Mapping, lookup
 from krmcheck.tree.origin import Origin
@@ -69,7 +70,8 @@ def fn_config(spec: str, kind: str = "Annotator") -> str:
 def builder(root: Path, **options: object) -> Builder:
     env = {"PATH": f"{root / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}"}
     functions = FunctionOptions(env=env, **options)  # type: ignore[arg-type]
-    return Builder(Files(root), BuildOptions(enable_alpha_plugins=True, functions=functions))
+    return Builder(Files(root), BuildOptions(enable_alpha_plugins=True, functions=functions,
+                                                  plugins=PluginLoader()))
 
 
 @pytest.fixture

@@ -12,11 +12,13 @@ from pathlib import Path
 import pytest
 
 from krmcheck.config import ExternalValidator
-from krmcheck.fn import FunctionOptions, external, runtime
+from krmcheck.fn import external, runtime
+from krmcheck.fn.loader import PluginLoader
 from krmcheck.fn.spec import FunctionSpec
-from krmcheck.kustomize.files import Files
+from krmcheck.kustomize.plugins import FunctionOptions
 from krmcheck.kustomize.target import BuildOptions, Builder
 from krmcheck.locate import locate_all
+from krmcheck.resource.files import Files
 from krmcheck.results import ResourceRef, Result
 from krmcheck.tree.load import load_documents
 from krmcheck.tree.node import Mapping
@@ -159,7 +161,7 @@ def test_kustomize_function_results_stay_in_the_repository(tmp_path: Path) -> No
                                    "  annotations:\n    config.kubernetes.io/function: |\n"
                                    "      exec:\n        path: ./fns/fn.py\n")
     write(tmp_path, "app/kustomization.yaml", "resources:\n- web.yaml\ntransformers:\n- fn.yaml\n")
-    options = BuildOptions(enable_alpha_plugins=True, functions=FunctionOptions(
+    options = BuildOptions(enable_alpha_plugins=True, plugins=PluginLoader(), functions=FunctionOptions(
         env={"PATH": os.environ.get("PATH", "")}, enable_exec=True))
     b = Builder(Files(tmp_path), options)
     resources = b.build(tmp_path / "app")

@@ -5,8 +5,10 @@ from __future__ import annotations
 import pytest
 
 from krmcheck.fn import runtime
-from krmcheck.kustomize.errors import BuildError
-from krmcheck.kustomize.resource import GeneratorInfo, Gvk, ResId, Resource
+from krmcheck.resource.errors import BuildError
+from krmcheck.resource.resid import Gvk, ResId
+from krmcheck.resource.resource import GeneratorInfo, Resource
+from krmcheck.resource.wire import strip_wire_annotations
 from krmcheck.tree.load import load_documents
 from krmcheck.tree.node import Mapping, Scalar, lookup
 from krmcheck.tree.origin import Origin
@@ -175,13 +177,13 @@ def test_default_paths_and_strip() -> None:
     runtime.default_paths([res])
     ann = res.annotations()
     assert ann is not None and ann.value("config.kubernetes.io/path") == "ns/service_web.yaml"
-    runtime.strip_wire_annotations([res])
+    strip_wire_annotations([res])
     assert res.annotations() is None
 
 
 def test_a_result_naming_only_a_file_is_tied_to_the_item_with_that_path_and_index() -> None:
     from krmcheck.fn import runtime as rt
-    from krmcheck.kustomize.resource import Resource as Res
+    from krmcheck.resource.resource import Resource as Res
     from krmcheck.results import Result as Res_
     from krmcheck.tree.load import load_documents as load
 

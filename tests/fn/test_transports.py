@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from krmcheck.fn import container
 from krmcheck.fn.spec import Mount
-from krmcheck.fn.transports import Invocation, TransportError
-from krmcheck.fn.transports import container
-from krmcheck.fn.transports.exec import ExecTransport
+from krmcheck.transports import Invocation, TransportError
+from krmcheck.transports.exec import ExecTransport
 
 
 def test_docker_args_default_shape() -> None:

@@ -13,8 +13,8 @@ from krmcheck.gitops import controllers
 from krmcheck.gitops.render import Rendered, render
 from krmcheck.gitops.root import ControllerRoot
 from krmcheck.gitops.source import repository_urls
-from krmcheck.kustomize.files import ROOT_ONLY, Files
 from krmcheck.kustomize.target import BuildOptions, Builder
+from krmcheck.resource.files import ROOT_ONLY, Files
 from krmcheck.tree.emit import emit_all
 
 

@@ -11,9 +11,9 @@ import pytest
 
 from krmcheck.cli import main
 from krmcheck.gitops.render import Rendered
-from krmcheck.kustomize.errors import BuildError
-from krmcheck.kustomize.files import NONE, ROOT_ONLY
 from krmcheck.kustomize.target import BuildOptions, Builder
+from krmcheck.resource.errors import BuildError
+from krmcheck.resource.files import NONE, ROOT_ONLY
 from krmcheck.tree.emit import emit_all
 from krmcheck.tree.node import Mapping, Scalar, lookup
 from krmcheck.tree.origin import Origin

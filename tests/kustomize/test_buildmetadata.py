@@ -8,10 +8,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from krmcheck.kustomize.buildmetadata import ORIGIN, Source, Stamper
-from krmcheck.kustomize.files import Files
 from krmcheck.kustomize.remote import RemoteFiles, parse_repo_spec
-from krmcheck.kustomize.resource import Resource
 from krmcheck.kustomize.target import BuildOptions, Builder
+from krmcheck.resource.files import Files
+from krmcheck.resource.resource import Resource
 from krmcheck.tree.emit import emit_all
 from krmcheck.tree.node import Scalar
 from krmcheck.tree.origin import Origin

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from krmcheck.kustomize.errors import BuildError
-from krmcheck.kustomize.files import Files
-from krmcheck.kustomize.resource import Resource
 from krmcheck.kustomize.target import BuildOptions, Builder
+from krmcheck.resource.errors import BuildError
+from krmcheck.resource.files import Files
+from krmcheck.resource.resource import Resource
 from krmcheck.tree import fieldpath
 from krmcheck.tree.emit import emit_all
 from krmcheck.tree.node import Node, Scalar
@@ -143,6 +143,21 @@ metadata:
     out = build(tmp_path, "app")
     assert [r.name for r in out] == ["cm", "p-foo"]
     assert where(at(out, "Foo", "metadata.name")) == ("app/kustomization.yaml", 3, 1)
+
+
+def test_a_name_prefix_spec_with_create_makes_the_field_prefixed(tmp_path: Path) -> None:
+    # kubectl: the missing field is made "" and then gets the prefix and the suffix.
+    write(tmp_path, {
+        "app/kustomization.yaml": "resources:\n- r.yaml\nnamePrefix: p-\nnameSuffix: -s\n"
+                                  "configurations:\n- c.yaml\n",
+        "app/c.yaml": "namePrefix:\n- path: spec/made/here\n  create: true\n"
+                      "nameSuffix:\n- path: spec/made/here\n  create: true\n",
+        "app/r.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\nspec:\n  x: a\n",
+    })
+    out = build(tmp_path, "app")
+    assert text(out) == ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: p-cm-s\nspec:\n"
+                         "  made:\n    here: p--s\n  x: a\n")
+    assert where(at(out, "ConfigMap", "spec.made.here")) == ("app/kustomization.yaml", 3, 1)
 
 
 def test_unknown_table_in_a_configurations_file_is_an_error(tmp_path: Path) -> None:

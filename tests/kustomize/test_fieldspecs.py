@@ -10,7 +10,8 @@ import yaml
 from krmcheck.kustomize import fieldspec
 from krmcheck.kustomize.fieldspec import FieldSpec
 from krmcheck.kustomize.nameref import default_name_references
-from krmcheck.kustomize.resource import Gvk, Resource
+from krmcheck.resource.resid import Gvk
+from krmcheck.resource.resource import Resource
 from krmcheck.tree.load import load_documents
 from krmcheck.tree.node import Mapping
 from krmcheck.tree.origin import Origin

@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from krmcheck.kustomize.errors import BuildError
-from krmcheck.kustomize.files import NONE, ROOT_ONLY, Files
 from krmcheck.kustomize.generators import generate, merge_generated
 from krmcheck.kustomize.hashing import hashed_name
-from krmcheck.kustomize.resource import Resource
+from krmcheck.resource.errors import BuildError
+from krmcheck.resource.files import NONE, ROOT_ONLY, Files
+from krmcheck.resource.resource import Resource
 from krmcheck.tree.emit import emit, emit_all
 from krmcheck.tree.load import load_documents
 from krmcheck.tree.node import Mapping

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from krmcheck.kustomize.hashing import UnhashableKind, content_hash, encode, hashed_name
-from krmcheck.kustomize.resource import Resource
+from krmcheck.resource.resource import Resource
 from krmcheck.tree.load import load_documents
 from krmcheck.tree.node import Mapping
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from krmcheck.kustomize.errors import BuildError
 from krmcheck.kustomize.jsonpatch import apply_json_patch
+from krmcheck.resource.errors import BuildError
 from krmcheck.tree.load import load_documents
 from krmcheck.tree.node import Mapping, Node
 from krmcheck.tree.origin import Origin

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from krmcheck.kustomize.errors import BuildError
-from krmcheck.kustomize.files import Files
 from krmcheck.kustomize.target import Builder
+from krmcheck.resource.errors import BuildError
+from krmcheck.resource.files import Files
 from krmcheck.tree.emit import emit_all
 from tests.checkrun import DEPLOYMENT, write
 

@@ -8,15 +8,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from krmcheck.kustomize.errors import BuildError
-from krmcheck.kustomize.nameref import (
-    default_name_references,
-    fix_name_references,
-    is_cluster_scoped,
-    merge_name_references,
-    parse_name_references,
-)
-from krmcheck.kustomize.resource import Gvk, Resource
+from krmcheck.kustomize.nameref import default_name_references, fix_name_references, merge_name_references, parse_name_references
+from krmcheck.resource.errors import BuildError
+from krmcheck.resource.resid import Gvk
+from krmcheck.resource.resid import is_cluster_scoped
+from krmcheck.resource.resource import Resource
 from krmcheck.tree.load import load_documents
 from krmcheck.tree.node import Mapping, Node, Scalar, Sequence, lookup
 from krmcheck.tree.origin import Origin

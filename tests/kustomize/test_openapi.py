@@ -1,8 +1,8 @@
 from __future__ import annotations
 
 from krmcheck.kustomize.openapi import PatchMeta, has_schema, patch_meta
+from krmcheck.resource.resid import Gvk
 from krmcheck.schemas import builtin
-from krmcheck.kustomize.resource import Gvk
 
 DEPLOY = Gvk("apps", "v1", "Deployment")
 POD_SPEC = ("spec", "template", "spec")

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from krmcheck.kustomize.errors import BuildError
-from krmcheck.kustomize.files import Files
 from krmcheck.kustomize.target import BuildOptions, Builder
+from krmcheck.resource.errors import BuildError
+from krmcheck.resource.files import Files
 
 RESOURCES = """\
 apiVersion: v1

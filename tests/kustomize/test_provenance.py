@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from krmcheck.kustomize.files import Files
-from krmcheck.kustomize.resource import Resource
 from krmcheck.kustomize.target import BuildOptions, Builder
+from krmcheck.resource.files import Files
+from krmcheck.resource.resource import Resource
 from krmcheck.tree.node import Node, lookup
 from krmcheck.tree.origin import Location
 

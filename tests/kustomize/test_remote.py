@@ -26,11 +26,11 @@ from dulwich.web import make_wsgi_chain
 
 from krmcheck import cli
 from krmcheck.kustomize import remote
-from krmcheck.kustomize.errors import BuildError
-from krmcheck.kustomize.files import NONE, Files
 from krmcheck.kustomize.remote import DEFAULT_TIMEOUT, NotARepo, RepoSpec, parse_repo_spec
-from krmcheck.kustomize.resource import Resource
 from krmcheck.kustomize.target import BuildOptions, Builder
+from krmcheck.resource.errors import BuildError
+from krmcheck.resource.files import NONE, Files
+from krmcheck.resource.resource import Resource
 from krmcheck.tree.emit import emit_all
 from krmcheck.tree.node import Mapping, Node
 from krmcheck.tree.origin import Location

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from krmcheck.kustomize.errors import BuildError
-from krmcheck.kustomize.files import Files
-from krmcheck.kustomize.resource import Resource
 from krmcheck.kustomize.target import BuildOptions, Builder
+from krmcheck.resource.errors import BuildError
+from krmcheck.resource.files import Files
+from krmcheck.resource.resource import Resource
 from krmcheck.tree.emit import emit_all
 from krmcheck.tree.node import Mapping, Node, Sequence
 from krmcheck.tree.origin import Origin

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from krmcheck.kustomize.errors import BuildError
-from krmcheck.kustomize.resource import Gvk
 from krmcheck.kustomize.strategic import strategic_merge
+from krmcheck.resource.errors import BuildError
+from krmcheck.resource.resid import Gvk
 from krmcheck.tree.load import load_documents
 from krmcheck.tree.node import Mapping, Node, lookup
 from krmcheck.tree.origin import Origin

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from krmcheck.kustomize import fieldspec
-from krmcheck.kustomize.errors import BuildError
 from krmcheck.kustomize.fieldspec import FieldSpec
-from krmcheck.kustomize.resource import Gvk
+from krmcheck.resource.errors import BuildError
+from krmcheck.resource.resid import Gvk
 from krmcheck.kustomize.transformerconfig import (
     EMPTY, TransformerConfig, crd_config, default_config, parse_config)
 from krmcheck.tree.load import load_documents

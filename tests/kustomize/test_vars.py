@@ -10,10 +10,11 @@ from pathlib import Path
 import pytest
 
 from krmcheck.kustomize.builtins.vars import Bound, Var, expand
-from krmcheck.kustomize.errors import BuildError
-from krmcheck.kustomize.files import Files
-from krmcheck.kustomize.resource import Gvk, Resource
 from krmcheck.kustomize.target import BuildOptions, Builder
+from krmcheck.resource.errors import BuildError
+from krmcheck.resource.files import Files
+from krmcheck.resource.resid import Gvk
+from krmcheck.resource.resource import Resource
 from krmcheck.tree.emit import emit_all
 from krmcheck.tree.node import Mapping, Node, Scalar
 from krmcheck.tree.origin import Origin

@@ -15,8 +15,8 @@ import pytest
 from krmcheck import cli, runner
 from krmcheck.kustomize import deprecation
 from krmcheck.kustomize import kustomization as kfile
-from krmcheck.kustomize.files import Files
 from krmcheck.kustomize.target import BuildOptions, Builder
+from krmcheck.resource.files import Files
 from tests import conformance
 
 FIX = "Run 'kustomize edit fix' to update your Kustomization automatically."

@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from krmcheck.locate import Locator
-from krmcheck.kustomize.resource import Resource
+from krmcheck.resource.resource import Resource
 from krmcheck.schemas import builtin, rules
 from krmcheck.tree.load import load_documents
 from krmcheck.validators import ValidatorOptions, schema

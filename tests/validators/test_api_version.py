@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from krmcheck.kustomize.resource import Resource
 from krmcheck.locate import locate
+from krmcheck.resource.resource import Resource
 from krmcheck.results import ResourceRef, Result
 from krmcheck.schemas import builtin
 from krmcheck.tree.load import load_documents

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from krmcheck.kustomize.resource import Resource
 from krmcheck.locate import locate
+from krmcheck.resource.resource import Resource
 from krmcheck.results import ResourceRef, Result
 from krmcheck.tree.load import load_documents
 from krmcheck.validators import ValidatorOptions, selector

@@ -6,8 +6,8 @@ from typing import Any
 import pytest
 import yaml
 
-from krmcheck.kustomize.resource import Resource
 from krmcheck.locate import locate
+from krmcheck.resource.resource import Resource
 from krmcheck.results import ResourceRef, Result
 from krmcheck.tree.load import load_documents
 from krmcheck.validators import (

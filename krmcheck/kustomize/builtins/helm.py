@@ -38,10 +38,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from krmcheck import render_cache
-from krmcheck.kustomize.errors import BuildError
-from krmcheck.kustomize.files import Files
 from krmcheck.kustomize.remote import NETWORK_ENV, network_allowed
-from krmcheck.kustomize.resource import Resource
+from krmcheck.resource.errors import BuildError
+from krmcheck.resource.files import Files
+from krmcheck.resource.resource import Resource
 from krmcheck.tree.emit import emit
 from krmcheck.tree.load import LoadError, load_documents
 from krmcheck.tree.node import Mapping, Node, Scalar, Sequence, from_data, walk
@@ -298,8 +298,8 @@ class _Runner:
     origin: Origin
 
     def output(self, args: list[str]) -> str:
-        from krmcheck.fn.transports import Invocation, TransportError, TransportTimeout
-        from krmcheck.fn.transports.exec import ExecTransport
+        from krmcheck.transports import Invocation, TransportError, TransportTimeout
+        from krmcheck.transports.exec import ExecTransport
 
         shown = " ".join([self.command, *args])
         if shutil.which(self.command, path=self.env.get("PATH")) is None:

@@ -11,8 +11,8 @@ import re
 from typing import TYPE_CHECKING, NamedTuple
 
 from krmcheck.kustomize import fieldspec
-from krmcheck.kustomize.errors import BuildError
-from krmcheck.kustomize.resource import Resource
+from krmcheck.resource.errors import BuildError
+from krmcheck.resource.resource import Resource
 from krmcheck.tree.node import Mapping, Node, Scalar, Sequence
 from krmcheck.tree.origin import Origin
 

@@ -4,10 +4,10 @@ metadata (and, per the field-spec tables, to selectors and templates)."""
 from __future__ import annotations
 
 from krmcheck.kustomize import fieldspec
-from krmcheck.kustomize.errors import BuildError
 from krmcheck.kustomize.fieldspec import FieldSpec
-from krmcheck.kustomize.resource import Resource
 from krmcheck.kustomize.transformerconfig import TransformerConfig, default_config
+from krmcheck.resource.errors import BuildError
+from krmcheck.resource.resource import Resource
 from krmcheck.tree.node import Mapping, Scalar
 from krmcheck.tree.origin import Origin
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from krmcheck.kustomize import fieldspec
 from krmcheck.kustomize.fieldspec import FieldSpec
-from krmcheck.kustomize.nameref import is_cluster_scoped
-from krmcheck.kustomize.resource import Resource
 from krmcheck.kustomize.transformerconfig import TransformerConfig, default_config
+from krmcheck.resource.resid import is_cluster_scoped
+from krmcheck.resource.resource import Resource
 from krmcheck.tree.node import Mapping, Scalar
 from krmcheck.tree.origin import Origin
 

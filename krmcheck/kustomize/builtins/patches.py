@@ -7,9 +7,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from krmcheck.kustomize import regex
-from krmcheck.kustomize.errors import BuildError
-from krmcheck.kustomize.files import Files
-from krmcheck.kustomize.resource import Gvk, Resource
+from krmcheck.resource.errors import BuildError
+from krmcheck.resource.files import Files
+from krmcheck.resource.resid import Gvk
+from krmcheck.resource.resource import Resource
 from krmcheck.tree.load import LoadError, load_documents
 from krmcheck.tree.node import Mapping, Node, Scalar, Sequence
 from krmcheck.tree.origin import Origin

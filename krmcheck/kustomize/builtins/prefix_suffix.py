@@ -11,8 +11,8 @@ from typing import Callable
 
 from krmcheck.kustomize import fieldspec
 from krmcheck.kustomize.fieldspec import FieldSpec
-from krmcheck.kustomize.resource import Resource
 from krmcheck.kustomize.transformerconfig import TransformerConfig, default_config
+from krmcheck.resource.resource import Resource
 from krmcheck.tree.node import Mapping, Scalar
 from krmcheck.tree.origin import Origin
 
@@ -48,7 +48,9 @@ def _rename(res: Resource, specs: list[FieldSpec], change: Change, origin: Origi
             record: Callable[[], None]) -> None:
     def setter(parent: Mapping, key: str) -> None:
         node = parent.items.get(key)
-        if isinstance(node, Scalar) and isinstance(node.value, str):
+        if node is None:  # only a create: true spec gets here; kustomize makes the field ""
+            parent.items[key] = Scalar(change(""), origin)
+        elif isinstance(node, Scalar) and isinstance(node.value, str):
             node.set(change(node.value), origin)
 
     for spec in specs:

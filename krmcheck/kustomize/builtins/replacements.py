@@ -20,12 +20,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import NamedTuple
 
-from krmcheck.kustomize.builtins.patches import Selector as LabelSelector
 from krmcheck.kustomize import regex
-from krmcheck.kustomize.errors import BuildError
-from krmcheck.kustomize.files import Files
-from krmcheck.kustomize.nameref import is_cluster_scoped
-from krmcheck.kustomize.resource import Gvk, ResId, Resource
+from krmcheck.kustomize.builtins.patches import Selector as LabelSelector
+from krmcheck.resource.errors import BuildError
+from krmcheck.resource.files import Files
+from krmcheck.resource.resid import Gvk, ResId
+from krmcheck.resource.resid import is_cluster_scoped
+from krmcheck.resource.resource import Resource
 from krmcheck.tree.fieldpath import is_kyaml_index, is_kyaml_selector, kyaml_selector, split_kyaml
 from krmcheck.tree.load import LoadError, load_documents
 from krmcheck.tree.node import Mapping, Node, Scalar, Sequence, Value

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from krmcheck.kustomize import fieldspec
-from krmcheck.kustomize.errors import BuildError
-from krmcheck.kustomize.resource import Resource
 from krmcheck.kustomize.transformerconfig import TransformerConfig, default_config
+from krmcheck.resource.errors import BuildError
+from krmcheck.resource.resource import Resource
 from krmcheck.tree.node import Mapping, Scalar
 
 

@@ -25,9 +25,10 @@ import re
 from typing import Iterable, NamedTuple
 
 from krmcheck.kustomize import fieldspec
-from krmcheck.kustomize.errors import BuildError
-from krmcheck.kustomize.nameref import is_cluster_scoped
-from krmcheck.kustomize.resource import Gvk, ResId, Resource
+from krmcheck.resource.errors import BuildError
+from krmcheck.resource.resid import Gvk, ResId
+from krmcheck.resource.resid import is_cluster_scoped
+from krmcheck.resource.resource import Resource
 from krmcheck.tree.node import Mapping, Node, Scalar, Sequence, Value
 from krmcheck.tree.origin import Origin
 from krmcheck.tree.scalars import format_float

@@ -3,7 +3,7 @@ transformer tests, which call one transformer on resources loaded from text."""
 
 from __future__ import annotations
 
-from krmcheck.kustomize.resource import Resource
+from krmcheck.resource.resource import Resource
 from krmcheck.tree.emit import emit_all
 from krmcheck.tree.load import load_documents
 from krmcheck.tree.node import Mapping, Node, Sequence

@@ -7,10 +7,10 @@ import pytest
 
 from krmcheck.kustomize.builtins import images
 from krmcheck.kustomize.builtins.images import ImageEntry, split
-from krmcheck.kustomize.errors import BuildError
 from krmcheck.kustomize.fieldspec import FieldSpec
-from krmcheck.kustomize.resource import Resource
 from krmcheck.kustomize.transformerconfig import TransformerConfig
+from krmcheck.resource.errors import BuildError
+from krmcheck.resource.resource import Resource
 from krmcheck.tree.origin import UNKNOWN
 from tests.kustomize.builtins.inline import KUSTOMIZATION, RESOURCES, at, entry, kustomization, node, rendered, \
     resources

@@ -4,7 +4,7 @@ the kustomization's ``namespace:`` line."""
 from __future__ import annotations
 
 from krmcheck.kustomize.builtins import namespace
-from krmcheck.kustomize.resource import Resource
+from krmcheck.resource.resource import Resource
 from krmcheck.tree.node import Mapping
 from krmcheck.tree.origin import Origin
 from tests.kustomize.builtins.inline import KUSTOMIZATION, RESOURCES, at, node, rendered, resources

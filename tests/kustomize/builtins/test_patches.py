@@ -10,9 +10,9 @@ import pytest
 
 from krmcheck.kustomize.builtins import patches
 from krmcheck.kustomize.builtins.patches import PatchOptions, PatchSource, Selector
-from krmcheck.kustomize.errors import BuildError
-from krmcheck.kustomize.files import ROOT_ONLY, Files
-from krmcheck.kustomize.resource import Resource
+from krmcheck.resource.errors import BuildError
+from krmcheck.resource.files import ROOT_ONLY, Files
+from krmcheck.resource.resource import Resource
 from krmcheck.tree.node import Mapping, Node, Scalar, Sequence, lookup
 from krmcheck.tree.origin import Origin
 from tests.kustomize.builtins.inline import KUSTOMIZATION, RESOURCES, at, entry, kustomization, node, resources

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from krmcheck.kustomize.builtins import prefix_suffix
 from krmcheck.kustomize.fieldspec import FieldSpec
-from krmcheck.kustomize.resource import Resource
 from krmcheck.kustomize.transformerconfig import TransformerConfig
+from krmcheck.resource.resource import Resource
 from krmcheck.tree.origin import Origin
 from tests.kustomize.builtins.inline import KUSTOMIZATION, RESOURCES, node, rendered, resources
 
@@ -85,3 +85,13 @@ def test_an_empty_table_still_renames() -> None:
     [widget] = renamed(WIDGET, suffix="-v2", config=TransformerConfig())
     assert widget.name == "w-v2"
     assert node(widget, "spec", "identity").to_data() == "w"
+
+
+def test_a_create_spec_makes_the_missing_field_from_nothing() -> None:
+    # kubectl: the field is made "" and then gets the prefix and the suffix (p--s)
+    made = FieldSpec(("spec", "made", "here"), create=True)
+    config = TransformerConfig(name_prefix=(made,), name_suffix=(made,))
+    [cm] = renamed(CONFIGMAP, "p-", "-s", config)
+    assert node(cm, "spec", "made", "here").to_data() == "p--s"
+    assert node(cm, "spec", "made", "here").origin == WHERE
+    assert cm.name == "settings"  # this table has no metadata/name spec

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from krmcheck.kustomize.builtins import prefix_suffix, replicas
-from krmcheck.kustomize.errors import BuildError
-from krmcheck.kustomize.resource import Resource
+from krmcheck.resource.errors import BuildError
+from krmcheck.resource.resource import Resource
 from krmcheck.tree.origin import Origin
 from tests.kustomize.builtins.inline import KUSTOMIZATION, RESOURCES, at, entry, kustomization, node, resources
 

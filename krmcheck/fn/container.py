@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Mapping
 
 from krmcheck.fn.spec import Mount
-from krmcheck.fn.transports import TransportError
+from krmcheck.transports import TransportError
 
 RUNTIMES = ("docker", "podman")
 # Always set by kustomize for container functions; declared or -e values override them.

@@ -15,11 +15,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
-from krmcheck.fn.plugin import Config
 from krmcheck.kustomize.accumulator import ResourceList
-from krmcheck.kustomize.errors import BuildError
-from krmcheck.kustomize.files import Files
-from krmcheck.kustomize.resource import Resource
+from krmcheck.kustomize.plugins import Config
+from krmcheck.resource.errors import BuildError
+from krmcheck.resource.files import Files
+from krmcheck.resource.resource import Resource
 from krmcheck.tree.load import LoadError, load_documents
 from krmcheck.tree.node import Mapping, Node, Scalar, walk
 from krmcheck.tree.origin import Origin

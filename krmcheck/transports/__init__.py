@@ -1,7 +1,9 @@
 """Transports move bytes: an argv and stdin in, stdout, stderr and an exit
-code out, under a time limit. Wrapping resources, ids and results live in
-``krmcheck.fn.runtime``; what a container command line looks like lives in
-``container.py``.
+code out, under a time limit. Every untrusted program krmcheck starts
+(plugins, functions, helm, oras) runs through the bounded ``exec.py``, so
+both the build and the function runtime use this package. Wrapping
+resources, ids and results live in ``krmcheck.fn.runtime``; what a container
+command line looks like lives in ``krmcheck.fn.container``.
 """
 
 from __future__ import annotations

@@ -1,8 +1,10 @@
 """kustomize's builtin plugin kinds (``apiVersion: builtin``), run in process.
 
 Each kind reads its config the way the builtin plugin of Kustomize v5.5.0
-does (``api/internal/builtins``) and hands the work to the module of
-``krmcheck.kustomize.builtins`` that also serves the kustomization field.
+does (``api/internal/builtins``) and hands the work to the module of this
+package that also serves the kustomization field (``prefix_suffix.py`` for
+PrefixSuffixTransformer, ``namespace.py`` for NamespaceTransformer...), as
+kustomize runs the same plugin for the field and for the config.
 Every value a config writes gets the origin of the config line that asked
 for it (the ``prefix:`` line, a label's line, ``newTag:``...).
 
@@ -17,17 +19,17 @@ import posixpath
 from dataclasses import dataclass
 from typing import Callable, ClassVar
 
-from krmcheck.fn.plugin import GENERATOR, TRANSFORMER, Config, Context, Plugin
 from krmcheck.kustomize import fieldspec
 from krmcheck.kustomize.builtins import helm, images, labels, patches, prefix_suffix, replacements, replicas
 from krmcheck.kustomize.builtins import namespace as ns_builtin
-from krmcheck.kustomize.errors import BuildError
 from krmcheck.kustomize.fieldspec import FieldSpec
 from krmcheck.kustomize.generators import generate
 from krmcheck.kustomize.hashing import hashed_name
-from krmcheck.kustomize.nameref import is_cluster_scoped
-from krmcheck.kustomize.resource import Resource
-from krmcheck.kustomize.transformerconfig import EMPTY, TransformerConfig
+from krmcheck.kustomize.plugins import GENERATOR, TRANSFORMER, Config, Context, Plugin
+from krmcheck.kustomize.transformerconfig import TransformerConfig
+from krmcheck.resource.errors import BuildError
+from krmcheck.resource.resid import is_cluster_scoped
+from krmcheck.resource.resource import Resource
 from krmcheck.tree.node import Mapping, Node, Scalar, Sequence
 from krmcheck.tree.origin import Origin
 
@@ -213,33 +215,21 @@ def _prefix_suffix(config: Config, ctx: Context, resources: list[Resource]) -> N
 
 
 def _prefix(config: Config, ctx: Context, resources: list[Resource]) -> None:
+    """PrefixTransformer: the namePrefix transformer with the config's field
+    specs as its table."""
     prefix, origin = _string(config, "prefix")
-    _rename(resources, _specs(config, required=True), prefix, "", origin)
+    specs = tuple(_specs(config, required=True))
+    if specs:  # an empty table renames nothing (the field's own falls back to metadata/name)
+        prefix_suffix.apply(resources, prefix, "", origin, TransformerConfig(name_prefix=specs))
 
 
 def _suffix(config: Config, ctx: Context, resources: list[Resource]) -> None:
+    """SuffixTransformer: the nameSuffix transformer with the config's field
+    specs as its table."""
     suffix, origin = _string(config, "suffix")
-    _rename(resources, _specs(config, required=True), "", suffix, origin)
-
-
-def _rename(resources: list[Resource], specs: list[FieldSpec], prefix: str, suffix: str,
-            origin: Origin) -> None:
-    """Rename what a ``metadata/name`` spec selects; other specs get the
-    prefix or suffix on their field."""
-    if not prefix and not suffix:
-        return
-    for res in resources:
-        selected = [s for s in specs if s.matches(res.orig_id().gvk)]
-        if any(s.path == ("metadata", "name") for s in selected):
-            prefix_suffix.apply([res], prefix, suffix, origin, EMPTY)
-        for spec in (s for s in selected if s.path != ("metadata", "name")):
-            fieldspec.visit(res, spec, lambda parent, key: _affix(parent, key, prefix, suffix, origin))
-
-
-def _affix(parent: Mapping, key: str, prefix: str, suffix: str, origin: Origin) -> None:
-    node = parent.items.get(key)
-    if isinstance(node, Scalar) and isinstance(node.value, str):
-        node.set(f"{prefix}{node.value}{suffix}", origin)
+    specs = tuple(_specs(config, required=True))
+    if specs:
+        prefix_suffix.apply(resources, "", suffix, origin, TransformerConfig(name_suffix=specs))
 
 
 def _image_tag(config: Config, ctx: Context, resources: list[Resource]) -> None:

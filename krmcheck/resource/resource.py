@@ -2,52 +2,11 @@
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass, field
-from typing import NamedTuple
 
+from krmcheck.resource.resid import Gvk, ResId
 from krmcheck.tree.node import Mapping, Node, Scalar
 from krmcheck.tree.origin import Origin
-
-
-class Gvk(NamedTuple):
-    group: str
-    version: str
-    kind: str
-
-    @staticmethod
-    def from_api_version(api_version: str, kind: str) -> "Gvk":
-        return _gvk(api_version, kind)
-
-    @property
-    def api_version(self) -> str:
-        return f"{self.group}/{self.version}" if self.group else self.version
-
-    def __str__(self) -> str:
-        return "_".join([self.group or "~G", self.version or "~V", self.kind or "~K"])
-
-
-@functools.lru_cache(maxsize=4096)
-def _gvk(api_version: str, kind: str) -> Gvk:
-    # a build asks for the same few kinds hundreds of thousands of times
-    group, _, version = api_version.rpartition("/")
-    return Gvk(group, version, kind)
-
-
-class ResId(NamedTuple):
-    """kustomize's resource id: group, version, kind, name and namespace."""
-
-    gvk: Gvk
-    name: str
-    namespace: str
-
-    def __str__(self) -> str:
-        ns = self.namespace or "~X"
-        return f"{self.gvk}|{ns}|{self.name}"
-
-    def describe(self) -> str:
-        ns = f" in namespace {self.namespace}" if self.namespace else ""
-        return f"{self.gvk.kind} {self.name}{ns}"
 
 
 @dataclass

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from krmcheck.kustomize.files import inside
+from krmcheck.resource.files import inside
 
 
 def test_a_root_holds_itself_and_what_is_below_it(tmp_path: Path) -> None:

@@ -1,8 +1,9 @@
 """The function protocol's annotations (kyaml kioutil): the path, index and
 id that items carry from one function to the next, legacy spellings too,
 and their removal from what a build outputs. Every build strips them,
-whether a plugin ran or not, so they live apart from the function runtime
-(``runtime.py``), which a build imports only when it runs a plugin.
+whether a plugin ran or not, so they live with the resource model that the
+build and the function runtime (``krmcheck.fn.runtime``, which stamps
+them and which a build imports only when it runs a plugin) share.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import TYPE_CHECKING
 from krmcheck.tree.node import Mapping
 
 if TYPE_CHECKING:
-    from krmcheck.kustomize.resource import Resource
+    from krmcheck.resource.resource import Resource
 
 INTERNAL = "internal.config.kubernetes.io/"  # kustomize's and kyaml's internal annotations
 

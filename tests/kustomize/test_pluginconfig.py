@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from krmcheck.fn import configs
-from krmcheck.fn.plugin import Config
 from krmcheck.kustomize import kustomization as kfile
-from krmcheck.kustomize.errors import BuildError
-from krmcheck.kustomize.files import Files
-from krmcheck.kustomize.resource import Resource
+from krmcheck.kustomize import pluginconfig
+from krmcheck.kustomize.plugins import Config
 from krmcheck.kustomize.target import Builder
+from krmcheck.resource.errors import BuildError
+from krmcheck.resource.files import Files
+from krmcheck.resource.resource import Resource
 from krmcheck.tree.node import lookup
 
 PREFIXER = """\
@@ -42,7 +42,7 @@ def load(root: Path, field: str = "transformers") -> list[Config]:
         return builder.build(root / rel) if (root / rel).is_dir() else \
             builder._load_file(root / rel, origin)  # type: ignore[arg-type]
 
-    return configs.load(field, k.seq(field), k.path, files, accumulate)
+    return pluginconfig.load(field, k.seq(field), k.path, files, accumulate)
 
 
 def test_inline_before_paths_each_in_list_order(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from krmcheck.kustomize.errors import BuildError
+from krmcheck.resource.errors import BuildError
 from krmcheck.tree.origin import Origin
 
 ROOT_ONLY = "LoadRestrictionsRootOnly"

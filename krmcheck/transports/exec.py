@@ -1,5 +1,5 @@
 """Run a local executable: the transport for exec plugins, exec functions,
-the docker/podman CLI (through ``container.py``) and the oras CLI.
+the docker/podman CLI (through ``krmcheck.fn.container``), helm and the oras CLI.
 
 The program is untrusted, so the transport bounds what it can cost:
 
@@ -27,7 +27,7 @@ import subprocess
 import time
 from typing import IO
 
-from krmcheck.fn.transports import Completed, Invocation, TransportError, TransportTimeout
+from krmcheck.transports import Completed, Invocation, TransportError, TransportTimeout
 
 # A rendered resource list of this size is far beyond any real repository; a
 # program printing more is broken or hostile, and reading on would take memory

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from krmcheck.fn.builtin import BUILTIN_KINDS, insert_path_part
-from krmcheck.kustomize.errors import BuildError
-from krmcheck.kustomize.files import Files
-from krmcheck.kustomize.resource import Resource
+from krmcheck.kustomize.builtins.kinds import BUILTIN_KINDS, insert_path_part
 from krmcheck.kustomize.target import BuildOptions, Builder
+from krmcheck.resource.errors import BuildError
+from krmcheck.resource.files import Files
+from krmcheck.resource.resource import Resource
 from krmcheck.tree.emit import emit_all
 from krmcheck.tree.node import Node, Scalar, lookup
 
@@ -445,6 +445,64 @@ validators:
 """)
     with pytest.raises(BuildError, match="validator shouldn't modify the resource map"):
         build(tmp_path)
+
+
+PREFIXED = """\
+apiVersion: v1
+kind: Namespace
+metadata:
+  labels:
+    l: v
+  name: ns
+spec:
+  x: a
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  labels:
+    l: v
+  name: cm
+spec:
+  x: a
+"""
+
+
+def test_prefix_suffix_config_renames_as_the_name_prefix_field_does(tmp_path: Path) -> None:
+    """The config's field specs are the table of the namePrefix/nameSuffix
+    transformer: a Namespace is left alone whole, each metadata/name spec
+    renames once more (kubectl prints p-p-cm-s-s), and a missing field a
+    create: true spec names is made."""
+    write(tmp_path, "res.yaml", PREFIXED)
+    write(tmp_path, "kustomization.yaml", """\
+resources:
+- res.yaml
+transformers:
+- |-
+  apiVersion: builtin
+  kind: PrefixSuffixTransformer
+  metadata:
+    name: ps
+  prefix: p-
+  suffix: -s
+  fieldSpecs:
+  - path: metadata/name
+  - path: metadata/name
+  - path: spec/x
+  - path: spec/made/here
+    create: true
+  - path: metadata/labels/l
+""")
+    assert emit_all([r.node for r in build(tmp_path)]) == PREFIXED.replace("l: v\n  name: cm\nspec:\n  x: a", (
+        "l: p-v-s\n  name: p-p-cm-s-s\nspec:\n  made:\n    here: p--s\n  x: p-a-s"))
+
+
+def test_prefix_suffix_config_with_no_field_specs_renames_nothing(tmp_path: Path) -> None:
+    write(tmp_path, "res.yaml", PREFIXED)
+    write(tmp_path, "kustomization.yaml", "resources:\n- res.yaml\ntransformers:\n- |-\n"
+          "  {apiVersion: builtin, kind: PrefixSuffixTransformer, metadata: {name: ps}, prefix: p-, "
+          "suffix: -s, fieldSpecs: []}\n")
+    assert emit_all([r.node for r in build(tmp_path)]) == PREFIXED
 
 
 def test_registry_has_v55_kinds() -> None:
