@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from krmcheck.fn.spec import FunctionSpec, Mount
+from krmcheck.fn.spec import ExternalValidator, FunctionSpec, Mount
 from krmcheck.gitops.envsubst import Variable
 from krmcheck.scope import PathPatterns
 from krmcheck.tree.load import LoadError, load_documents
@@ -59,19 +59,6 @@ class ValidatorSetting:
     kubernetes_version: str | None = None
     strict: bool | None = None
     severity: str | None = None  # error, warning or info; None: the validator's own
-
-
-@dataclass(frozen=True)
-class ExternalValidator:
-    """A validator KRM function declared in ``.krmcheck.yaml`` or a Kptfile."""
-
-    name: str
-    spec: FunctionSpec
-    function_config: Mapping | None = None  # with the origins of where it was written
-
-    @property
-    def origin(self) -> Origin | None:
-        return self.spec.origin
 
 
 @dataclass(frozen=True)

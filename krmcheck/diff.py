@@ -35,7 +35,7 @@ import yaml
 from krmcheck import git
 from krmcheck.baseline import Entry, entry_of
 from krmcheck.tree import fieldpath
-from krmcheck.results import Finding, ResourceRef, Result, RootReport, RunReport, Suppressed
+from krmcheck.results import Change, Finding, ResourceRef, Result, RootDiff, RootReport, RunReport, Suppressed
 from krmcheck.tree.load import FAST_LOADER
 
 RECREATE = "recreate"  # the validator id of the warnings below
@@ -53,32 +53,6 @@ class Rendered(NamedTuple):
     def key(self) -> tuple[str, str, str, str]:
         """What the API server identifies an object by: group, kind, namespace, name."""
         return (_group(self.ref.apiVersion), self.ref.kind, self.ref.namespace, self.ref.name)
-
-
-@dataclass(frozen=True)
-class Change:
-    status: str  # added, removed, renamed, changed
-    resource: str  # Kind/[namespace/]name (for a rename: the new one)
-    was: str = ""  # a renamed resource's old Kind/[namespace/]name
-    diff: str = ""  # unified diff of the rendered YAML ("" for added and removed)
-
-
-@dataclass(frozen=True)
-class RootDiff:
-    """One root's change: its resources, and its findings that are new or fixed."""
-
-    root: str
-    side: str  # "both", or "base" / "work" for a root that exists only there
-    changes: tuple[Change, ...] = ()
-    new: tuple[Finding, ...] = ()
-    fixed: tuple[Finding, ...] = ()
-
-    @property
-    def counts(self) -> dict[str, int]:
-        out = {s: 0 for s in ("added", "removed", "renamed", "changed")}
-        for c in self.changes:
-            out[c.status] += 1
-        return out
 
 
 @dataclass(frozen=True)

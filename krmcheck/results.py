@@ -6,12 +6,9 @@ import functools
 import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from krmcheck.tree.origin import Location, Origin
-
-if TYPE_CHECKING:
-    from krmcheck.diff import RootDiff
 
 SEVERITIES = ("error", "warning", "info")
 SEVERITY_RANK = {"error": 3, "warning": 2, "info": 1, "never": 4}
@@ -202,6 +199,34 @@ class Note:
 
     message: str
     location: Location | None = None
+
+
+@dataclass(frozen=True)
+class Change:
+    """One resource a --diff-against root adds, removes, renames or changes."""
+
+    status: str  # added, removed, renamed, changed
+    resource: str  # Kind/[namespace/]name (for a rename: the new one)
+    was: str = ""  # a renamed resource's old Kind/[namespace/]name
+    diff: str = ""  # unified diff of the rendered YAML ("" for added and removed)
+
+
+@dataclass(frozen=True)
+class RootDiff:
+    """One root's change: its resources, and its findings that are new or fixed."""
+
+    root: str
+    side: str  # "both", or "base" / "work" for a root that exists only there
+    changes: tuple[Change, ...] = ()
+    new: tuple[Finding, ...] = ()
+    fixed: tuple[Finding, ...] = ()
+
+    @property
+    def counts(self) -> dict[str, int]:
+        out = {s: 0 for s in ("added", "removed", "renamed", "changed")}
+        for c in self.changes:
+            out[c.status] += 1
+        return out
 
 
 @dataclass(frozen=True)

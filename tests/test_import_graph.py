@@ -2,7 +2,10 @@
 
 Every module's imports are read with ``ast``: top-level ones, those inside
 functions (the lazy ones) and those under ``if TYPE_CHECKING:``. Between
-the packages below, the graph they make must have no cycle: the build
+the packages below and the modules at the top of ``krmcheck`` (each a node
+of its own: ``runner``, ``render_cache``, ``journal``...), the graph they
+make must have no cycle, so no two packages meet in a loop through a
+top-level module either: the build
 (``kustomize``) owns the plugin interface the function runtime (``fn``)
 implements, and both share the resource model (``resource``) and the
 transports (``transports``).
@@ -59,8 +62,17 @@ def _absolute(node: ast.ImportFrom, module: str, is_package: bool) -> str:
     return ".".join(parts + ([node.module] if node.module else []))
 
 
+# krmcheck's own top-level modules (krmcheck/NAME.py)
+TOP_LEVEL = tuple(sorted(f"krmcheck.{p.stem}" for p in (PROJECT / "krmcheck").glob("*.py")
+                         if p.stem != "__init__"))
+
+
 def package_of(name: str) -> str | None:
-    return next((p for p in PACKAGES if name == p or name.startswith(p + ".")), None)
+    """The node ``name`` belongs to: its package, or itself for a top-level module."""
+    found = next((p for p in PACKAGES if name == p or name.startswith(p + ".")), None)
+    if found is None:
+        found = next((m for m in TOP_LEVEL if name == m or name.startswith(m + ".")), None)
+    return found
 
 
 def edges(top: Path) -> dict[tuple[str, str], Edge]:

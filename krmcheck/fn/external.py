@@ -20,8 +20,8 @@ from collections.abc import Mapping as MappingType
 from dataclasses import dataclass
 from pathlib import Path
 
-from krmcheck import render_cache
-from krmcheck.config import ExternalValidator
+from krmcheck import journal
+from krmcheck.fn.spec import ExternalValidator
 from krmcheck.fn import container
 from krmcheck.fn import runtime
 from krmcheck.locate import Locator
@@ -48,7 +48,7 @@ class Environment:
 
 def validate(validator: ExternalValidator, resources: list[Resource], where: Environment) -> list[Result]:
     """The Results ``validator`` reports about ``resources``."""
-    render_cache.impure("an external validator")
+    journal.impure("an external validator")
     items = [_with_path(r) for r in resources]
     stdin = runtime.resource_list(items, validator.function_config or _empty_config(validator.origin))
     done = _run(validator, stdin.encode(), where)

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from krmcheck.resource.resource import Resource
 from krmcheck.results import Result
+from krmcheck.tree.node import Mapping
 from krmcheck.tree.origin import Origin
 
 
@@ -48,3 +49,16 @@ class FunctionOutput:
     items: list[Resource]
     results: list[Result] = field(default_factory=list)
     stderr: str = ""
+
+
+@dataclass(frozen=True)
+class ExternalValidator:
+    """A validator KRM function declared in ``.krmcheck.yaml`` or a Kptfile."""
+
+    name: str
+    spec: FunctionSpec
+    function_config: Mapping | None = None  # with the origins of where it was written
+
+    @property
+    def origin(self) -> Origin | None:
+        return self.spec.origin

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, Mapping as MappingType, Protocol
 
-from krmcheck import render_cache
+from krmcheck import journal
 from krmcheck.resource.errors import BuildError
 from krmcheck.resource.files import Files
 from krmcheck.resource.resid import Gvk, same_id
@@ -239,7 +239,7 @@ class LayerPlugins:
 
     def _run(self, config: Config, role: str, resources: list[Resource]) -> list[Resource]:
         if not config.is_builtin and self.ctx.enable_alpha_plugins:
-            render_cache.impure("a plugin")  # what it prints is not known before it runs
+            journal.impure("a plugin")  # what it prints is not known before it runs
         plugin = self.resolve(config, role)
         try:
             return plugin.run(config, replace(self.ctx, role=role), resources)

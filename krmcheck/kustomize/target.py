@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from krmcheck import redact, render_cache
+from krmcheck import journal, redact
 from krmcheck.kustomize import buildmetadata, deprecation, openapi, order, pluginconfig, remote
 from krmcheck.kustomize import kustomization as kfile
 from krmcheck.kustomize.accumulator import ResourceList
@@ -82,7 +82,7 @@ class Builder:
     secrets: set[str] = field(default_factory=set)
     _cached_secrets: dict[str, frozenset[str]] = field(default_factory=dict)
     # what rendering each cached directory read, counted again where it is reused
-    _cached_reads: dict[str, render_cache.Reads] = field(default_factory=dict)
+    _cached_reads: dict[str, journal.Reads] = field(default_factory=dict)
 
     # --- public ---------------------------------------------------------------
     def build(self, directory: Path, given: Kustomization | None = None) -> list[Resource]:
@@ -133,12 +133,12 @@ class Builder:
         key = self.tables.cache_key(real)
         cached = None if self.stamper or fresh else self._cache.get(key)  # origins depend on the root
         if cached is not None and self.tables.reuse(key):
-            render_cache.replay(self._cached_reads.get(key))
+            journal.replay(self._cached_reads.get(key))
             self.warnings.extend(self._cached_warnings.get(key, []))
             self.function_results.extend(self._cached_results.get(key, []))
             self.secrets.update(self._cached_secrets.get(key, ()))
             return ResourceList([r.copy(share=True) for r in cached])  # the cached ones never change
-        reads = render_cache.start()
+        reads = journal.start()
         first_warning = len(self.warnings)
         first_result = len(self.function_results)
         # the top kustomization is already loaded by build(): read each file once
@@ -156,7 +156,7 @@ class Builder:
             own, self.secrets = self.secrets, outer
             outer.update(own)
         self.tables.leave(entered, key)
-        read = render_cache.stop(reads)
+        read = journal.stop(reads)
         if not self.stamper and not fresh:
             # acc's resources become the cache and never change again: the
             # caller and every later user get shares of them (copied as used)
@@ -266,7 +266,7 @@ class Builder:
         fetched = remote.fetch(self.remotes, rel, k.directory, origin, self.options.network)
         if fetched is None:
             return None
-        render_cache.impure("a remote resource")
+        journal.impure("a remote resource")
         options = replace(self.options, load_restrictor=ROOT_ONLY)
         return replace(self, files=fetched.files, options=options), fetched.path
 

@@ -17,7 +17,7 @@ from krmcheck.results import SEVERITY_RANK, Defect, Finding, RunReport, defect_k
 from krmcheck.tree.origin import Location
 
 if TYPE_CHECKING:
-    from krmcheck.diff import Change, RootDiff
+    from krmcheck.results import Change, RootDiff
 
 
 class Reporter(Protocol):

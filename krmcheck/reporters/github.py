@@ -34,7 +34,7 @@ from krmcheck.reporters import (change_line, counts_line, diff_heading, most_sev
                                 where)
 from krmcheck.reporters.safe import (command_data, command_property, markdown_code,
                                      longest_backtick_run, markdown_text, plain_text)
-from krmcheck.diff import RootDiff
+from krmcheck.results import RootDiff
 from krmcheck.results import Defect, RunReport
 
 # https://docs.github.com/actions/reference/workflow-commands-for-github-actions

@@ -27,7 +27,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from krmcheck import render_cache
+from krmcheck import journal
 
 PULLED = "catalogs"  # CACHE/catalogs/NAME/ holds a pulled catalog in the CRDs-catalog layout
 CATALOG_LAYOUT = "{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json"
@@ -82,7 +82,7 @@ def lookup(location: str, api_version: str, kind: str, k8s_version: str, strict:
     target = expand(template, values)
     if remote:
         if network:  # fetched or not, once per process: never in the render cache
-            render_cache.impure("a schema URL")
+            journal.impure("a schema URL")
         if not network or cache is None:
             cached = _cached(cache, target) if cache is not None else None
             return (cached, target) if cached is not None else None

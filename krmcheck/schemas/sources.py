@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from krmcheck import render_cache
+from krmcheck import journal
 from krmcheck.schemas import builtin, crds, locations
 from krmcheck.tree.load import LoadError, load_documents
 
@@ -120,7 +120,7 @@ class Sources:
         self._parent = parent
         self._own = list(own)
         self._found: dict[tuple[str, str], Checker | None] = {}
-        self._reads: dict[tuple[str, str], render_cache.Reads] = {}  # what finding each read
+        self._reads: dict[tuple[str, str], journal.Reads] = {}  # what finding each read
         self._repository: dict[tuple[str, str], tuple[crds.Served, str]] = {}
         self._unread: list[tuple[str, str, frozenset[str]]] | None = None  # CRD files not parsed yet, with the words after "kind"
         self._rendered_read = False
@@ -139,11 +139,11 @@ class Sources:
     def find(self, api_version: str, kind: str) -> Checker | None:
         key = (api_version, kind)
         if key not in self._found:
-            reads = render_cache.start()
+            reads = journal.start()
             self._found[key] = self._lookup(api_version, kind)
-            self._reads[key] = render_cache.stop(reads)
+            self._reads[key] = journal.stop(reads)
         else:  # a later root reuses the lookup: it reads what the lookup read
-            render_cache.replay(self._reads.get(key))
+            journal.replay(self._reads.get(key))
         return self._found[key]
 
     def _lookup(self, api_version: str, kind: str) -> Checker | None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from krmcheck.config import ExternalValidator
+from krmcheck.fn.spec import ExternalValidator
 from krmcheck.fn import external
 from krmcheck.fn.spec import FunctionSpec
 from krmcheck.kustomize.target import Builder

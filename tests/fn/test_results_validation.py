@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from krmcheck.config import ExternalValidator
+from krmcheck.fn.spec import ExternalValidator
 from krmcheck.fn import external, runtime
 from krmcheck.fn.loader import PluginLoader
 from krmcheck.fn.spec import FunctionSpec

@@ -37,7 +37,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from krmcheck import render_cache
+from krmcheck import journal
 from krmcheck.kustomize.remote import NETWORK_ENV, network_allowed
 from krmcheck.resource.errors import BuildError
 from krmcheck.resource.files import Files
@@ -194,7 +194,7 @@ def inflate(chart: Chart, env: HelmEnv) -> list[Resource]:
     elif not network_allowed(env.network):
         raise BuildError(f"helm chart {chart.remote.describe()} needs the network, which is off by default; "
                          f"pass --network or set {NETWORK_ENV}=1 to pull it", chart.origin)
-    render_cache.impure("helm")
+    journal.impure("helm")
     import tempfile  # with the process transport below: only a build that runs helm needs them
 
     tmp = Path(tempfile.mkdtemp(prefix="kustomize-helm-"))
