@@ -51,7 +51,7 @@ from krmcheck.fn.catalog_context import Store as Store
 from krmcheck.fn.catalog_context import default_cache_dir as default_cache_dir
 from krmcheck.fn.catalog_context import host_platform as host_platform
 from krmcheck.fn.spec import FunctionSpec, Mount
-from krmcheck.kustomize import remote
+from krmcheck.kustomize import remote, repospec
 from krmcheck.kustomize.kustomization import Kustomization
 from krmcheck.kustomize.plugins import Config
 from krmcheck.resource.errors import BuildError
@@ -182,7 +182,7 @@ def reference(text: str, base_dir: Path, files: Files, origin: Origin | None) ->
     text = text.strip()
     if oci.is_reference(text):
         return CatalogRef(text, OCI, text, origin=origin)
-    if remote.is_http_url(text):
+    if repospec.is_http_url(text):
         return CatalogRef(text, GIT if _git_marked(text) else HTTP, text, origin=origin)
     path = Path(os.path.abspath(base_dir / text))
     if not path.is_file() and _is_git(text):
@@ -199,8 +199,8 @@ def _git_marked(url: str) -> bool:
 
 def _is_git(text: str) -> bool:
     try:
-        remote.parse_repo_spec(text)
-    except remote.NotARepo:
+        repospec.parse_repo_spec(text)
+    except repospec.NotARepo:
         return False
     return True
 
@@ -409,7 +409,7 @@ def _runtime_bytes(p: Platform, source: Source, ctx: CatalogContext) -> bytes:
         _require_network(uri, ctx, p.origin)
         with tempfile.TemporaryDirectory(prefix="oci-", dir=_mkdir(ctx.cache)) as tmp:
             return oci.single_file(uri, oci.pull(uri, Path(tmp), p.origin), p.origin).read_bytes()
-    if remote.is_http_url(uri):
+    if repospec.is_http_url(uri):
         _require_network(uri, ctx, p.origin)
         return _http_get(uri, p.origin)
     if "://" in uri or posixpath.isabs(uri):
@@ -482,7 +482,7 @@ def _read_http(ref: CatalogRef, ctx: CatalogContext) -> tuple[bytes, Source]:
 
 
 def _read_git(ref: CatalogRef, ctx: CatalogContext) -> tuple[bytes, Source]:
-    spec = remote.parse_repo_spec(ref.text)
+    spec = repospec.parse_repo_spec(ref.text)
     if not spec.is_local:
         _require_network(ref.text, ctx, ref.origin)
     try:
