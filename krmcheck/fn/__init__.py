@@ -4,5 +4,5 @@ wire formats (``resource_list.py``), the build state a plugin sees
 (``build_state.py``), its output adopted back with provenance
 (``adoption.py``), KRM functions (``krm.py``),
 legacy exec plugins (``exec_plugin.py``), function catalogs
-(``catalog.py``), validator functions (``external.py``, ``serve.py``).
+(``catalog/``), validator functions (``external.py``, ``serve.py``).
 """
