@@ -210,11 +210,11 @@ def _plugin_loader(files: Files, trusted: Sequence[str], network: bool,
     keys: set[str] = set()
     listed = config.trusted_catalogs if config is not None else ()
     if trusted or listed:  # (the catalogs module is imported by runs that name catalogs)
-        from krmcheck.fn import catalog as fn_catalog
+        from krmcheck.fn.catalog.sources import trust_keys
 
-        keys |= fn_catalog.trust_keys(trusted, files, Path.cwd())
+        keys |= trust_keys(trusted, files, Path.cwd())
         for entry in listed:
-            keys |= fn_catalog.trust_keys([entry.reference], files, entry.directory)
+            keys |= trust_keys([entry.reference], files, entry.directory)
     return PluginLoader(CatalogContext(frozenset(keys), network))
 
 
@@ -224,16 +224,18 @@ def run_catalog_view(location: str, out: TextIO, err: TextIO) -> int:
     """Print a catalog (publisher, functions, versions, runtimes, digests) so
     that a person can decide to trust it. Fetching the catalog the user named
     is allowed; nothing it lists is downloaded or run."""
-    from krmcheck.fn import catalog as fn_catalog
+    from krmcheck.fn.catalog.sources import load_catalog, reference
+    from krmcheck.fn.catalog.view import view_lines
+    from krmcheck.fn.catalog_context import CatalogContext
 
     files = Files(discover.repo_root(Path.cwd()))
-    ref = fn_catalog.reference(location, Path.cwd(), files, None)
+    ref = reference(location, Path.cwd(), files, None)
     try:
-        found = fn_catalog.load_catalog(ref, fn_catalog.CatalogContext(network=True))
+        found = load_catalog(ref, CatalogContext(network=True))
     except BuildError as e:
         err.write(f"Error: {e}\n")
         return EXIT_BROKEN
-    out.write("".join(f"{line}\n" for line in fn_catalog.view_lines(found)))
+    out.write("".join(f"{line}\n" for line in view_lines(found)))
     return EXIT_OK
 
 

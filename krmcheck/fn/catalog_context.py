@@ -1,8 +1,8 @@
 """What resolving functions through catalogs may do in one run: the
 catalogs ``--trusted-catalog`` trusts, the network, the cache, this
 machine's platform and the run's store of catalogs read. Every build is
-given one; the catalogs themselves (:mod:`krmcheck.fn.catalog`) are
-imported only by a build whose kustomizations list some.
+given one; the catalogs themselves (the :mod:`krmcheck.fn.catalog`
+package) are imported only by a build whose kustomizations list some.
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from krmcheck import cache
 from krmcheck.kustomize import remote
 
 if TYPE_CHECKING:
-    from krmcheck.fn.catalog import Catalog, CatalogRef
+    from krmcheck.fn.catalog.model import Catalog
+    from krmcheck.fn.catalog.sources import CatalogRef
 
 _GOOS = {"linux": "linux", "darwin": "darwin", "win32": "windows", "cygwin": "windows"}
 _GOARCH = {"x86_64": "amd64", "amd64": "amd64", "aarch64": "arm64", "arm64": "arm64"}
@@ -33,7 +34,7 @@ class Store:
     _lock: threading.RLock = field(default_factory=threading.RLock)
 
     def catalog(self, ref: CatalogRef, ctx: CatalogContext) -> Catalog:
-        from krmcheck.fn.catalog import load_catalog
+        from krmcheck.fn.catalog.sources import load_catalog
 
         with self._lock:
             if ref.identity not in self._catalogs:

@@ -9,7 +9,7 @@ the config, the words of ``argsOneLiner`` and the lines of ``argsFromFile``;
 its environment adds ``KUSTOMIZE_PLUGIN_CONFIG_STRING`` and
 ``KUSTOMIZE_PLUGIN_CONFIG_ROOT``; it runs in the kustomization's directory.
 A generator reads nothing and prints resources; a transformer (or
-validator) reads the resources, each stamped by ``runtime.stamped``, and
+validator) reads the resources, each stamped by ``build_state.stamped``, and
 prints the new list.
 """
 
@@ -21,7 +21,7 @@ import shlex
 from pathlib import Path
 from typing import ClassVar, Mapping
 
-from krmcheck.fn import runtime
+from krmcheck.fn import adoption, build_state, resource_list
 from krmcheck.kustomize.plugins import GENERATOR, TRANSFORMER, Config, Context
 from krmcheck.resource.errors import BuildError
 from krmcheck.resource.resource import Resource
@@ -43,16 +43,16 @@ class ExecPlugin:
         path = find_executable(config, ctx.env)
         args = plugin_args(config, ctx)
         generator = ctx.role == GENERATOR
-        stdin = "" if generator else runtime.stream([runtime.stamped(r) for r in resources])
+        stdin = "" if generator else resource_list.stream([build_state.stamped(r) for r in resources])
         stdout, stderr = _invoke(path, config, ctx, args, stdin)
         if stderr:
             ctx.logs.append((f"plugin {path}", stderr))
-        outputs = runtime.adopt(runtime.parse_stream(stdout, f"plugin {path}"),
-                                [] if generator else resources, written_by(config))
+        outputs = adoption.adopt(resource_list.parse_stream(stdout, f"plugin {path}"),
+                                 [] if generator else resources, written_by(config))
         if generator:
-            runtime.generator_options(outputs)
+            build_state.generator_options(outputs)
             return outputs
-        return runtime.replace_by_id(resources, outputs, str(path), config.at)
+        return adoption.replace_by_id(resources, outputs, str(path), config.at)
 
 
 def written_by(config: Config) -> Origin:

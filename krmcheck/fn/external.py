@@ -22,10 +22,10 @@ from pathlib import Path
 
 from krmcheck import journal
 from krmcheck.fn.spec import ExternalValidator
-from krmcheck.fn import container
-from krmcheck.fn import runtime
+from krmcheck.fn import build_state, container, resource_list
 from krmcheck.locate import Locator
 from krmcheck.resource.errors import BuildError
+from krmcheck.resource import wire
 from krmcheck.resource.resource import Resource
 from krmcheck.results import ResourceRef, Result
 from krmcheck.transports import Completed, Invocation, TransportError
@@ -50,13 +50,13 @@ def validate(validator: ExternalValidator, resources: list[Resource], where: Env
     """The Results ``validator`` reports about ``resources``."""
     journal.impure("an external validator")
     items = [_with_path(r) for r in resources]
-    stdin = runtime.resource_list(items, validator.function_config or _empty_config(validator.origin))
+    stdin = resource_list.resource_list(items, validator.function_config or _empty_config(validator.origin))
     done = _run(validator, stdin.encode(), where)
     stderr = done.stderr_text.strip()
     what = f"validator {validator.name}"
     text = done.stdout.decode("utf-8", "replace")
     entries = _result_entries(text, validator, what, stderr) if text.strip() or not done.returncode else []
-    results = [_tagged(_named(runtime.result_of(r), items), validator.name) for r in entries]
+    results = [_tagged(_named(resource_list.result_of(r), items), validator.name) for r in entries]
     if done.returncode != 0 and not any(r.severity == "error" for r in results):
         raise _failure(validator, f"{what} failed with exit status {done.returncode} and reported no error",
                        stderr)
@@ -82,13 +82,14 @@ def _argv(validator: ExternalValidator, where: Environment) -> tuple[str, ...]:
 
 def _result_entries(text: str, validator: ExternalValidator, what: str, stderr: str) -> list[Mapping]:
     """The ``results`` of the ResourceList a validator printed. (Read here
-    rather than with ``runtime.parse_answer``, which unwraps any ``*List``
+    rather than with ``resource_list.parse_answer``, which unwraps any ``*List``
     document into its items and so drops a ResourceList's results.)"""
     try:
         docs = load_documents(text, f"output of {what}", by="function output") if text.strip() else []
     except LoadError as e:
         raise _failure(validator, f"{what} printed invalid YAML: line {e.line}: {e.message}", stderr) from None
-    if len(docs) != 1 or not isinstance(docs[0], Mapping) or docs[0].value("kind") != runtime.RESOURCE_LIST_KIND:
+    if len(docs) != 1 or not isinstance(docs[0], Mapping) \
+            or docs[0].value("kind") != resource_list.RESOURCE_LIST_KIND:
         raise _failure(validator, f"{what} printed no ResourceList", stderr)
     found = docs[0].get("results")
     if found is None or (isinstance(found, Scalar) and found.value is None):
@@ -111,12 +112,12 @@ def _empty_config(origin: Origin | None) -> Mapping:
 
 
 def _with_path(res: Resource) -> Mapping:
-    node = runtime.stamped(res)
+    node = build_state.stamped(res)
     path = res.node.origin.path
     if path:
         md = node.setdefault_mapping("metadata", node.origin)
         notes = md.setdefault_mapping("annotations", md.origin)
-        for key in (runtime.PATH, runtime.LEGACY_PATH):
+        for key in (wire.PATH, wire.LEGACY_PATH):
             notes.items.setdefault(key, Scalar(path, notes.origin))
     return node
 

@@ -16,8 +16,7 @@ import posixpath
 from pathlib import Path
 from typing import Any, ClassVar
 
-from krmcheck.fn import container
-from krmcheck.fn import runtime
+from krmcheck.fn import adoption, build_state, container, resource_list
 from krmcheck.fn.spec import FunctionOutput, FunctionSpec, Mount
 from krmcheck.kustomize.plugins import GENERATOR, TRANSFORMER, Config, Context
 from krmcheck.resource.errors import BuildError
@@ -63,14 +62,14 @@ class KrmFunction:
             return _skipped(config, resources, generator)
         out = call(self.spec, config, ctx, None if generator else resources)
         for r in out.results:
-            res = runtime.resource_for(r, out.items)
-            ctx.results.append((runtime.with_resource(_named(r, self.spec), res), res))
+            res = adoption.resource_for(r, out.items)
+            ctx.results.append((adoption.with_resource(_named(r, self.spec), res), res))
         if out.stderr:
             ctx.logs.append((f"function {self.spec.describe()}", out.stderr))
         if generator:
-            runtime.generator_options(out.items)
+            build_state.generator_options(out.items)
             return out.items
-        return runtime.replace_by_id(resources, out.items, plugin_name(config), config.at)
+        return adoption.replace_by_id(resources, out.items, plugin_name(config), config.at)
 
 
 def plugin_name(config: Config) -> str:
@@ -84,7 +83,7 @@ def _skipped(config: Config, resources: list[Resource], generator: bool) -> list
     transformer its input."""
     if not generator:
         return resources
-    return [Resource(runtime.function_config(config.node))]
+    return [Resource(resource_list.function_config(config.node))]
 
 
 # --- decoding the function spec ---------------------------------------------------------
@@ -175,8 +174,8 @@ def _check_mount(src: str, config: Config, origin: Origin, kdir: Path) -> None:
 def call(spec: FunctionSpec, config: Config, ctx: Context,
          resources: list[Resource] | None) -> FunctionOutput:
     """Run the function over ``resources`` (None: as a generator, over its own config)."""
-    items = None if resources is None else [runtime.stamped(r) for r in resources]
-    stdin = runtime.resource_list(items, config.node)
+    items = None if resources is None else [build_state.stamped(r) for r in resources]
+    stdin = resource_list.resource_list(items, config.node)
     what = _describe(spec, ctx)
     try:
         done = ExecTransport().run(Invocation(_argv(spec, config, ctx), stdin.encode(), ctx.kdir,
@@ -184,15 +183,15 @@ def call(spec: FunctionSpec, config: Config, ctx: Context,
     except TransportError as e:
         raise BuildError(f"couldn't execute function {what}: {e}", config.at) from None
     stderr = done.stderr_text
-    answer = runtime.parse_answer(done.stdout.decode("utf-8", "replace"), f"function {what}")
+    answer = resource_list.parse_answer(done.stdout.decode("utf-8", "replace"), f"function {what}")
     if done.returncode != 0:
         raise BuildError(f"couldn't execute function {what}: exit status {done.returncode}"
                          + (f"; its stderr: {stderr.strip()}" if stderr.strip() else ""), config.at)
     inputs = [Resource(config.node)] if resources is None else resources
     by = config.at
-    outputs = runtime.adopt(answer.items, inputs, Origin(by.path, by.line, by.col, "function"))
-    runtime.default_paths(outputs)
-    return runtime.output(outputs, [runtime.result_of(r) for r in answer.results], stderr)
+    outputs = adoption.adopt(answer.items, inputs, Origin(by.path, by.line, by.col, "function"))
+    build_state.default_paths(outputs)
+    return adoption.output(outputs, [resource_list.result_of(r) for r in answer.results], stderr)
 
 
 def _describe(spec: FunctionSpec, ctx: Context) -> str:

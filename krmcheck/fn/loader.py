@@ -4,7 +4,7 @@ passes to every build it makes.
 
 A config naming a KRM function runs that function (``krm.py``); one whose
 kind a catalog of its kustomization lists runs what the catalog says
-(``catalog.py``, KEP-2906); any other runs the legacy exec plugin of its
+(the ``catalog`` package, KEP-2906); any other runs the legacy exec plugin of its
 kind (``exec_plugin.py``). Those modules, the wire format and the
 transports are imported when a config first needs them: a build whose
 kustomizations list no external plugin and no catalog loads none of them.
@@ -32,15 +32,16 @@ class PluginLoader:
 
     def check_catalogs(self, k: Kustomization, files: Files) -> None:
         """An error on the first catalog of ``k`` not trusted."""
-        from krmcheck.fn import catalog
+        from krmcheck.fn.catalog.resolve import for_layer
 
-        catalog.for_layer(k, files, self.catalogs)
+        for_layer(k, files, self.catalogs)
 
     def resolve(self, config: Config, ctx: Context, k: Kustomization) -> Plugin:
-        from krmcheck.fn import catalog, krm
+        from krmcheck.fn import krm
+        from krmcheck.fn.catalog.resolve import for_layer
         from krmcheck.fn.exec_plugin import ExecPlugin
 
         spec = krm.spec_of(config, ctx.kdir)
         if spec is None and k.seq("catalogs"):
-            spec = catalog.for_layer(k, ctx.files, self.catalogs).resolve(config)
+            spec = for_layer(k, ctx.files, self.catalogs).resolve(config)
         return krm.KrmFunction(spec) if spec is not None else ExecPlugin()

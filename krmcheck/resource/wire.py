@@ -2,8 +2,8 @@
 id that items carry from one function to the next, legacy spellings too,
 and their removal from what a build outputs. Every build strips them,
 whether a plugin ran or not, so they live with the resource model that the
-build and the function runtime (``krmcheck.fn.runtime``, which stamps
-them and which a build imports only when it runs a plugin) share.
+build and the function runtime (``krmcheck.fn.resource_list``, which
+stamps them and which a build imports only when it runs a plugin) share.
 """
 
 from __future__ import annotations

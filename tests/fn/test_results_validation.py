@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from krmcheck.fn.spec import ExternalValidator
-from krmcheck.fn import external, runtime
+from krmcheck.fn import external, resource_list
 from krmcheck.fn.loader import PluginLoader
 from krmcheck.fn.spec import FunctionSpec
 from krmcheck.kustomize.plugins import FunctionOptions
@@ -39,7 +39,7 @@ yaml.safe_dump(rl, sys.stdout)
 def result(text: str) -> Result:
     [doc] = load_documents(text, "output of fn")
     assert isinstance(doc, Mapping)
-    return runtime.result_of(doc)
+    return resource_list.result_of(doc)
 
 
 def write(root: Path, rel: str, text: str, executable: bool = False) -> Path:
@@ -109,8 +109,8 @@ def test_message_is_always_text(given: str, message: str) -> None:
 
 def test_huge_message_is_cut_and_says_so() -> None:
     r = result(f"message: {'x' * 100_000}\nseverity: info\n")
-    assert r.message == "x" * runtime.MAX_MESSAGE + (
-        f" [krmcheck: message cut at {runtime.MAX_MESSAGE} of 100000 characters]")
+    assert r.message == "x" * resource_list.MAX_MESSAGE + (
+        f" [krmcheck: message cut at {resource_list.MAX_MESSAGE} of 100000 characters]")
 
 
 def test_other_fields_are_bounded_text() -> None:
@@ -118,15 +118,15 @@ def test_other_fields_are_bounded_text() -> None:
     r = result(f"message: m\nresourceRef: {{apiVersion: [v1], kind: {{a: b}}, name: {long}}}\n"
                f"field: {{path: [spec]}}\nfile: {{path: {long}, index: [1]}}\n"
                f"tags: {{validator: {long}, nested: {{a: b}}, count: 3}}\n")
-    assert r.resource_ref == ResourceRef("", "", "n" * runtime.MAX_TEXT + "...", "")
+    assert r.resource_ref == ResourceRef("", "", "n" * resource_list.MAX_TEXT + "...", "")
     assert (r.field_path, r.file_index) == ("", 0)
-    assert r.file_path == "n" * runtime.MAX_TEXT + "..."
-    assert r.tags == (("validator", "n" * runtime.MAX_TEXT + "..."), ("count", "3"))
+    assert r.file_path == "n" * resource_list.MAX_TEXT + "..."
+    assert r.tags == (("validator", "n" * resource_list.MAX_TEXT + "..."), ("count", "3"))
 
 
 def test_tags_are_capped() -> None:
     tags = ", ".join(f"t{i}: v" for i in range(1000))
-    assert len(result(f"message: m\ntags: {{{tags}}}\n").tags) == runtime.MAX_TAGS
+    assert len(result(f"message: m\ntags: {{{tags}}}\n").tags) == resource_list.MAX_TAGS
 
 
 # --- through the runtimes, to a location -----------------------------------------------------

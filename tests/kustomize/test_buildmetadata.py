@@ -8,7 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from krmcheck.kustomize.buildmetadata import ORIGIN, Source, Stamper
-from krmcheck.kustomize.remote import RemoteFiles, parse_repo_spec
+from krmcheck.kustomize.remote import RemoteFiles
+from krmcheck.kustomize.repospec import parse_repo_spec
 from krmcheck.kustomize.target import BuildOptions, Builder
 from krmcheck.resource.files import Files
 from krmcheck.resource.resource import Resource
