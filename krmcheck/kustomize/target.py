@@ -444,8 +444,21 @@ def _resources_of(doc: Node) -> list[Resource]:
         return out
     if not kind:
         raise BuildError("missing kind in resource", doc.origin)
+    if not (isinstance(kind, str) and kind.endswith("List")):
+        _require_name(doc, str(kind))
     _normalise_metadata(doc)
     return [Resource(doc)]
+
+
+def _require_name(doc: Mapping, kind: str) -> None:
+    """kustomize refuses a resource without a name (only a ``...List`` kind
+    may go without one); an empty or null name is none."""
+    md = doc.mapping("metadata")
+    name = md.items.get("name") if md is not None else None
+    if isinstance(name, Scalar) and name.value not in (None, ""):
+        return
+    where = name.origin if name is not None else md.origin if md is not None else doc.origin
+    raise BuildError(f"missing metadata.name in {kind}", where)
 
 
 def _normalise_metadata(doc: Mapping) -> None:

@@ -1,0 +1,38 @@
+"""What a resource file must hold, as kustomize's resource factory asks it:
+a kind, and a name unless the kind is a list."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from krmcheck.kustomize.target import BuildOptions, Builder
+from krmcheck.resource.errors import BuildError
+from krmcheck.resource.files import Files
+
+
+def build(tmp_path: Path, resource: str) -> list[str]:
+    (tmp_path / "kustomization.yaml").write_text("resources:\n- cm.yaml\n")
+    (tmp_path / "cm.yaml").write_text(resource)
+    return [r.name for r in Builder(Files(tmp_path), BuildOptions()).build(tmp_path)]
+
+
+@pytest.mark.parametrize("resource, line", [
+    ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  labels:\n    a: b\n", 3),  # at metadata
+    ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: null\n", 4),  # at the name
+    ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ''\n", 4),
+    ("apiVersion: v1\nkind: ConfigMap\ndata:\n  a: b\n", 1),  # no metadata at all
+    ("apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Secret\n  data: {}\n", 4),  # a list's item
+])
+def test_a_resource_without_a_name_is_an_error_at_its_line(tmp_path: Path, resource: str, line: int) -> None:
+    with pytest.raises(BuildError) as info:
+        build(tmp_path, resource)
+    assert "missing metadata.name" in str(info.value)
+    assert info.value.location is not None
+    assert (info.value.location.path, info.value.location.line) == ("cm.yaml", line)
+
+
+def test_a_list_needs_no_name_and_a_number_is_a_name(tmp_path: Path) -> None:
+    assert build(tmp_path, "apiVersion: v1\nkind: ConfigMapList\nmetadata: {}\nitems: []\n") == []
+    assert build(tmp_path, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: 0\n") == ["0"]
