@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+from krmcheck.applied import REASONS
 from krmcheck.fn.spec import ExternalValidator, FunctionSpec, Mount
 from krmcheck.gitops.envsubst import Variable
 from krmcheck.scope import PathPatterns
@@ -94,7 +95,11 @@ class Config:
     strict_substitution: bool = False  # ``gitops.strict-substitution``
     # ``substitute:``: envsubst-style templates, by path pattern, with their variables
     substitute: tuple[tuple[PathPatterns, tuple[tuple[str, Variable], ...]], ...] = ()
-    placeholders: str = "check"  # ``placeholders: skip``: wholly-${...} values are not judged
+    # ``placeholders:``: templates (outside controller roots, values holding
+    # ${...} are not judged), skip (nowhere judged) or check
+    placeholders: str = "templates"
+    # ``not-applied:``: the rules of krmcheck.applied that set files aside
+    not_applied: tuple[str, ...] = REASONS
 
     def enabled(self, validator_id: str) -> bool:
         setting = self.validators.get(validator_id)
@@ -269,7 +274,8 @@ def _config(root: Mapping, display: str, directory: Path) -> Config:
         source_root=((directory / _text(lookup(root, ["gitops", "source-root"]))).resolve()
                      if lookup(root, ["gitops", "source-root"]) is not None else None),
         substitute=tuple(_substitute(root.mapping("substitute"), base, display)),
-        placeholders=_str(root.get("placeholders")) or "check")
+        placeholders=_str(root.get("placeholders")) or "templates",
+        not_applied=tuple(r for r in REASONS if _bool(lookup(root, ["not-applied", r])) is not False))
 
 
 def _substitute(node: Mapping | None, base: str, display: str

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import yaml
 
+from krmcheck.applied import REASONS, SetAside, Sorter
 from krmcheck.kustomize.kustomization import FILENAMES
 from krmcheck.resource.files import inside
 from krmcheck.tree.load import FAST_LOADER
@@ -84,16 +85,21 @@ LOCAL_CONFIG = "config.kubernetes.io/local-config"
 
 
 def find_manifests(paths: list[Path], infos: dict[Path, KustomizationInfo],
-                   skip: Skip = _never, also_read: Iterable[Path] = ()) -> list[Path]:
+                   skip: Skip = _never, also_read: Iterable[Path] = (),
+                   sorter: Sorter | None = None) -> list[Path]:
     """YAML files under ``paths`` (or among them, when they are files) that
     hold Kubernetes objects and that nothing reads: no kustomization of
     ``infos``, no Kptfile beside them, nothing in ``also_read`` (function
     configurations the run's configuration names). Helm charts (a directory
-    with ``Chart.yaml``) hold templates, not objects."""
+    with ``Chart.yaml``) hold templates, not objects. Files that ``sorter``
+    sets aside as not applied (:mod:`krmcheck.applied`) are kept in its
+    ``found`` list instead."""
     read = {f for info in infos.values() for f in info.files} | {_resolved(p) for p in also_read}
-    found: list[Path] = []
     charts: list[Path] = []
     files = [p for p in paths if os.path.isfile(p) and not skip(_resolved(p), False)]
+    if sorter is not None:
+        for f in files:  # what marks a given file's directory is above it
+            _learn_above(sorter, _resolved(f).parent, skip)
     for directory, names in _walk([p for p in paths if os.path.isdir(p)], skip):
         if "Chart.yaml" in names:
             charts.append(directory)
@@ -101,13 +107,49 @@ def find_manifests(paths: list[Path], infos: dict[Path, KustomizationInfo],
             continue
         if "Kptfile" in names:
             read |= _kptfile_reads(directory)
+        if sorter is not None:
+            sorter.learn_names(directory, names)
         files.extend(directory / n for n in names)
+    candidates: dict[Path, str] = {}
     for path in files:
         path = _resolved(path)
-        if (path.suffix in MANIFEST_SUFFIXES and path.name not in FILENAMES
-                and path not in read and is_manifest(path)):
+        if path.suffix in MANIFEST_SUFFIXES and path.name not in FILENAMES and path not in read:
+            text = manifest_text(path)
+            if text is not None:
+                candidates[path] = text
+                if sorter is not None:
+                    sorter.learn_text(path, text)
+    if sorter is None:
+        return sorted(candidates)
+    found: list[Path] = []
+    for path, text in sorted(candidates.items()):
+        aside = sorter.set_aside(path, text)
+        if aside is None:
             found.append(path)
-    return sorted(set(found))
+        else:
+            sorter.found.append(aside)
+    return found
+
+
+def _learn_above(sorter: Sorter, directory: Path, skip: Skip) -> None:
+    """Teach ``sorter`` the markers of ``directory`` and the directories above
+    it, up to the top of the repository, as a walk of the whole would."""
+    for d in (directory, *directory.parents):
+        if d in sorter.learned:
+            continue
+        sorter.learned.add(d)
+        try:
+            names = sorted(n for n in os.listdir(d) if not skip(d / n, False))
+        except OSError:
+            names = []
+        sorter.learn_names(d, names)
+        for n in names:
+            if n.endswith(MANIFEST_SUFFIXES) and n not in FILENAMES:
+                text = manifest_text(d / n)
+                if text is not None:
+                    sorter.learn_text(d / n, text)
+        if d == sorter.top:
+            break
 
 
 _CONFIG_PATH = re.compile(r"^\s*-?\s*configPath:\s*[\"']?([^\s\"'#]+)", re.MULTILINE)
@@ -149,15 +191,22 @@ def is_input_name(path: Path) -> bool:
 
 def is_manifest(path: Path) -> bool:
     """Whether a file looks like Kubernetes objects (not proof: the build decides)."""
+    return manifest_text(path) is not None
+
+
+def manifest_text(path: Path) -> str | None:
+    """The text of a file that looks like Kubernetes objects, else None."""
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
-        return False
-    versions = _API_VERSION.findall(text)
+        return None
     if LOCAL_CONFIG in text:
-        return False  # kpt's marker for configuration that is never applied
-    return bool(versions) and bool(_KIND.search(text)) and not any(
-        v.startswith(_NOT_OBJECTS) or v == "builtin" for v in versions)
+        return None  # kpt's marker for configuration that is never applied
+    versions = _API_VERSION.findall(text)
+    if versions and _KIND.search(text) and not any(v.startswith(_NOT_OBJECTS) or v == "builtin"
+                                                    for v in versions):
+        return text
+    return None
 
 
 def read_info(directory: Path) -> KustomizationInfo:
@@ -298,10 +347,12 @@ class Selection:
     roots: tuple[Path, ...]  # kustomization directories and plain manifest files
     infos: dict[Path, KustomizationInfo]
     changed: bool  # only what changed files touch (pre-commit, --changed-since)
+    set_aside: tuple[SetAside, ...] = ()  # would-be manifests that are not applied (krmcheck.applied)
 
 
 def select(paths: tuple[Path, ...], mode: tuple[str, ...], changed_since: str | None,
-           top: Path, skip: Skip = _never, also_read: tuple[Path, ...] = ()) -> Selection:
+           top: Path, skip: Skip = _never, also_read: tuple[Path, ...] = (),
+           not_applied: tuple[str, ...] = REASONS) -> Selection:
     """The roots a run checks.
 
     Directories in ``paths`` are searched; files in them are changed files
@@ -310,7 +361,8 @@ def select(paths: tuple[Path, ...], mode: tuple[str, ...], changed_since: str | 
     ``mode`` is ``("all",)`` (every kustomization is a root), explicit root
     directories, or empty (the kustomizations no other one includes). Plain
     manifests that nothing reads (see :func:`find_manifests`) are roots of
-    their own."""
+    their own, unless one of the ``not_applied`` rules sets them aside
+    (every rule is off with ``("all",)``)."""
     for p in paths:
         if not os.path.exists(p) and not changed_since:
             raise NothingToCheck(f"{p}: no such file or directory")
@@ -323,14 +375,15 @@ def select(paths: tuple[Path, ...], mode: tuple[str, ...], changed_since: str | 
     search = [Path(".")] if changed or changed_since else directories or [Path(".")]
     infos = graph(find_kustomizations(search, skip))
     kustomizations = all_roots(infos) if mode == ("all",) else default_roots(infos)
+    sorter = Sorter(top.resolve(), () if mode == ("all",) else not_applied)
     if changed or changed_since:
-        manifests = find_manifests([c for c in changed if os.path.isfile(c)], infos, skip, also_read)
+        manifests = find_manifests([c for c in changed if os.path.isfile(c)], infos, skip, also_read, sorter)
         roots = touched_roots(kustomizations, changed, infos) + manifests
-        return Selection(tuple(sorted(set(roots))), infos, True)
-    manifests = find_manifests(directories, infos, skip, also_read)
+        return Selection(tuple(sorted(set(roots))), infos, True, tuple(sorter.found))
+    manifests = find_manifests(directories, infos, skip, also_read, sorter)
     for d in directories:
-        _something_under(d, kustomizations + manifests, skip)
-    return Selection(tuple(sorted(set(kustomizations + manifests))), infos, False)
+        _something_under(d, kustomizations + manifests, skip, sorter.found)
+    return Selection(tuple(sorted(set(kustomizations + manifests))), infos, False, tuple(sorter.found))
 
 
 def _explicit(mode: tuple[str, ...]) -> Selection:
@@ -361,7 +414,8 @@ def _changed(ref: str, top: Path) -> list[Path]:
         raise NothingToCheck(f"--changed-since {ref}: {e}") from None
 
 
-def _something_under(directory: Path, roots: list[Path], skip: Skip) -> None:
+def _something_under(directory: Path, roots: list[Path], skip: Skip,
+                     set_aside: Iterable[SetAside] = ()) -> None:
     """A searched directory must hold something to check (a mistyped path
     or the wrong checkout must not pass as a clean run)."""
     real = directory.resolve()
@@ -369,5 +423,11 @@ def _something_under(directory: Path, roots: list[Path], skip: Skip) -> None:
         return
     if skip(real, True):
         raise NothingToCheck(f"{directory}: nothing to check: the path is excluded")
+    aside = [s for s in set_aside if inside(s.path, real, resolve=False)]
+    if aside:
+        reasons = ", ".join(sorted({s.reason for s in aside}))
+        raise NothingToCheck(f"{directory}: nothing to check: its {len(aside)} YAML file(s) with "
+                             f"apiVersion and kind are not applied to a cluster ({reasons}); "
+                             f"--roots all checks them")
     raise NothingToCheck(f"{directory}: nothing to check: no kustomization and no Kubernetes "
                          f"manifest (a YAML file with apiVersion and kind) under it")

@@ -219,7 +219,12 @@ def _name(kind: str, name: str, namespace: str) -> _Name:
 
 
 def _current(resource: Resource) -> list[ResId]:
-    return [resource.id()]
+    rid = resource.id()
+    if not rid.name and resource.metadata is not None:  # named by the API server: by its prefix
+        prefix = resource.metadata.value("generateName")
+        if isinstance(prefix, str) and prefix:
+            return [rid._replace(name=prefix)]
+    return [rid]
 
 
 def _previous(resource: Resource) -> list[ResId]:

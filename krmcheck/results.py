@@ -244,6 +244,8 @@ class RunReport:
     # with --diff-against REF: the revision, and each affected root's changes
     diff_against: str = ""
     diff: tuple[RootDiff, ...] = ()
+    # files discovery did not take as manifests: (repo-relative path, reason, why)
+    set_aside: tuple[tuple[str, str, str], ...] = ()
 
     @property
     def findings(self) -> list[Finding]:

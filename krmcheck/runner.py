@@ -340,9 +340,20 @@ def check(opts: CheckOptions, progress: Progress) -> RunReport:
         reports, notes = suppression.apply_baseline(reports, known, set(readers))
     if not roots and selection.changed:
         notes += (Note("no root reads the changed files; nothing to check"),)
+    notes += _set_aside_notes(selection, files)
     return RunReport(reports, opts.fail_on or config.fail_on or "error",
                      cwd=_cwd_from_top(top), notes=notes, disabled=config.disabled,
-                     baseline=known.display if known is not None else "")
+                     baseline=known.display if known is not None else "",
+                     set_aside=tuple((files.display(s.path), s.reason, s.why) for s in selection.set_aside))
+
+
+def _set_aside_notes(selection: discover.Selection, files: Files) -> tuple[Note, ...]:
+    """One note per reason for the files discovery set aside as not applied,
+    at the first of them (the JSON report lists every one)."""
+    from krmcheck import applied
+
+    return tuple(Note(line, Location(files.display(listed[0].path), 1, 1))
+                 for _, listed, line in applied.summary(selection.set_aside))
 
 
 def _roots(opts: CheckOptions, top: Path, files: Files, config: krmconfig.Config,
@@ -514,9 +525,9 @@ def _select(opts: CheckOptions, top: Path, files: Files, excludes: tuple[PathPat
 
     try:
         mode = () if opts.roots == (PLAIN_MODE,) else opts.roots
-        return _memo(("select", top, opts.paths, mode, opts.changed_since),
+        return _memo(("select", top, opts.paths, mode, opts.changed_since, config.not_applied),
                      lambda: discover.select(opts.paths, mode, opts.changed_since, top, skip,
-                                             _config_reads(config, top)))
+                                             _config_reads(config, top), config.not_applied))
     except discover.NothingToCheck as e:
         raise UsageError(str(e)) from None
 
@@ -810,9 +821,14 @@ def _root_report(builder: Builder, files: Files, root: Root, vopts: ValidatorOpt
     located = [locator.locate(r) for r in results] + list(broken + _deprecations(builder, name, config))
     located = gitops.findings(rendered, name, config.enabled) + located
     kept, silenced, annotations = suppression.by_annotation(located, resources, locator.find)
-    if config.placeholders == "skip" or rendered.placeholders:
-        # a value wholly ${...} that nothing substituted is not judged
-        kept, exempt = gitops_placeholders.split(kept, locator)
+    # Outside controller roots nothing substitutes a template's ${...}: a
+    # value holding one is not judged (``placeholders: templates``, the
+    # default, or ``skip``); in a controller root, a value wholly ${...} whose
+    # variable the repository cannot show is not judged either.
+    holding = config.placeholders == "skip" or (config.placeholders == "templates"
+                                                and not isinstance(root, ControllerRoot))
+    if holding or rendered.placeholders:
+        kept, exempt = gitops_placeholders.split(kept, locator, holding)
         silenced = list(silenced) + exempt
     return RootReport(name, tuple(_ref(r) for r in resources), tuple(kept),
                       build_failed=bool(broken), suppressed=tuple(silenced),
@@ -954,9 +970,12 @@ def _worker_batches(roots: list[Root], jobs: int) -> list[list[Root]]:
 
 
 def _places(resources: list[Resource], locator: Locator) -> tuple[tuple[ResourceRef, Location, str], ...]:
-    """Each object with the place its name is written, for the duplicate check."""
+    """Each object with the place its name is written, for the duplicate check
+    (an object the API server names never collides with another)."""
     out = []
     for r in resources:
+        if not r.name:
+            continue
         found = locator.locate(Result(message="", resource_ref=_ref(r), field_path="metadata.name"))
         out.append((found.result.resource_ref or _ref(r), found.location, found.source_id))
     return tuple(out)

@@ -5,7 +5,9 @@ applied: its variable comes later (a clusterctl or envsubst template) or
 from an object the repository cannot show (a Flux ``substituteFrom``
 Secret encrypted with SOPS). A finding about such a value is not judged:
 it is kept as suppressed (``by: placeholder``), and the run says once how
-many there were.
+many there were. In a template (outside a controller root) a value that
+only holds a placeholder, ``${CLUSTER_NAME}-md-0``, is not judged either:
+what the name will be is not known yet.
 """
 
 from __future__ import annotations
@@ -20,27 +22,36 @@ from krmcheck.tree.node import Scalar
 
 VALIDATOR = "substitution"  # krmcheck.gitops.VALIDATOR
 WHOLE = re.compile(r"\$\{[^{}]*(\$\{[^{}]*\}[^{}]*)*\}\Z")
+HELD = re.compile(r"\$\{[^{}]+\}")
 QUOTED = re.compile(r"""['"]\$\{[^'"]*\}['"]""")
+QUOTED_HELD = re.compile(r"""['"][^'"]*\$\{[^'"{}]+\}[^'"]*['"]""")
 
 
-def is_placeholder(value: object) -> bool:
-    return isinstance(value, str) and WHOLE.match(value) is not None
+def is_placeholder(value: object, holding: bool = False) -> bool:
+    """Whether ``value`` is wholly a ``${...}`` placeholder (with ``holding``:
+    holds one anywhere)."""
+    if not isinstance(value, str):
+        return False
+    return (HELD.search(value) if holding else WHOLE.match(value)) is not None
 
 
-def split(findings: Sequence[Finding], locator: Locator) -> tuple[list[Finding], list[Suppressed]]:
-    """(findings to report, findings about a value that is wholly a placeholder)."""
+def split(findings: Sequence[Finding], locator: Locator,
+          holding: bool = False) -> tuple[list[Finding], list[Suppressed]]:
+    """(findings to report, findings about a value that is wholly a
+    placeholder, or with ``holding`` holds one)."""
     kept: list[Finding] = []
     exempt: list[Suppressed] = []
     for f in findings:
-        if f.result.validator not in ("build", "substitution") and _about_placeholder(f.result, locator):
+        if f.result.validator not in ("build", "substitution") and _about_placeholder(f.result, locator,
+                                                                                       holding):
             exempt.append(Suppressed(f, "placeholder", "${...}"))
         else:
             kept.append(f)
     return kept, exempt
 
 
-def _about_placeholder(result: Result, locator: Locator) -> bool:
-    if QUOTED.search(result.message):
+def _about_placeholder(result: Result, locator: Locator, holding: bool) -> bool:
+    if (QUOTED_HELD if holding else QUOTED).search(result.message):
         return True
     resource = locator.find(result)
     if resource is None or not result.field_path:
@@ -55,7 +66,7 @@ def _about_placeholder(result: Result, locator: Locator) -> bool:
     if len(chain) != len(steps) + 1:
         return False  # the field is missing: not about a value
     node = chain[-1]
-    return isinstance(node, Scalar) and is_placeholder(node.value)
+    return isinstance(node, Scalar) and is_placeholder(node.value, holding)
 
 
 def summarise(reports: Sequence[RootReport]) -> tuple[RootReport, ...]:
@@ -66,7 +77,7 @@ def summarise(reports: Sequence[RootReport]) -> tuple[RootReport, ...]:
         first = next((s for s in r.suppressed if s.by == "placeholder"), None)
         if first is not None:
             plural = "finding" if count == 1 else "findings"
-            result = Result(message=f"{count} {plural} about values that are wholly a ${{...}} "
+            result = Result(message=f"{count} {plural} about values holding a ${{...}} "
                                     f"placeholder that nothing substituted were not judged",
                             severity="info", tags=(("validator", VALIDATOR),))
             info = Finding(result, r.root, first.finding.location)

@@ -121,7 +121,8 @@ class Builder:
         self.function_results.clear()
         self.function_logs.clear()
         self.secrets.clear()
-        return self._load_file(path, Origin(self.files.display(path), 1, 1))
+        # kubectl create gives an object with only generateName its name
+        return self._load_file(path, Origin(self.files.display(path), 1, 1), generated_names=True)
 
     # --- accumulation ---------------------------------------------------------
     def _accumulate_dir(self, directory: Path, origin: Origin | None,
@@ -223,7 +224,8 @@ class Builder:
                              f"(no such file or directory)", origin)
         acc.extend(self._load_file(path, origin, (self.options.load_restrictor, k.directory)), origin)
 
-    def _load_file(self, path: Path, origin: Origin, within: Within | None = None) -> list[Resource]:
+    def _load_file(self, path: Path, origin: Origin, within: Within | None = None,
+                   generated_names: bool = False) -> list[Resource]:
         display = self.files.display(path)
         text = self.files.read_text(path, origin, within)
         try:
@@ -234,7 +236,7 @@ class Builder:
         for doc in docs:
             if isinstance(doc, Scalar) and doc.value is None:
                 continue  # an empty document (a trailing ---) holds nothing, as in kustomize
-            out.extend(_resources_of(doc))
+            out.extend(_resources_of(doc, generated_names))
         self.secrets.update(redact.secret_values(out))
         if self.stamper:
             self.stamper.loaded(out, self.files, path)
@@ -431,8 +433,10 @@ class Builder:
                          entry.origin)
 
 
-def _resources_of(doc: Node) -> list[Resource]:
-    """A document as resources: a ``kind: List`` expands to its items."""
+def _resources_of(doc: Node, generated_names: bool = False) -> list[Resource]:
+    """A document as resources: a ``kind: List`` expands to its items. With
+    ``generated_names`` (a plain manifest, created as it is), an object with
+    ``metadata.generateName`` needs no name: the API server makes one."""
     if not isinstance(doc, Mapping):
         raise BuildError("a resource must be a map", doc.origin)
     kind = doc.value("kind")
@@ -440,14 +444,23 @@ def _resources_of(doc: Node) -> list[Resource]:
     if isinstance(kind, str) and kind.endswith("List") and isinstance(listed, Sequence):
         out: list[Resource] = []
         for item in listed.items:
-            out.extend(_resources_of(item))
+            out.extend(_resources_of(item, generated_names))
         return out
     if not kind:
         raise BuildError("missing kind in resource", doc.origin)
-    if not (isinstance(kind, str) and kind.endswith("List")):
+    if not (isinstance(kind, str) and kind.endswith("List")) and not (generated_names and _generated(doc)):
         _require_name(doc, str(kind))
     _normalise_metadata(doc)
     return [Resource(doc)]
+
+
+def _generated(doc: Mapping) -> bool:
+    """Whether an object asks the API server for a name (``generateName``, and no name)."""
+    md = doc.mapping("metadata")
+    if md is None or md.value("name") not in (None, ""):
+        return False
+    given = md.items.get("generateName")
+    return isinstance(given, Scalar) and given.value not in (None, "")
 
 
 def _require_name(doc: Mapping, kind: str) -> None:

@@ -114,6 +114,9 @@ def job_summary(run: RunReport, defects: list[Defect], limit: int = SUMMARY_LIMI
     # The leading blank line ends whatever block an earlier step left open
     # (a table would otherwise swallow our heading).
     head = "\n".join(["", "## krmcheck", "", f"**{markdown_text(counts_line(run))}**"]) + "\n"
+    # notes (files set aside as not applied, a stale baseline entry) stay
+    # short: one line each
+    head += "".join(f"\n- {markdown_text(n.message)}" for n in run.notes[:20]) + ("\n" if run.notes else "")
     changes = diff_summary(run, min(DIFF_LIMIT, limit // 4)) if run.diff_against else ""
     limit -= len(changes.encode("utf-8"))
     if not defects:

@@ -13,6 +13,9 @@
   annotation, exclude, override, baseline) and ``where`` (what silenced it);
 - ``notes``, ``disabled`` (validators the configuration turned off),
   ``baseline`` (the baseline file in use);
+- ``setAside``: every file discovery did not take as a manifest because it
+  is not applied to a cluster, with its ``reason`` (tool-config,
+  test-framework, patch-file) and ``why``;
 - ``summary``: defects by severity, and how many findings, defects, roots
   and suppressed findings there are;
 - with ``--diff-against REF``, ``diff``: ``against`` (REF) and each affected
@@ -55,6 +58,7 @@ def document(run: RunReport) -> dict[str, Any]:
                   for n in run.notes],
         "disabled": list(run.disabled),
         "baseline": run.baseline or None,
+        "setAside": [{"path": path, "reason": reason, "why": why} for path, reason, why in run.set_aside],
         "summary": summary(findings, len(run.roots), len(suppressed)),
     }
     if run.diff_against:

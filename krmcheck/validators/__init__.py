@@ -54,10 +54,11 @@ class Validator(Protocol):
 
 
 def resource_ref(item: Mapping) -> ResourceRef:
-    """The resourceRef of a rendered resource (empty strings where a field is missing)."""
+    """The resourceRef of a rendered resource (empty strings where a field is
+    missing); an object the API server names is named by its ``generateName``."""
     meta = item.mapping("metadata") or Mapping()
     return ResourceRef(_text(item.get("apiVersion")), _text(item.get("kind")),
-                       _text(meta.get("name")), _text(meta.get("namespace")))
+                       _text(meta.get("name")) or _text(meta.get("generateName")), _text(meta.get("namespace")))
 
 
 def scalar_text(node: Node | None) -> str:

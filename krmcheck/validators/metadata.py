@@ -4,7 +4,8 @@ The API server rejects a resource whose metadata breaks these rules; this
 finds it before it gets there. Each problem is an error at the offending
 field:
 
-- ``metadata.name`` is a DNS-1123 subdomain (lowercase letters, digits, '-'
+- ``metadata.name`` (or, for an object the API server names,
+  ``metadata.generateName`` as a prefix) is a DNS-1123 subdomain (lowercase letters, digits, '-'
   and '.', starting and ending with a letter or digit, at most 253
   characters). Namespaces need a DNS-1123 label (no '.', at most 63),
   Services a DNS-1035 label (a DNS-1123 label starting with a letter), and
@@ -108,14 +109,22 @@ def _problems(item: Mapping) -> Iterator[tuple[str, str, str]]:
 
 
 def _name_problems(item: Mapping, meta: Mapping) -> Iterator[tuple[str, str, str]]:
-    if "name" not in meta:
-        return
-    name = scalar_text(meta.get("name"))
     group = str(item.value("apiVersion", "") or "").rpartition("/")[0]
     kind = str(item.value("kind", "") or "")
-    why = _NAME_RULES.get((group, kind), _subdomain)(name)
-    if why:
-        yield "metadata.name", f"metadata.name: {name!r} is not a valid {kind or 'resource'} name: {why}", "name"
+    rule = _NAME_RULES.get((group, kind), _subdomain)
+    if "name" in meta and scalar_text(meta.get("name")) != "":
+        name = scalar_text(meta.get("name"))
+        why = rule(name)
+        if why:
+            yield "metadata.name", f"metadata.name: {name!r} is not a valid {kind or 'resource'} name: {why}", "name"
+    elif "generateName" in meta:
+        # The API server checks a prefix as a name whose trailing '-' stands
+        # for the characters it appends (ValidateObjectMeta, prefix=true).
+        prefix = scalar_text(meta.get("generateName"))
+        why = rule(prefix[:-1] + "a" if len(prefix) > 1 and prefix.endswith("-") else prefix)
+        if why:
+            yield ("metadata.generateName", f"metadata.generateName: {prefix!r} is not a valid prefix of a "
+                   f"{kind or 'resource'} name: {why}", "generate-name")
 
 
 def _key_problems(meta: Mapping, field: str, rule: str,
