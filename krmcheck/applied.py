@@ -24,7 +24,10 @@ them aside, each with a reason id:
   (``$patch``, ``$setElementOrder``, ``$retainKeys``,
   ``$deleteFromPrimitiveList``), or its name or directory says it is a patch
   (``*patch*.yaml``, a ``patches/`` directory): a partial object meant for a
-  kustomization, which none reads at present.
+  kustomization, which none reads at present;
+- ``template``: the file holds ``{{ ... }}`` expressions and is not YAML as
+  it stands (``replicas: {{replicas}}``): a Go, Jinja or mustache template
+  outside a Helm chart, which its tool renders first.
 
 Discovery counts what it set aside per reason, and the run says so in one
 note per reason; ``--roots all`` and ``.krmcheck.yaml``'s ``not-applied:``
@@ -48,7 +51,8 @@ from krmcheck.tree.load import FAST_LOADER
 TOOL_CONFIG = "tool-config"
 TEST_FRAMEWORK = "test-framework"
 PATCH_FILE = "patch-file"
-REASONS = (TOOL_CONFIG, TEST_FRAMEWORK, PATCH_FILE)
+TEMPLATE = "template"
+REASONS = (TOOL_CONFIG, TEST_FRAMEWORK, PATCH_FILE, TEMPLATE)
 
 # What each reason's note says after the count.
 SAID = {
@@ -56,6 +60,7 @@ SAID = {
     TEST_FRAMEWORK: ("test inputs: chainsaw and kuttl tests apply their steps onto live objects "
                      "and match their asserts against them; Go's testdata and negative cases"),
     PATCH_FILE: "patches (by name or $patch directives) that no kustomization reads",
+    TEMPLATE: "templates ({{ ... }} expressions) that are not YAML until their tool renders them",
 }
 
 
@@ -222,7 +227,19 @@ class Sorter:
             sign = _patch_sign(path, text, self.top)
             if sign is not None:
                 return SetAside(path, PATCH_FILE, sign)
+        if TEMPLATE in self.reasons and "{{" in text and not _loads(text):
+            return SetAside(path, TEMPLATE, "{{ ... }} expressions; not YAML as written")
         return None
+
+
+def _loads(text: str) -> bool:
+    """Whether ``text`` is YAML (the build says what is wrong when it is not)."""
+    try:
+        for _ in yaml.load_all(text, Loader=FAST_LOADER):
+            pass
+    except (yaml.YAMLError, RecursionError, ValueError):
+        return False
+    return True
 
 
 def summary(found: Iterable[SetAside]) -> list[tuple[str, list[SetAside], str]]:

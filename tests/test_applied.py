@@ -275,3 +275,27 @@ def test_the_readme_table_is_the_packaged_table() -> None:
         shown = f"`{group}`" if group else "(core, `v1`)"
         listed = ", ".join("*" if k == "*" else f"`{k}`" for k in sorted(kinds))
         assert f"| {shown} | {listed} | {tool} |" in readme
+
+
+# --- templates -------------------------------------------------------------------
+
+def test_a_template_that_is_not_yaml_yet_is_set_aside(tmp_path: Path) -> None:
+    write(tmp_path, "templates/etcd-template.yaml", "apiVersion: v1\nkind: ReplicationController\n"
+          "metadata:\n  name: etcd-{{cell}}\nspec:\n  replicas: {{replicas}}\n")
+    # a ConfigMap carrying Go templates in its data is YAML, and applied as it is
+    write(tmp_path, "alerts/configmap.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: t\n"
+          "data:\n  msg: '{{ .Labels.alertname }}'\n")
+    run = check(tmp_path)
+    assert aside(run.report) == {"templates/etcd-template.yaml": "template"}
+    assert [r["root"] for r in run.report["roots"]] == ["alerts/configmap.yaml"]
+    assert run.code == 0
+
+
+def test_values_holding_template_expressions_or_fill_in_markers_are_not_judged(tmp_path: Path) -> None:
+    write(tmp_path, "vitess/pod-template.yaml", "apiVersion: v1\nkind: Pod\nmetadata:\n"
+          "  name: vttablet-{{uid}}\n  labels:\n    shard: '{{shard_label}}'\nspec:\n"
+          "  containers:\n  - name: c\n    image: nginx:1.27\n  volumes:\n  - name: v\n"
+          "    fc:\n      lun: <ADD LUN ID Here>\n      targetWWNs: [a]\n")
+    run = check(tmp_path)
+    assert run.located("error") == []
+    assert sorted(line for _, line, _, _ in run.suppressed()) == [4, 6, 14]

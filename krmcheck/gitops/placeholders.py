@@ -7,7 +7,8 @@ Secret encrypted with SOPS). A finding about such a value is not judged:
 it is kept as suppressed (``by: placeholder``), and the run says once how
 many there were. In a template (outside a controller root) a value that
 only holds a placeholder, ``${CLUSTER_NAME}-md-0``, is not judged either:
-what the name will be is not known yet.
+what the name will be is not known yet; nor is one that holds a
+``{{ ... }}`` expression or is wholly a ``<what to write here>``.
 """
 
 from __future__ import annotations
@@ -22,9 +23,11 @@ from krmcheck.tree.node import Scalar
 
 VALIDATOR = "substitution"  # krmcheck.gitops.VALIDATOR
 WHOLE = re.compile(r"\$\{[^{}]*(\$\{[^{}]*\}[^{}]*)*\}\Z")
-HELD = re.compile(r"\$\{[^{}]+\}")
+# In a template: ${VAR}, {{ expression }} anywhere in a value, or a value
+# that is wholly <what to write here>.
+HELD = re.compile(r"\$\{[^{}]+\}|\{\{.*?\}\}|\A<[^<>\n]+>\Z")
 QUOTED = re.compile(r"""['"]\$\{[^'"]*\}['"]""")
-QUOTED_HELD = re.compile(r"""['"][^'"]*\$\{[^'"{}]+\}[^'"]*['"]""")
+QUOTED_HELD = re.compile(r"""['"]([^'"]*(\$\{[^'"{}]+\}|\{\{[^'"]*?\}\})[^'"]*|<[^<>'"]+>)['"]""")
 
 
 def is_placeholder(value: object, holding: bool = False) -> bool:
