@@ -96,11 +96,11 @@ def _spec_data(config: Config, item: Node) -> dict:
 # --- generators ---------------------------------------------------------------------
 
 def _configmap(config: Config, ctx: Context) -> list[Resource]:
-    return [generate("ConfigMap", config.node, None, ctx.kdir, ctx.files, ctx.restrictor)]
+    return [generate("ConfigMap", config.node, None, ctx.kdir, ctx.files, ctx.restrictor, ctx.fetch_file)]
 
 
 def _secret(config: Config, ctx: Context) -> list[Resource]:
-    return [generate("Secret", config.node, None, ctx.kdir, ctx.files, ctx.restrictor)]
+    return [generate("Secret", config.node, None, ctx.kdir, ctx.files, ctx.restrictor, ctx.fetch_file)]
 
 
 def _iam_policy(config: Config, ctx: Context) -> list[Resource]:
