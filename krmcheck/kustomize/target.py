@@ -295,7 +295,8 @@ class Builder:
             from krmcheck.kustomize.builtins import helm
 
             charts = helm.charts_of(helm_charts, helm_globals, legacy)
-            env = helm.HelmEnv(k.directory, self.files, self.options.enable_helm, self.options.helm_command)
+            env = helm.HelmEnv(k.directory, self.files, self.options.enable_helm, self.options.helm_command,
+                               self.options.network)
             for res in helm.generate(charts, env):
                 self._stamp_generated(res, k, "HelmChartInflationGenerator")
                 self._add_generated(acc, res, res.node.origin)

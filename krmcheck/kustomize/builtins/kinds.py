@@ -130,7 +130,7 @@ def _helm(config: Config, ctx: Context) -> list[Resource]:
 
 
 def _helm_env(ctx: Context) -> helm.HelmEnv:
-    return helm.HelmEnv(ctx.kdir, ctx.files, ctx.enable_helm, ctx.helm_command)
+    return helm.HelmEnv(ctx.kdir, ctx.files, ctx.enable_helm, ctx.helm_command, ctx.network)
 
 
 # --- transformers ----------------------------------------------------------------------
