@@ -44,6 +44,10 @@ class RemoteFiles(Files):
     spec: RepoSpec | None = None  # None: ``repo_root`` is one downloaded file
     url: str = ""
 
+    @property
+    def root_only(self) -> bool:
+        return True  # kustomize forces LoadRestrictionsRootOnly in clones
+
     def display(self, path: Path) -> str:
         rel = os.path.relpath(path, self.repo_root)
         if rel == os.curdir:

@@ -294,6 +294,9 @@ def test_clone_is_always_load_restricted(tmp_path: Path, servers: Servers) -> No
     with pytest.raises(BuildError, match="security; file") as e:
         build(tmp_path, load_restrictor=NONE)
     assert f"{servers.git}/repo.git//shared/svc.yaml?ref=v1" in str(e.value)
+    # no flag or setting allows it: the message offers none
+    assert e.value.message.endswith("(a remote kustomization is always built with LoadRestrictionsRootOnly)")
+    assert "--load-restrictor" not in e.value.message
 
 
 def test_bases_in_a_clone_stay_in_it(tmp_path: Path, servers: Servers) -> None:
