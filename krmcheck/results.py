@@ -12,6 +12,7 @@ from krmcheck.tree.origin import Location, Origin
 
 SEVERITIES = ("error", "warning", "info")
 SEVERITY_RANK = {"error": 3, "warning": 2, "info": 1, "never": 4}
+NOT_CHECKED = "remote"  # the rule of a root not checked because it needs the network, which is off
 
 
 @dataclass(frozen=True)

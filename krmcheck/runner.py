@@ -33,8 +33,8 @@ from krmcheck.locate import Locator, source_id
 from krmcheck.reporters import REPORTERS, plural
 from krmcheck.resource.errors import BuildError, NeedsNetwork
 from krmcheck.resource.files import ROOT_ONLY, Files, OutsideRoot
-from krmcheck.results import (SEVERITY_RANK, Finding, Note, ResourceRef, Result, RootReport,
-                              RunReport)
+from krmcheck.results import (NOT_CHECKED, SEVERITY_RANK, Finding, Note, ResourceRef, Result,
+                              RootReport, RunReport)
 from krmcheck.schemas import crds
 from krmcheck.schemas import sources as schema_sources
 from krmcheck.schemas.sources import SchemaSettings
@@ -1072,19 +1072,16 @@ def _build_finding(e: BuildError, root: str) -> Finding:
     return Finding(result, root, loc)
 
 
-OFFLINE = "remote"  # the id of the findings about roots not checked because they need the network
-
-
 def _offline_findings(e: NeedsNetwork, root: str, config: krmconfig.Config) -> tuple[Finding, ...]:
     """A root that needs the network, which is off, is not checked: one
     warning at the entry that needs it, worded alike in every root that
     reaches the entry, so that it is one defect naming them all."""
-    if not config.enabled(OFFLINE):
+    if not config.enabled(NOT_CHECKED):
         return ()
     loc = e.location if e.location and e.location.path else Location(root, 1, 1)
     message = (f"not checked: {e.what} '{e.url}' needs the network, which is off by default; "
                f"pass --network to fetch it (--require-network makes this a build error)")
-    return (Finding(Result(message=message, severity="warning", tags=(("validator", OFFLINE),)), root, loc),)
+    return (Finding(Result(message=message, severity="warning", tags=(("validator", NOT_CHECKED),)), root, loc),)
 
 
 def _ref(r: Resource) -> ResourceRef:

@@ -29,11 +29,8 @@ from junit_xml import TestCase, TestSuite, to_xml_report_string
 
 from krmcheck.reporters import ordered, where
 from krmcheck.reporters.safe import one_line, plain_text
-from krmcheck.results import SEVERITY_RANK, Finding, ResourceRef, RootReport, RunReport
+from krmcheck.results import NOT_CHECKED, SEVERITY_RANK, Finding, ResourceRef, RootReport, RunReport
 from krmcheck.tree.origin import Location
-
-
-NOT_CHECKED = "remote"  # the rule of a root not checked because it needs the network
 
 
 class JunitReporter:
