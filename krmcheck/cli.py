@@ -92,7 +92,9 @@ def _check_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", metavar="FILE", help="write a JSON report")
     p.add_argument("--github", choices=("auto", "on", "off"), default="auto",
                    help="GitHub annotations and job summary (auto: on under GITHUB_ACTIONS)")
-    p.add_argument("--load-restrictor", choices=RESTRICTORS, default=ROOT_ONLY)
+    p.add_argument("--load-restrictor", choices=RESTRICTORS, default="",
+                   help="as kustomize's flag, for every kustomization root (default: "
+                        ".krmcheck.yaml's load-restrictor for the root, else LoadRestrictionsRootOnly)")
     p.add_argument("--no-cache", dest="cache", action="store_false",
                    help="render and validate every root, reusing no report of an earlier run "
                         "(and storing none)")
@@ -109,6 +111,9 @@ def _check_parser() -> argparse.ArgumentParser:
                         "--enable-helm, the remote charts of HelmReleases and Applications; give "
                         "network access to functions that declare network: true (kubectl's "
                         "flag); remote fetching is also allowed by KRMCHECK_NETWORK=1; default: off")
+    p.add_argument("--require-network", action="store_true",
+                   help="a root that needs the network while it is off fails to build (exit 2); "
+                        "default: it is not checked, with one warning per URL [remote]")
     _add_plugin_flags(p)
     return p
 
@@ -189,7 +194,9 @@ def _blame_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true",
                    help="print a JSON object: root, resource, field, value, "
                         "writers [{path, line, col, by}]")
-    p.add_argument("--load-restrictor", choices=RESTRICTORS, default=ROOT_ONLY)
+    p.add_argument("--load-restrictor", choices=RESTRICTORS, default="",
+                   help="as for a check (default: .krmcheck.yaml's for the root, else "
+                        "LoadRestrictionsRootOnly)")
     p.add_argument("--network", action="store_true",
                    help="fetch remote resources and bases, as for `krmcheck build`; default: off")
     _add_plugin_flags(p)
@@ -312,7 +319,7 @@ def parse_check(argv: Sequence[str]) -> runner.CheckOptions:
         kubernetes_version=a.kubernetes_version,
         strict=a.strict, fail_on=a.fail_on, junit=a.junit, sarif=a.sarif, json=a.json,
         gitlab=a.gitlab, github=a.github, load_restrictor=a.load_restrictor, jobs=a.jobs, shard=a.shard,
-        network=a.network, enable_alpha_plugins=a.enable_alpha_plugins,
+        network=a.network, require_network=a.require_network, enable_alpha_plugins=a.enable_alpha_plugins,
         enable_helm=a.enable_helm, helm_command=a.helm_command,
         trusted_catalogs=tuple(a.trusted_catalog), functions=_functions(a), cache=a.cache)
 

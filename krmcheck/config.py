@@ -39,9 +39,10 @@ FILE_NAMES = (".krmcheck.yaml", ".krmcheck.yml")
 BY = "krmcheck config"
 # Ids of findings that come from somewhere else than a registered validator:
 # the schema validator's kinds without a schema, kubectl's deprecation
-# warnings, and ignore comments or annotations that silence nothing.
+# warnings, ignore comments or annotations that silence nothing, and roots
+# not checked because they need the network.
 EXTRA_IDS = ("schema-missing", "schema-unjudged", "deprecation", "unused-ignore", "duplicate",
-             "substitution", "helm")
+             "substitution", "helm", "remote")
 
 
 class ConfigError(Exception):
@@ -100,10 +101,24 @@ class Config:
     placeholders: str = "templates"
     # ``not-applied:``: the rules of krmcheck.applied that set files aside
     not_applied: tuple[str, ...] = REASONS
+    # ``require-network: true``: a root that needs the network, which is off, fails to build
+    require_network: bool = False
+    load_restrictor: str | None = None  # ``load-restrictor:`` for every root
+    # ``overrides:`` entries' ``load-restrictor``, in the order written (later entries win)
+    load_restrictors: tuple[tuple[PathPatterns, str], ...] = ()
 
     def enabled(self, validator_id: str) -> bool:
         setting = self.validators.get(validator_id)
         return setting.enabled if setting is not None else enabled_by_default(validator_id)
+
+    def restrictor_for(self, root: str) -> str | None:
+        """The load restrictor the configuration gives the kustomization root
+        in the repo-relative directory ``root``: the last ``overrides:``
+        entry with one whose paths match it, else ``load-restrictor:``."""
+        for scope, restrictor in reversed(self.load_restrictors):
+            if scope.matches(root, directory=True):
+                return restrictor
+        return self.load_restrictor
 
     @property
     def disabled(self) -> tuple[str, ...]:
@@ -219,6 +234,8 @@ def _message(error: jsonschema.ValidationError) -> str:
         return f"{error.instance!r} must be a {' or a '.join(_type_name(k) for k in kinds)}"
     if error.validator == "type":
         return f"{error.instance!r} must be a {_type_name(error.validator_value)}"
+    if error.validator == "anyOf" and all(set(b) == {"required"} for b in error.validator_value):
+        return f"needs {' or '.join(k for b in error.validator_value for k in b['required'])}"
     if error.validator == "enum":
         return f"{error.instance!r} is not one of: {', '.join(map(str, error.validator_value))}"
     return error.message
@@ -275,7 +292,13 @@ def _config(root: Mapping, display: str, directory: Path) -> Config:
                      if lookup(root, ["gitops", "source-root"]) is not None else None),
         substitute=tuple(_substitute(root.mapping("substitute"), base, display)),
         placeholders=_str(root.get("placeholders")) or "templates",
-        not_applied=tuple(r for r in REASONS if _bool(lookup(root, ["not-applied", r])) is not False))
+        not_applied=tuple(r for r in REASONS if _bool(lookup(root, ["not-applied", r])) is not False),
+        require_network=_bool(root.get("require-network")) or False,
+        load_restrictor=_str(root.get("load-restrictor")),
+        load_restrictors=tuple((PathPatterns(base, _strings(o.get("paths")), f"{display} overrides"),
+                                _text(o.get("load-restrictor")))
+                               for o in (root.sequence("overrides") or SequenceNode()).items
+                               if isinstance(o, Mapping) and "load-restrictor" in o))
 
 
 def _substitute(node: Mapping | None, base: str, display: str

@@ -41,7 +41,7 @@ from krmcheck.results import RootReport
 
 LIMIT = 256 * 1024 * 1024  # bytes of entries kept; the least recently used go first
 VARIANTS = 4  # entries kept per key (the same root at different file contents)
-FORMAT = 1  # bumped whenever what an entry holds changes
+FORMAT = 2  # bumped whenever what an entry holds changes
 # Counters for tests and measurements: hit, miss, stored, uncacheable.
 STATS: collections.Counter[str] = collections.Counter()
 

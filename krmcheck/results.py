@@ -12,6 +12,7 @@ from krmcheck.tree.origin import Location, Origin
 
 SEVERITIES = ("error", "warning", "info")
 SEVERITY_RANK = {"error": 3, "warning": 2, "info": 1, "never": 4}
+NOT_CHECKED = "remote"  # the rule of a root not checked because it needs the network, which is off
 
 
 @dataclass(frozen=True)
@@ -175,6 +176,8 @@ class RootReport:
     resources: tuple[ResourceRef, ...] = ()  # every rendered resource, in output order
     findings: tuple[Finding, ...] = ()
     build_failed: bool = False  # the root could not be built (its findings say why)
+    # not checked: it needs the network, which is off (a ``remote`` warning says where)
+    needs_network: bool = False
     suppressed: tuple[Suppressed, ...] = ()
     # Where the root's resources carry a krmcheck.io/ignore annotation, with
     # the validator ids it names (an annotation that silences nothing is reported).

@@ -31,10 +31,10 @@ from krmcheck.kustomize.kustomization import find_file
 from krmcheck.kustomize.plugins import FunctionOptions
 from krmcheck.locate import Locator, source_id
 from krmcheck.reporters import REPORTERS, plural
-from krmcheck.resource.errors import BuildError
-from krmcheck.resource.files import ROOT_ONLY, Files
-from krmcheck.results import (SEVERITY_RANK, Finding, Note, ResourceRef, Result, RootReport,
-                              RunReport)
+from krmcheck.resource.errors import BuildError, NeedsNetwork
+from krmcheck.resource.files import ROOT_ONLY, Files, OutsideRoot
+from krmcheck.results import (NOT_CHECKED, SEVERITY_RANK, Finding, Note, ResourceRef, Result,
+                              RootReport, RunReport)
 from krmcheck.schemas import crds
 from krmcheck.schemas import sources as schema_sources
 from krmcheck.schemas.sources import SchemaSettings
@@ -90,9 +90,11 @@ class CheckOptions:
     json: str | None = None
     gitlab: str | None = None
     github: str = "auto"
-    load_restrictor: str = ROOT_ONLY
+    # --load-restrictor; "" when not given: .krmcheck.yaml's setting for the root, else RootOnly
+    load_restrictor: str = ""
     jobs: int = 0  # worker processes; 0: one per CPU when the roots form more than one group
     network: bool = False
+    require_network: bool = False  # a root that needs the network, which is off, fails to build
     enable_alpha_plugins: bool = False
     enable_helm: bool = False
     helm_command: str = "helm"
@@ -676,11 +678,17 @@ def _load_config(opts: CheckOptions) -> krmconfig.Config:
     top = discover.repo_root(Path.cwd())
     found = krmconfig.find(opts.paths, top)
     if found is None:
-        return krmconfig.EMPTY
+        return _with_flags(krmconfig.EMPTY, opts)
     try:
-        return krmconfig.load(found, Files(top).display(found))
+        config = krmconfig.load(found, Files(top).display(found))
     except krmconfig.ConfigError as e:
         raise UsageError(str(e).replace("\n", "\nkrmcheck: error: ")) from None
+    return _with_flags(config, opts)
+
+
+def _with_flags(config: krmconfig.Config, opts: CheckOptions) -> krmconfig.Config:
+    """The configuration with the flags that win over it folded in."""
+    return dataclasses.replace(config, require_network=True) if opts.require_network else config
 
 
 def _check_all(opts: CheckOptions, roots: list[Root], vopts: ValidatorOptions,
@@ -763,7 +771,7 @@ def _check_batch(opts: CheckOptions, roots: list[Root], vopts: ValidatorOptions,
     renders = render_cache.Renders.of(opts, vopts, config, files.repo_root)
     reports = [] if reports is None else reports
     for root in roots:
-        builder = builders.get(root.restrictor if isinstance(root, ControllerRoot) else "")
+        builder = builders.for_root(root)
         reports.append(renders.report(root, _root_name(files, root), opts.diff,
                                       lambda: _check_root(builder, files, root, vopts, config, opts.diff),
                                       looked_up))
@@ -777,7 +785,8 @@ def _builder(opts: CheckOptions, files: Files, config: krmconfig.Config,
              restrictor: str = "") -> Builder:
     from krmcheck.kustomize.target import BuildOptions, Builder
 
-    return Builder(files, BuildOptions(restrictor or opts.load_restrictor, opts.network, opts.enable_alpha_plugins,
+    return Builder(files, BuildOptions(restrictor or opts.load_restrictor or ROOT_ONLY, opts.network,
+                                       opts.enable_alpha_plugins,
                                        opts.enable_helm, opts.helm_command, functions=opts.functions,
                                        plugins=_plugin_loader(files, opts.trusted_catalogs,
                                                               opts.network, config)))
@@ -798,6 +807,12 @@ def _root_report(builder: Builder, files: Files, root: Root, vopts: ValidatorOpt
     name = _root_name(files, root)
     try:
         rendered = _render_root(builder, root, config)
+    except NeedsNetwork as e:
+        if config.require_network:
+            return RootReport(name, (), (_build_finding(e, name),) + _deprecations(builder, name, config),
+                              build_failed=True)
+        return RootReport(name, (), _offline_findings(e, name, config) + _deprecations(builder, name, config),
+                          needs_network=True)
     except BuildError as e:
         return RootReport(name, (), (_build_finding(e, name),) + _deprecations(builder, name, config),
                           build_failed=True)
@@ -865,7 +880,7 @@ def _render_root(builder: "Builder | _Builders", root: Root,
     controller; a kustomization or manifest as kubectl would render it, with
     the configuration's ``substitute:`` variables for its templates."""
     if isinstance(builder, _Builders):
-        builder = builder.get(root.restrictor if isinstance(root, ControllerRoot) else "")
+        builder = builder.for_root(root)
     if isinstance(root, ControllerRoot):
         from krmcheck.gitops.render import render as gitops_render
 
@@ -889,8 +904,16 @@ class _Builders:
         self.opts, self.files, self.config = opts, files, config
         self.made: dict[str, Builder] = {}
 
+    def for_root(self, root: Root) -> Builder:
+        """A controller root's builder has the controller's load restrictor; a
+        kustomization's has --load-restrictor when given, else what
+        .krmcheck.yaml sets for its directory, else RootOnly."""
+        if isinstance(root, ControllerRoot):
+            return self.get(root.restrictor)
+        return self.get(self.opts.load_restrictor or self.config.restrictor_for(self.files.display(root)) or "")
+
     def get(self, restrictor: str) -> Builder:
-        key = restrictor or self.opts.load_restrictor
+        key = restrictor or self.opts.load_restrictor or ROOT_ONLY
         if key not in self.made:
             self.made[key] = _builder(self.opts, self.files, self.config, key)
         return self.made[key]
@@ -925,7 +948,8 @@ def _with_controller_roots(opts: CheckOptions, selection: discover.Selection, fi
         urls = repository_urls(files.repo_root, config.repo_urls + opts.repo_urls)
         found = _memo(("controllers", files.repo_root, whole.roots, urls),
                       lambda: gitops_controllers.find(candidates, whole.infos, builders.get, files, urls,
-                                                      config.source_root or files.repo_root))
+                                                      config.source_root or files.repo_root,
+                                                      builders.for_root))
         found_roots, replaced = found.roots, found.replaced
     plain: list[Root] = [r for r in selection.roots
                          if opts.roots == ("all",) or r not in replaced]
@@ -1056,6 +1080,8 @@ def _validate(resources: list[Resource], vopts: ValidatorOptions,
 
 
 def _build_finding(e: BuildError, root: str) -> Finding:
+    if isinstance(e, OutsideRoot):
+        e.allow_also("set `load-restrictor: LoadRestrictionsNone` for it in .krmcheck.yaml")
     loc = e.location if e.location and e.location.path else Location(root, 1, 1)
     message = str(e)
     prefix = f"{e.location}: " if e.location else ""
@@ -1063,6 +1089,18 @@ def _build_finding(e: BuildError, root: str) -> Finding:
         message = message[len(prefix):]
     result = Result(message=message, severity="error", tags=(("validator", "build"),))
     return Finding(result, root, loc)
+
+
+def _offline_findings(e: NeedsNetwork, root: str, config: krmconfig.Config) -> tuple[Finding, ...]:
+    """A root that needs the network, which is off, is not checked: one
+    warning at the entry that needs it, worded alike in every root that
+    reaches the entry, so that it is one defect naming them all."""
+    if not config.enabled(NOT_CHECKED):
+        return ()
+    loc = e.location if e.location and e.location.path else Location(root, 1, 1)
+    message = (f"not checked: {e.what} '{e.url}' needs the network, which is off by default; "
+               f"pass --network to fetch it (--require-network makes this a build error)")
+    return (Finding(Result(message=message, severity="warning", tags=(("validator", NOT_CHECKED),)), root, loc),)
 
 
 def _ref(r: Resource) -> ResourceRef:

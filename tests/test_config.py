@@ -114,6 +114,34 @@ def test_every_validator_id_can_be_configured(tmp_path: Path) -> None:
     assert not load(tmp_path, text).overrides[0][1]["schema"].enabled
 
 
+def test_require_network(tmp_path: Path) -> None:
+    assert load(tmp_path, "require-network: true\n").require_network
+    assert not load(tmp_path, "fail-on: error\n").require_network
+
+
+def test_load_restrictor_for_every_root_and_per_path(tmp_path: Path) -> None:
+    # matched against a root's directory, gitignore-style, relative to the
+    # file; the last matching overrides entry wins, then the top level
+    write(tmp_path, "deploy/.krmcheck.yaml", """\
+load-restrictor: LoadRestrictionsNone
+overrides:
+- paths: ["apps/**"]
+  load-restrictor: LoadRestrictionsRootOnly
+- paths: [apps/legacy/]
+  load-restrictor: LoadRestrictionsNone
+  validators: {metadata: false}
+- paths: [apps/legacy/strict]
+  validators: {schema: false}
+""")
+    found = cfg.load(tmp_path / "deploy/.krmcheck.yaml", "deploy/.krmcheck.yaml")
+    assert found.restrictor_for("deploy/apps/web") == "LoadRestrictionsRootOnly"
+    assert found.restrictor_for("deploy/apps/legacy/strict") == "LoadRestrictionsNone"
+    assert found.restrictor_for("deploy/infra") == "LoadRestrictionsNone"
+    assert found.restrictor_for("elsewhere") == "LoadRestrictionsNone"
+    assert len(found.overrides) == 3 and not found.overrides[1][1]["metadata"].enabled
+    assert cfg.EMPTY.restrictor_for("deploy/apps/web") is None
+
+
 def test_an_unknown_validator_id_is_an_error_at_its_line(tmp_path: Path) -> None:
     with pytest.raises(cfg.ConfigError) as e:
         load(tmp_path, "overrides:\n- paths: [a]\n  validators:\n    image_tag: false\n")
@@ -179,13 +207,18 @@ def test_bare_command_found_on_path(tmp_path: Path) -> None:
     ("colour: blue\n", (1, 1), "colour: unknown key; known keys: baseline, clusters, exclude, external-validators, fail-on"),
     ("validators:\n  schema:\n    strikt: true\n", (3, 5), "validators.schema.strikt: unknown key"),
     ("validators:\n  image-tag: on\n", (2, 3), "validators.image-tag: 'on' must be a boolean (true or false) or a map"),
-    ("validators:\n  lint: true\n", (2, 3), "validators.lint: unknown validator; known: api-version, deprecation, duplicate, helm, image-tag, metadata, reference, schema"),
+    ("validators:\n  lint: true\n", (2, 3), "validators.lint: unknown validator; known: api-version, deprecation, duplicate, helm, image-tag, metadata, reference, remote, schema"),
     ("external-validators:\n  - image: x\n    mounts:\n      - type: bind\n", (4, 9),
      "external-validators[0].mounts[0]: 'dst' is a required property"),
     ("trusted-catalogs: catalogs.yaml\n", (1, 1), "must be a list"),
     ("- a\n- b\n", (1, 1), "the configuration must be a map"),
     ("fail-on: [\n", (2, 1), "invalid YAML"),
     ("a: 1\n---\nb: 2\n", (3, 1), "one YAML document expected"),
+    ("require-network: yes\n", (1, 1), "require-network: 'yes' must be a boolean"),
+    ("load-restrictor: None\n", (1, 1),
+     "load-restrictor: 'None' is not one of: LoadRestrictionsRootOnly, LoadRestrictionsNone"),
+    ("overrides:\n- paths: [a]\n  load-restrictor: none\n", (3, 3), "overrides[0].load-restrictor: 'none'"),
+    ("overrides:\n- paths: [a]\n", (2, 3), "overrides[0]: needs validators or load-restrictor"),
 ])
 def test_schema_errors_at_their_line_and_column(tmp_path: Path, text: str, where: tuple[int, int],
                                                 fragment: str) -> None:

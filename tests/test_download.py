@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import socket
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
@@ -140,3 +141,62 @@ def test_a_body_cut_short_is_no_answer_not_a_traceback() -> None:
         assert not isinstance(info.value, download.StatusError)
     finally:
         server.close()
+
+
+def _raw_server(answer: Callable[[socket.socket], None]) -> tuple[socket.socket, str]:
+    """A server that answers one request with ``answer`` on the connection."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(1)
+
+    def serve() -> None:
+        conn, _ = server.accept()
+        conn.recv(65536)
+        try:
+            answer(conn)
+        except OSError:
+            pass  # the client gave up first
+        finally:
+            conn.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.getsockname()[1]}/x"
+
+
+def test_a_body_over_the_size_limit_is_refused_as_it_arrives() -> None:
+    def answer(conn: socket.socket) -> None:  # no Content-Length: the body ends with the connection
+        conn.sendall(b"HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n" + b"x" * 5000)
+
+    server, url = _raw_server(answer)
+    slept: list[float] = []
+    try:
+        with pytest.raises(download.LimitError, match="larger than the limit of 1,000 bytes"):
+            download.get(url, 5, retries=2, sleep=slept.append, max_bytes=1000)
+    finally:
+        server.close()
+    assert slept == []  # a limit is not tried again
+
+
+def test_a_declared_length_over_the_limit_is_refused_before_the_body(site: _Site) -> None:
+    with pytest.raises(download.LimitError, match="larger than the limit of 4 bytes"):
+        download.get(site.url("/ok"), 5, max_bytes=4)
+    assert download.get(site.url("/ok"), 5, max_bytes=16) == b"kind: ConfigMap\n"
+
+
+def test_a_server_that_drips_is_cut_off_at_the_time_limit() -> None:
+    def answer(conn: socket.socket) -> None:  # each byte well within the wait, the whole far over
+        conn.sendall(b"HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n")
+        for _ in range(100):
+            conn.sendall(b"x")
+            time.sleep(0.05)
+
+    server, url = _raw_server(answer)
+    try:
+        with pytest.raises(download.LimitError, match="took more than 0.3 seconds"):
+            download.get(url, 5, max_seconds=0.3)
+    finally:
+        server.close()
+
+
+def test_the_default_limits() -> None:
+    assert download.MAX_BYTES == 128 * 1024 * 1024 and download.MAX_SECONDS == 300

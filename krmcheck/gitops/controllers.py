@@ -45,15 +45,18 @@ BuilderFor = Callable[[str], Builder]  # a builder for a load restrictor
 
 
 def find(plain_roots: Sequence[Path], infos: dict[Path, discover.KustomizationInfo],
-         builder_for: BuilderFor, files: Files, urls: frozenset[str], top: Path) -> Found:
-    """``top``: the directory the objects' paths are relative to (the source's root)."""
+         builder_for: BuilderFor, files: Files, urls: frozenset[str], top: Path,
+         plain_builder: Callable[[Path], Builder] | None = None) -> Found:
+    """``top``: the directory the objects' paths are relative to (the source's
+    root); ``plain_builder``: the builder of a plain root, as it is checked
+    (default: ``builder_for("")``)."""
     objects = Objects(top=top, files=files)
     # (object, whether a controller root rendered it): what a controller
     # applies (substituted, amended) wins over the same object read plainly
     pending: list[tuple[Resource, bool]] = []
     for plain in plain_roots:
         if _mentions_controllers(plain, infos):
-            resources = _quietly(lambda: _plain(builder_for, plain))
+            resources = _quietly(lambda: _plain(plain_builder or (lambda _: builder_for("")), plain))
             objects.add(resources)
             pending += [(r, False) for r in resources if _is_controller(r)]
     # keyed by name and the file that defines the object: two clusters'
@@ -96,8 +99,8 @@ def _qualified(made: dict[tuple[str, str], ControllerRoot]) -> list[ControllerRo
             for (name, path), root in made.items()]
 
 
-def _plain(builder_for: BuilderFor, root: Path) -> list[Resource]:
-    builder = builder_for("")
+def _plain(builder_of: Callable[[Path], Builder], root: Path) -> list[Resource]:
+    builder = builder_of(root)
     return builder.load_manifest(root) if os.path.isfile(root) else builder.build(root)
 
 

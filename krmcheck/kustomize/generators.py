@@ -20,7 +20,12 @@ Facts mirrored here (kustomize ``api/kv``, ``api/internal/generators``,
   has text pairs; Secret ``type`` defaults to ``Opaque``;
 - an unknown ``behavior`` is treated as ``create``;
 - generatorOptions fill in labels/annotations the entry does not set, and
-  switch on ``disableNameSuffixHash``/``immutable`` when the entry does not.
+  switch on ``disableNameSuffixHash``/``immutable`` when the entry does not;
+- a ``files``, ``envs`` or ``env`` entry that is an http(s) URL is fetched
+  (kustomize's file loader takes URLs, under no load restrictor), through
+  the ``fetch`` the build gives; without ``KEY=``, a file's key is the
+  URL's last path segment, query included (Go's ``path.Base``); an env
+  file's lines point at the URL.
 
 Secret values never appear in messages.
 """
@@ -29,9 +34,11 @@ from __future__ import annotations
 
 import base64
 import posixpath
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from krmcheck.kustomize.repospec import is_http_url
 from krmcheck.resource.errors import BuildError
 from krmcheck.resource.files import Files
 from krmcheck.resource.resource import GeneratorInfo, Resource
@@ -48,6 +55,8 @@ _GO_SPACE = "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006
             "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
 _BOM = b"\xef\xbb\xbf"
 _BASE64_LINE = 70
+# A URL's content: (url, what the entry is for messages, the entry's origin) -> bytes
+Fetch = Callable[[str, str, Origin], bytes]
 
 
 @dataclass(frozen=True)
@@ -75,6 +84,7 @@ class _Context:
     kdir: Path
     files: Files
     restrictor: str
+    fetch: Fetch | None = None  # None: a URL cannot be read here
 
     @property
     def what(self) -> str:
@@ -84,14 +94,15 @@ class _Context:
 # --- public API ---------------------------------------------------------------
 
 def generate(kind: str, entry: Node, options: Node | None, kdir: Path, files: Files,
-             restrictor: str) -> Resource:
-    """The ConfigMap or Secret one generator entry makes (name not yet hashed)."""
+             restrictor: str, fetch: Fetch | None = None) -> Resource:
+    """The ConfigMap or Secret one generator entry makes (name not yet hashed);
+    ``fetch`` reads the inputs that are URLs."""
     by = _by(kind)
     if not isinstance(entry, Mapping):
         raise BuildError(f"a {by} entry must be a mapping", _at(entry, by))
     name_node = _name_node(entry)
     name = _text(name_node, "name", by) if name_node is not None else ""
-    ctx = _Context(kind, by, name, kdir, files, restrictor)
+    ctx = _Context(kind, by, name, kdir, files, restrictor, fetch)
     if not name:
         raise BuildError(f"a {by} entry needs a name", _at(name_node if name_node is not None else entry, by))
     opts = _merge_options(_options_node(entry.get("options"), by),
@@ -271,12 +282,17 @@ def _pairs(entry: Mapping, ctx: _Context) -> list[_Pair]:
     return pairs
 
 
-def _read(item: Scalar, rel: str, ctx: _Context) -> tuple[Path, bytes]:
+def _read(item: Scalar, rel: str, ctx: _Context, what: str = "file") -> tuple[str, bytes]:
+    """The input's name for origins (repo-relative, or the URL) and its bytes."""
     origin = _at(item, ctx.by)
+    if is_http_url(rel):
+        if ctx.fetch is None:
+            raise BuildError(f"{ctx.what}: {what} '{rel}' is a URL, which cannot be read here", origin)
+        return rel, ctx.fetch(rel, f"{ctx.what} {what}", origin)
     path = ctx.kdir / rel
     if ctx.files.kind(path, origin) == "dir":
         raise BuildError(f"{ctx.what}: {ctx.files.display(path)} is a directory, not a file", origin)
-    return path, ctx.files.read_bytes(path, origin, within=(ctx.restrictor, ctx.kdir))
+    return ctx.files.display(path), ctx.files.read_bytes(path, origin, within=(ctx.restrictor, ctx.kdir))
 
 
 def _literal_pair(item: Scalar, ctx: _Context) -> _Pair:
@@ -327,8 +343,7 @@ def _file_pair(item: Scalar, ctx: _Context) -> _Pair:
 
 
 def _env_pairs(item: Scalar, ctx: _Context) -> list[_Pair]:
-    path, content = _read(item, _text(item, "envs", ctx.by), ctx)
-    shown = ctx.files.display(path)
+    shown, content = _read(item, _text(item, "envs", ctx.by), ctx, "env file")
     pairs = []
     for index, raw in enumerate(content.split(b"\n")):
         origin = Origin(shown, index + 1, 1, ctx.by)

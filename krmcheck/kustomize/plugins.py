@@ -15,6 +15,7 @@ listed in catalogs). Whoever makes a build passes one in
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, Mapping as MappingType, Protocol
@@ -127,6 +128,8 @@ class Context:
     results: list[tuple["Result", Resource | None]] = field(default_factory=list)
     # What each plugin or function wrote to stderr, by what ran (kubectl passes it through).
     logs: list[tuple[str, str]] = field(default_factory=list)
+    # Reads a generator input that is an http(s) URL: (url, what, origin) -> bytes
+    fetch_file: Callable[[str, str, Origin], bytes] | None = None
 
     def using(self, options: FunctionOptions, network: bool,
               results: list[tuple["Result", Resource | None]],

@@ -1,13 +1,16 @@
 """Remote resources, bases and components: git repositories and plain URLs,
-fetched.
+fetched; and the http(s) URLs of generator inputs, downloaded.
 
 An entry that :mod:`krmcheck.kustomize.repospec` reads as a git URL is
-cloned; for resources, an http(s) URL of a single file is downloaded.
+cloned; for resources, an http(s) URL of a single file is downloaded, as
+is a ``configMapGenerator``/``secretGenerator`` ``files``/``envs``/``env``
+URL (kustomize's file loader takes URLs wherever it reads a file).
 Repositories are fetched with dulwich (never a git binary), at depth 1 when
 the server allows it, into a per-run cache directory keyed by (url, ref).
 Nothing is fetched over the network unless the user allowed it
-(``--network`` or ``KRMCHECK_NETWORK=1``); ``file://`` repositories are local
-and always allowed.
+(``--network`` or ``KRMCHECK_NETWORK=1``; else :class:`NeedsNetwork`);
+``file://`` repositories are local and always allowed. Downloads go through
+:mod:`krmcheck.download`, bounded in size and time.
 """
 
 from __future__ import annotations
@@ -17,11 +20,13 @@ import os
 import shutil
 import threading
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from krmcheck import journal
 from krmcheck.kustomize.repospec import DEFAULT_TIMEOUT, NotARepo, RepoSpec, is_http_url, parse_repo_spec
-from krmcheck.resource.errors import BuildError
+from krmcheck.resource.errors import BuildError, NeedsNetwork
 from krmcheck.resource.files import Files, inside
 from krmcheck.tree.load import LoadError, load_documents
 from krmcheck.tree.node import Mapping
@@ -38,6 +43,10 @@ class RemoteFiles(Files):
 
     spec: RepoSpec | None = None  # None: ``repo_root`` is one downloaded file
     url: str = ""
+
+    @property
+    def root_only(self) -> bool:
+        return True  # kustomize forces LoadRestrictionsRootOnly in clones
 
     def display(self, path: Path) -> str:
         rel = os.path.relpath(path, self.repo_root)
@@ -78,6 +87,7 @@ class Remotes:
     _root: Path | None = None
     _clones: dict[tuple[str, str, bool], Path] = field(default_factory=dict)
     _downloads: dict[str, Path] = field(default_factory=dict)
+    _bodies: dict[str, bytes] = field(default_factory=dict)  # generator inputs, by URL
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def directory(self, key: str) -> Path:
@@ -96,6 +106,13 @@ class Remotes:
                 git.clone(spec.clone_url, spec.ref, target, spec.timeout, spec.submodules)
                 self._clones[key] = target
             return self._clones[key]
+
+    def body(self, url: str, get: Callable[[], bytes]) -> bytes:
+        """What ``get()`` gives for ``url``, asked once per run."""
+        with self._lock:
+            if url not in self._bodies:
+                self._bodies[url] = get()
+            return self._bodies[url]
 
     def download(self, url: str, body: bytes) -> Path:
         with self._lock:
@@ -149,10 +166,32 @@ def _is_file(path: Path) -> bool:
         return False  # the caller's own probe reports what is wrong with the path
 
 
-def _require_network(rel: str, origin: Origin, network: bool) -> None:
+def _require_network(rel: str, origin: Origin, network: bool, what: str = "remote resource") -> None:
     if not network_allowed(network):
-        raise BuildError(f"remote resource '{rel}' needs the network, which is off by default; "
-                         f"pass --network or set {NETWORK_ENV}=1 to fetch it", origin)
+        raise NeedsNetwork(f"{what} '{rel}' needs the network, which is off by default; "
+                           f"pass --network or set {NETWORK_ENV}=1 to fetch it", origin, what, rel)
+
+
+def fetch_file(remotes: Remotes, url: str, what: str, origin: Origin, network: bool) -> bytes:
+    """The body of a generator input's http(s) ``url`` (``what`` names the
+    entry in messages), downloaded once per run."""
+    _require_network(url, origin, network, what)
+    journal.impure("a remote file")
+    return remotes.body(url, lambda: _download(url, what, origin))
+
+
+def _download(url: str, what: str, origin: Origin) -> bytes:
+    from http.client import responses
+
+    from krmcheck import download  # with urllib: only a run that downloads pays for them
+
+    try:
+        return download.get(url, DEFAULT_TIMEOUT)
+    except download.StatusError as e:
+        raise BuildError(f"{what}: fetching '{url}': HTTP Error: status code {e.code} "
+                         f"({responses.get(e.code, e.reason)})", origin) from None
+    except download.GetError as e:
+        raise BuildError(f"{what}: fetching '{url}': {e.reason}", origin) from None
 
 
 def _fetch_http(remotes: Remotes, url: str, origin: Origin) -> Fetched:

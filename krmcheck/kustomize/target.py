@@ -272,6 +272,10 @@ class Builder:
         options = replace(self.options, load_restrictor=ROOT_ONLY)
         return replace(self, files=fetched.files, options=options), fetched.path
 
+    def _fetch_file(self, url: str, what: str, origin: Origin) -> bytes:
+        """A generator input that is a URL, downloaded (with --network)."""
+        return remote.fetch_file(self.remotes, url, what, origin, self.options.network)
+
     # --- generators -------------------------------------------------------------
     def _run_generators(self, k: Kustomization, acc: ResourceList, stack: tuple[str, ...] = ()) -> None:
         options = k.mapping("generatorOptions")
@@ -284,7 +288,7 @@ class Builder:
                 from krmcheck.kustomize.generators import generate
 
                 res = generate(kind, entry, options, k.directory, self.files,
-                               self.options.load_restrictor)
+                               self.options.load_restrictor, self._fetch_file)
                 self._stamp_generated(res, k, f"{kind}Generator")
                 self._add_generated(acc, res, entry.origin)
         helm_charts, helm_globals = k.seq("helmCharts"), k.mapping("helmGlobals")
@@ -293,7 +297,8 @@ class Builder:
             from krmcheck.kustomize.builtins import helm
 
             charts = helm.charts_of(helm_charts, helm_globals, legacy)
-            env = helm.HelmEnv(k.directory, self.files, self.options.enable_helm, self.options.helm_command)
+            env = helm.HelmEnv(k.directory, self.files, self.options.enable_helm, self.options.helm_command,
+                               self.options.network)
             for res in helm.generate(charts, env):
                 self._stamp_generated(res, k, "HelmChartInflationGenerator")
                 self._add_generated(acc, res, res.node.origin)
@@ -390,9 +395,8 @@ class Builder:
     def _plugins(self, k: Kustomization) -> LayerPlugins:
         o = self.options
         ctx = Context(k.directory, self.files, o.load_restrictor, o.enable_alpha_plugins,
-                      o.enable_helm, o.helm_command).using(o.functions, o.network,
-                                                           self.function_results,
-                                                           self.function_logs)
+                      o.enable_helm, o.helm_command, fetch_file=self._fetch_file).using(
+                          o.functions, o.network, self.function_results, self.function_logs)
         return LayerPlugins(k, ctx, o.plugins)
 
     def _plugin_configs(self, k: Kustomization, field_name: str, stack: tuple[str, ...]) -> list[Config]:

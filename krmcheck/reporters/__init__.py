@@ -95,6 +95,9 @@ def counts_line(run: RunReport) -> str:
     failed = sum(1 for r in run.roots if r.build_failed)
     if failed:
         line += f"; {plural(failed, 'root')} failed to build"
+    offline = sum(1 for r in run.roots if r.needs_network)
+    if offline:
+        line += f"; {plural(offline, 'root')} not checked: the network is off"
     if run.diff_against:
         new = len({defect_key(f) for d in run.diff for f in d.new})  # defects, as the counts before
         fixed = len({defect_key(f) for d in run.diff for f in d.fixed})

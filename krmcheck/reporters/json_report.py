@@ -2,6 +2,8 @@
 
 - ``roots``: every root checked, with its rendered resources and its schema
   coverage (``schemas``: resources validated, by source, kinds with none);
+  ``buildFailed`` when it could not be built, ``needsNetwork`` when it was
+  not checked because it needs the network, which is off;
 - ``findings``: every finding of every root, in report order, each with its
   source location, validator, the resource and field the validator named,
   the resource as its source file names it (``resourceId``), and its trail
@@ -75,6 +77,7 @@ def root_entry(root: RootReport) -> dict[str, Any]:
     return {
         "root": root.root,
         "buildFailed": root.build_failed,
+        "needsNetwork": root.needs_network,
         "resources": [ref.to_dict() for ref in root.resources],
         "schemas": schema_coverage(root),
     }

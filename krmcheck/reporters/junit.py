@@ -12,7 +12,9 @@ CI systems (GitLab, Jenkins, Azure) show JUnit as pass/fail per test, so:
   ``<system-out>``;
 - findings about no resource are grouped in a test case named after their
   validator, ``build`` for build errors; a build error is a JUnit
-  ``<error>`` (the root could not be checked at all), whatever ``fail_on``.
+  ``<error>`` (the root could not be checked at all), whatever ``fail_on``;
+- a root not checked because it needs the network (``remote``) is a
+  ``<skipped>`` test case, unless ``fail_on`` makes its warning fail.
 
 Names, paths and messages may come from whoever opened the pull request:
 every string is made ``plain_text`` (or ``one_line`` in an attribute or a
@@ -27,7 +29,7 @@ from junit_xml import TestCase, TestSuite, to_xml_report_string
 
 from krmcheck.reporters import ordered, where
 from krmcheck.reporters.safe import one_line, plain_text
-from krmcheck.results import SEVERITY_RANK, Finding, ResourceRef, RootReport, RunReport
+from krmcheck.results import NOT_CHECKED, SEVERITY_RANK, Finding, ResourceRef, RootReport, RunReport
 from krmcheck.tree.origin import Location
 
 
@@ -70,6 +72,10 @@ def case_for(name: str, classname: str, findings: list[Finding], fail_on: str) -
     )
     for finding in failing:
         _add(case, finding)
+    skipped = [f for f in passing if f.rule == NOT_CHECKED]
+    if skipped and not failing:
+        case.add_skipped_info(message=one_line(" ".join(skipped[0].message.split("\n"))),
+                              output=_detail(skipped[0]))
     return case
 
 

@@ -40,7 +40,10 @@ LEVELS = {"error": "error", "warning": "warning", "info": "note"}
 SRCROOT = "%SRCROOT%"
 # Descriptions for ids that are not validators; validators' own ids fall
 # back to a generic sentence unless the runner passes their descriptions.
-DEFAULT_DESCRIPTIONS = MappingProxyType({"build": "The kustomization could not be built."})
+DEFAULT_DESCRIPTIONS = MappingProxyType({
+    "build": "The kustomization could not be built.",
+    "remote": "The root needs the network, which is off: it was not checked.",
+})
 
 
 @dataclass(frozen=True)

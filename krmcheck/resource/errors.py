@@ -24,3 +24,17 @@ class BuildError(Exception):
         where = f"{self.location}: " if self.location and self.location.path else ""
         chain = "".join(f"{c}: " for c in reversed(self.context))
         return f"{where}{chain}{self.message}"
+
+
+class NeedsNetwork(BuildError):
+    """A build that would have to fetch ``url`` while the network is off.
+
+    The message says how to allow it, as a build's error (``krmcheck build``
+    fails on it as kubectl fails when it cannot fetch); ``what`` names the
+    entry for a check, which reports the root as not checked instead
+    (``krmcheck.runner``)."""
+
+    def __init__(self, message: str, location: Location | Origin | None, what: str, url: str) -> None:
+        super().__init__(message, location)
+        self.what = what  # "remote resource", "configMapGenerator 'name' file", "helm chart"...
+        self.url = url

@@ -33,6 +33,11 @@ class Files:
 
     repo_root: Path
 
+    @property
+    def root_only(self) -> bool:
+        """Read under LoadRestrictionsRootOnly whatever the flag says (a clone)."""
+        return False
+
     def display(self, path: Path) -> str:
         try:
             return Path(os.path.relpath(path, self.repo_root)).as_posix()
@@ -152,7 +157,25 @@ def check_restriction(restrictor: str, root: Path, target: Path, origin: Origin 
         raise BuildError(f"security; file '{files.display(target)}' is outside the repository, the "
                          f"only files a GitOps controller's build can read", origin)
     if not allowed:
-        raise BuildError(
-            f"security; file '{files.display(target)}' is not in or below "
-            f"'{files.display(root)}' (use --load-restrictor LoadRestrictionsNone to allow it)",
-            origin)
+        raise OutsideRoot(f"security; file '{files.display(target)}' is not in or below "
+                          f"'{files.display(root)}'", origin, fixed=files.root_only)
+
+
+class OutsideRoot(BuildError):
+    """A file the load restrictor refuses. Unless the restrictor is
+    ``fixed`` (a clone), the message ends with how to allow it, and
+    :meth:`allow_also` adds another way."""
+
+    HOW = "pass --load-restrictor LoadRestrictionsNone"
+
+    def __init__(self, message: str, origin: Origin | None, fixed: bool = False) -> None:
+        if fixed:
+            message += " (a remote kustomization is always built with LoadRestrictionsRootOnly)"
+        else:
+            message += f"; this root builds only with LoadRestrictionsNone: {self.HOW}"
+        super().__init__(message, origin)
+        self.fixed = fixed
+
+    def allow_also(self, how: str) -> None:
+        if not self.fixed:
+            self.message += f" or {how}"

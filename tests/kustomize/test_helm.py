@@ -12,10 +12,11 @@ from pathlib import Path
 import pytest
 
 from krmcheck.kustomize.target import BuildOptions, Builder
-from krmcheck.resource.errors import BuildError
+from krmcheck.resource.errors import BuildError, NeedsNetwork
 from krmcheck.resource.files import Files
 from krmcheck.resource.resource import Resource
 from krmcheck.tree.emit import emit_all
+from tests.gitops.fake_helm import install
 
 FAKE_HELM = """\
 #!/usr/bin/env python3
@@ -233,8 +234,33 @@ helmCharts:
   version: 1.2.3
   repo: https://example.com/charts
 """)
-    with pytest.raises(BuildError, match="needs the network"):
+    with pytest.raises(NeedsNetwork, match="needs the network") as e:
         build(repo, enable_helm=True, helm_command=str(repo / "bin/helm"))
+    assert (e.value.what, e.value.url) == ("helm chart", "other 1.2.3 from https://example.com/charts")
+    assert e.value.location is not None and tuple(e.value.location) == ("app/kustomization.yaml", 2, 3)
+
+
+@pytest.mark.parametrize("repo_url,pulled", [
+    ("https://example.com/charts", ["--repo", "https://example.com/charts", "other"]),
+    ("oci://example.com/charts", ["oci://example.com/charts/other"]),
+])
+def test_chart_from_a_repo_is_pulled_with_the_network(repo: Path, repo_url: str, pulled: list[str]) -> None:
+    # as kustomize pulls it (the same argv), but into the temporary directory:
+    # the repository's chart home is never written
+    helm = install(repo / "fake")
+    write(repo, "fake/remote/other/Chart.yaml", "apiVersion: v2\nname: other\nversion: 1.2.3\n")
+    write(repo, "fake/remote/other/values.yaml", "size: small\n")
+    write(repo, "fake/remote/other/templates/cm.yaml",
+          "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: pulled\ndata:\n  size: {{ .Values.size }}\n")
+    write(repo, "app/kustomization.yaml", f"helmCharts:\n- name: other\n  version: 1.2.3\n"
+                                          f"  repo: {repo_url}\n  releaseName: r\n")
+    (cm,) = build(repo, enable_helm=True, helm_command=str(helm), network=True)
+    assert (cm.name, cm.node.mapping("data").value("size")) == ("pulled", "small")  # type: ignore[union-attr]
+    argv = [json.loads(line)["argv"] for line in (repo / "fake/calls.jsonl").read_text().splitlines()]
+    assert argv[1][:3] == ["pull", "--untar", "--untardir"] and argv[1][3].endswith("/charts")
+    assert argv[1][4:] == pulled + ["--version", "1.2.3"]
+    assert argv[2][:3] == ["template", "r", argv[1][3] + "/other"]
+    assert not (repo / "app/charts/other-1.2.3").exists()
 
 
 def test_unknown_chart_field(repo: Path) -> None:

@@ -28,7 +28,7 @@ from dulwich.web import make_wsgi_chain
 from krmcheck import cli
 from krmcheck.kustomize import remote
 from krmcheck.kustomize.target import BuildOptions, Builder
-from krmcheck.resource.errors import BuildError
+from krmcheck.resource.errors import BuildError, NeedsNetwork
 from krmcheck.resource.files import NONE, Files
 from krmcheck.resource.resource import Resource
 from krmcheck.tree.emit import emit_all
@@ -146,6 +146,8 @@ def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Servers]:
     (site / "files").mkdir(parents=True)
     (site / "files" / "deploy.yaml").write_text(
         "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 2\n")
+    (site / "files" / "dash.json").write_text('{"panels": []}\n')
+    (site / "files" / "vars.env").write_text("# settings\nLEVEL=debug\nMODE\n")
     files = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietFiles, directory=str(site)))
     for s in (git, files):
         _serve(s)
@@ -292,6 +294,9 @@ def test_clone_is_always_load_restricted(tmp_path: Path, servers: Servers) -> No
     with pytest.raises(BuildError, match="security; file") as e:
         build(tmp_path, load_restrictor=NONE)
     assert f"{servers.git}/repo.git//shared/svc.yaml?ref=v1" in str(e.value)
+    # no flag or setting allows it: the message offers none
+    assert e.value.message.endswith("(a remote kustomization is always built with LoadRestrictionsRootOnly)")
+    assert "--load-restrictor" not in e.value.message
 
 
 def test_bases_in_a_clone_stay_in_it(tmp_path: Path, servers: Servers) -> None:
@@ -335,6 +340,103 @@ spec:
   replicas: 2
 """
     assert where(at(deploy.node, "spec", "replicas")) == Location(url, 6, 3)
+
+
+# --- generator inputs that are URLs ----------------------------------------------------
+
+GENERATORS = """\
+configMapGenerator:
+- name: dash
+  files:
+  - {files}/files/dash.json
+  - renamed.json={files}/files/dash.json
+  - {files}/files/dash.json?raw
+  envs:
+  - {files}/files/vars.env
+secretGenerator:
+- name: creds
+  env: {files}/files/vars.env
+"""
+
+
+def test_generator_inputs_from_urls(tmp_path: Path, servers: Servers) -> None:
+    # kustomize's file loader takes an http(s) URL wherever it reads a file;
+    # without KEY=, the key is path.Base of the URL, its query included
+    write(tmp_path, "overlay/kustomization.yaml", GENERATORS.format(files=servers.files))
+    cm, secret = build(tmp_path)
+    assert text([cm, secret]) == """apiVersion: v1
+data:
+  LEVEL: debug
+  MODE: ""
+  dash.json: |
+    {"panels": []}
+  dash.json?raw: |
+    {"panels": []}
+  renamed.json: |
+    {"panels": []}
+kind: ConfigMap
+metadata:
+  name: dash-84g69tfh68
+---
+apiVersion: v1
+data:
+  LEVEL: ZGVidWc=
+  MODE: ""
+kind: Secret
+metadata:
+  name: creds-9d7t24m57k
+type: Opaque
+"""
+    # a file's key points at its files: entry; an env file's at its line there
+    assert where(at(cm.node, "data", "dash.json")) == Location("overlay/kustomization.yaml", 4, 5)
+    assert where(at(cm.node, "data", "renamed.json")) == Location("overlay/kustomization.yaml", 5, 5)
+    assert where(at(cm.node, "data", "LEVEL")) == Location(f"{servers.files}/files/vars.env", 2, 1)
+    assert where(at(secret.node, "data", "MODE")) == Location(f"{servers.files}/files/vars.env", 3, 1)
+
+
+def test_a_builtin_generator_config_reads_urls_too(tmp_path: Path, servers: Servers) -> None:
+    write(tmp_path, "overlay/kustomization.yaml", "generators:\n- gen.yaml\n")
+    write(tmp_path, "overlay/gen.yaml", "apiVersion: builtin\nkind: ConfigMapGenerator\nmetadata:\n"
+                                        f"  name: viaconfig\nfiles:\n- {servers.files}/files/dash.json\n")
+    (cm,) = build(tmp_path)
+    assert cm.name == "viaconfig-5hkd9h2k9t"
+    assert where(at(cm.node, "data", "dash.json")) == Location("overlay/gen.yaml", 6, 3)
+
+
+def test_a_generator_url_is_downloaded_once_per_run(tmp_path: Path, servers: Servers) -> None:
+    write(tmp_path, "overlay/kustomization.yaml", GENERATORS.format(files=servers.files))
+    builder = Builder(Files(tmp_path), BuildOptions(network=True))
+    builder.build(tmp_path / "overlay")
+    assert sorted(builder.remotes._bodies) == [f"{servers.files}/files/dash.json",
+                                               f"{servers.files}/files/dash.json?raw",
+                                               f"{servers.files}/files/vars.env"]
+
+
+@pytest.mark.parametrize("field,entry,line", [
+    ("files", "- {url}", 4),
+    ("files", "- key={url}", 4),
+    ("envs", "- {url}", 4),
+])
+def test_a_generator_url_needs_the_network(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                           field: str, entry: str, line: int) -> None:
+    monkeypatch.delenv(remote.NETWORK_ENV, raising=False)
+    url = "https://example.com/dash.json"
+    write(tmp_path, "overlay/kustomization.yaml",
+          f"configMapGenerator:\n- name: dash\n  {field}:\n  {entry.format(url=url)}\n")
+    e = error(tmp_path, network=False)
+    assert isinstance(e, NeedsNetwork) and (e.url, e.what) == (url, f"configMapGenerator 'dash' "
+                                                                    f"{'env file' if field == 'envs' else 'file'}")
+    assert e.location == Location("overlay/kustomization.yaml", line, 5)
+    assert "needs the network" in e.message and "--network" in e.message
+
+
+def test_a_generator_url_that_is_not_there(tmp_path: Path, servers: Servers) -> None:
+    write(tmp_path, "overlay/kustomization.yaml",
+          f"secretGenerator:\n- name: s\n  files:\n  - {servers.files}/files/absent.txt\n")
+    e = error(tmp_path)
+    assert e.message == (f"secretGenerator 's' file: fetching '{servers.files}/files/absent.txt': "
+                         f"HTTP Error: status code 404 (Not Found)")
+    assert e.location == Location("overlay/kustomization.yaml", 4, 5)
 
 
 # --- errors ------------------------------------------------------------------------------

@@ -25,6 +25,8 @@ from krmcheck.tree.origin import Origin
 if TYPE_CHECKING:  # imported where used: only an exec runtime in an archive needs it
     import tarfile
 
+RUNTIME = "function runtime"  # what a download here is, in messages
+
 
 def install(p: Platform, source: Source, ctx: CatalogContext) -> Path:
     """The executable of ``p``, downloaded and verified once into the cache
@@ -112,18 +114,18 @@ def _runtime_bytes(p: Platform, source: Source, ctx: CatalogContext) -> bytes:
 
     uri = p.uri
     if oci.is_reference(uri):
-        require_network(uri, ctx, p.origin)
+        require_network(uri, ctx, p.origin, RUNTIME)
         with tempfile.TemporaryDirectory(prefix="oci-", dir=_mkdir(ctx.cache)) as tmp:
             return oci.single_file(uri, oci.pull(uri, Path(tmp), p.origin), p.origin).read_bytes()
     if repospec.is_http_url(uri):
-        require_network(uri, ctx, p.origin)
+        require_network(uri, ctx, p.origin, RUNTIME)
         return http_get(uri, p.origin)
     if "://" in uri or posixpath.isabs(uri):
         raise BuildError(f"uri '{uri}' must be an https://, http:// or oci:// URL or a path "
                          f"relative to the catalog", p.origin)
     if source.base_url is not None:
         url = urllib.parse.urljoin(source.base_url, uri)
-        require_network(url, ctx, p.origin)
+        require_network(url, ctx, p.origin, RUNTIME)
         return http_get(url, p.origin)
     return _relative_file(uri, source, p.origin)
 

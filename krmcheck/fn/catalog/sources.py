@@ -17,7 +17,7 @@ from krmcheck.fn.catalog.model import Catalog, Source
 from krmcheck.fn.catalog.parse import parse
 from krmcheck.fn.catalog_context import CatalogContext
 from krmcheck.kustomize import remote, repospec
-from krmcheck.resource.errors import BuildError
+from krmcheck.resource.errors import BuildError, NeedsNetwork
 from krmcheck.resource.files import Files, inside
 from krmcheck.tree.origin import Origin
 
@@ -166,10 +166,12 @@ def _is_loopback(hostname: str) -> bool:
         return False
 
 
-def require_network(what: str, ctx: CatalogContext, origin: Origin | None) -> None:
+def require_network(what: str, ctx: CatalogContext, origin: Origin | None,
+                    kind: str = "function catalog") -> None:
+    """``what`` (a URL or reference of a ``kind`` of download) may be fetched."""
     if not remote.network_allowed(ctx.network):
-        raise BuildError(f"'{what}' needs the network, which is off by default; pass --network "
-                         f"or set {remote.NETWORK_ENV}=1 to fetch it", origin)
+        raise NeedsNetwork(f"'{what}' needs the network, which is off by default; pass --network "
+                           f"or set {remote.NETWORK_ENV}=1 to fetch it", origin, kind, what)
 
 
 def http_get(url: str, origin: Origin | None) -> bytes:

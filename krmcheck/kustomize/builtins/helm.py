@@ -21,12 +21,12 @@ Facts mirrored here (checked with kubectl and a stand-in helm on PATH):
   a key), written with sorted keys;
 - the kustomization's ``namespace`` is not passed to helm.
 
-A chart that is not in the chart home would be pulled from its repo;
-that needs the network, so krmcheck reports it instead. A GitOps
-controller's chart from a chart repository (``krmcheck.gitops.chart``,
-``Chart.remote``) is pulled, only with ``--network``, into the temporary
-directory with kustomize's pull command, ``pull --untar --untardir DIR
-[--repo URL] NAME|oci://REF [--version V]``, then templated from there.
+A chart that is not in the chart home is pulled from its ``repo``, and a
+GitOps controller's chart from a chart repository (``krmcheck.gitops.chart``,
+``Chart.remote``) too: only with ``--network`` (else the root needs the
+network), into the temporary directory, never the chart home, with
+kustomize's pull command, ``pull --untar --untardir DIR [--repo URL]
+NAME|oci://REF [--version V]``, then templated from there.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from pathlib import Path
 
 from krmcheck import journal
 from krmcheck.kustomize.remote import NETWORK_ENV, network_allowed
-from krmcheck.resource.errors import BuildError
+from krmcheck.resource.errors import BuildError, NeedsNetwork
 from krmcheck.resource.files import Files
 from krmcheck.resource.resource import Resource
 from krmcheck.tree.emit import emit
@@ -189,11 +189,13 @@ def inflate(chart: Chart, env: HelmEnv) -> list[Resource]:
         raise BuildError(f"helm chart '{name}': valuesMerge must be one of {', '.join(MERGE_OPTIONS)}",
                          chart.origin)
     home = _chart_home(chart, env)
-    if chart.remote is None:
+    pull = chart.remote or _from_repo(chart, home)
+    if pull is None:
         _require_local(chart, env, home / name)
     elif not network_allowed(env.network):
-        raise BuildError(f"helm chart {chart.remote.describe()} needs the network, which is off by default; "
-                         f"pass --network or set {NETWORK_ENV}=1 to pull it", chart.origin)
+        raise NeedsNetwork(f"helm chart {pull.describe()} needs the network, which is off by default; "
+                           f"pass --network or set {NETWORK_ENV}=1 to pull it", chart.origin,
+                           "helm chart", pull.describe())
     journal.impure("helm")
     import tempfile  # with the process transport below: only a build that runs helm needs them
 
@@ -201,8 +203,8 @@ def inflate(chart: Chart, env: HelmEnv) -> list[Resource]:
     try:
         run = _Runner(env.command, _helm_env(chart, env, tmp), chart.origin)
         _check_version(run.output(["version", "-c", "--short"]))
-        if chart.remote is not None:
-            home = _pull(run, chart, chart.remote, tmp / "charts")
+        if pull is not None:
+            home = _pull(run, chart, pull, tmp / "charts")
         values = _values_file(chart, env, home, tmp, merge)
         text = run.output(template_args(chart, env, home, values))
     finally:
@@ -262,15 +264,21 @@ def _chart_home(chart: Chart, env: HelmEnv) -> Path:
     return home
 
 
+def _from_repo(chart: Chart, home: Path) -> Remote | None:
+    """A chart kustomize would pull from its ``repo`` (it is not in the chart
+    home): pulled into the temporary directory instead, never the repository."""
+    repo, name = chart.text("repo"), chart.text("name")
+    if not repo or (home / name).is_dir():
+        return None
+    if repo.startswith("oci://"):  # kustomize pulls oci://REPO/NAME
+        return Remote(f"{repo.rstrip('/')}/{name}", version=chart.text("version"))
+    return Remote(name, repo=repo, version=chart.text("version"))
+
+
 def _require_local(chart: Chart, env: HelmEnv, path: Path) -> None:
     if path.is_dir():
         return
     shown = env.files.display(path)
-    if chart.text("repo"):
-        raise BuildError(f"helm chart '{chart.text('name')}' is not in the chart home ({shown}); "
-                         f"pulling it from {chart.text('repo')} needs the network, which krmcheck "
-                         f"does not use: run `helm pull --untar` into the chart home first",
-                         chart.origin)
     raise BuildError(f"helm chart '{chart.text('name')}' not found at {shown}, and no repo "
                      f"is given to pull it from", chart.origin)
 

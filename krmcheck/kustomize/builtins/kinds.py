@@ -96,11 +96,11 @@ def _spec_data(config: Config, item: Node) -> dict:
 # --- generators ---------------------------------------------------------------------
 
 def _configmap(config: Config, ctx: Context) -> list[Resource]:
-    return [generate("ConfigMap", config.node, None, ctx.kdir, ctx.files, ctx.restrictor)]
+    return [generate("ConfigMap", config.node, None, ctx.kdir, ctx.files, ctx.restrictor, ctx.fetch_file)]
 
 
 def _secret(config: Config, ctx: Context) -> list[Resource]:
-    return [generate("Secret", config.node, None, ctx.kdir, ctx.files, ctx.restrictor)]
+    return [generate("Secret", config.node, None, ctx.kdir, ctx.files, ctx.restrictor, ctx.fetch_file)]
 
 
 def _iam_policy(config: Config, ctx: Context) -> list[Resource]:
@@ -130,7 +130,7 @@ def _helm(config: Config, ctx: Context) -> list[Resource]:
 
 
 def _helm_env(ctx: Context) -> helm.HelmEnv:
-    return helm.HelmEnv(ctx.kdir, ctx.files, ctx.enable_helm, ctx.helm_command)
+    return helm.HelmEnv(ctx.kdir, ctx.files, ctx.enable_helm, ctx.helm_command, ctx.network)
 
 
 # --- transformers ----------------------------------------------------------------------
