@@ -121,8 +121,11 @@ class Sources:
         self._own = list(own)
         self._found: dict[tuple[str, str], Checker | None] = {}
         self._reads: dict[tuple[str, str], journal.Reads] = {}  # what finding each read
-        self._repository: dict[tuple[str, str], tuple[crds.Served, str]] = {}
-        self._unread: list[tuple[str, str, frozenset[str]]] | None = None  # CRD files not parsed yet, with the words after "kind"
+        # (served version, where, rank): of several CRDs of a kind, the first
+        # rendered one, else the first file in path order, however lazily parsed
+        self._repository: dict[tuple[str, str], tuple[crds.Served, str, int]] = {}
+        # CRD files not parsed yet, with their rank and the words after "kind"
+        self._unread: list[tuple[str, str, int, frozenset[str]]] | None = None
         self._rendered_read = False
         self._run = _RUN[0]
 
@@ -167,7 +170,7 @@ class Sources:
             return _crd_checker(repository[0], repository[1], self.settings.strict)
         return self._from_locations(api_version, kind)
 
-    def _scan(self, kind: str) -> dict[tuple[str, str], tuple[crds.Served, str]]:
+    def _scan(self, kind: str) -> dict[tuple[str, str], tuple[crds.Served, str, int]]:
         """The repository's CRDs, with every file that may define ``kind``
         parsed: CRD files are large, so each is parsed only once a kind it
         names is looked up (its text has ``kind`` then the kind's name)."""
@@ -175,25 +178,28 @@ class Sources:
             return self._parent._scan(kind)
         if not self._rendered_read:
             self._rendered_read = True
-            for text, where in self.settings.rendered_crds:
-                self._index(json.loads(text), where)
+            for rank, (text, where) in enumerate(self.settings.rendered_crds):
+                self._index(json.loads(text), where, rank)
         if self._unread is None:  # each file read once for the words that follow "kind"
-            self._unread = [(path, display, frozenset(_KIND_NAMED.findall(_text(Path(path)))))
-                            for path, display in self.settings.crd_files]
+            first = len(self.settings.rendered_crds)
+            self._unread = [(path, display, first + i, frozenset(_KIND_NAMED.findall(_text(Path(path)))))
+                            for i, (path, display) in enumerate(self.settings.crd_files)]
         still = []
-        for path, display, named in self._unread:
+        for path, display, rank, named in self._unread:
             if kind in named:
                 for doc in _documents(_text(Path(path)), display):
-                    self._index(doc, display)
+                    self._index(doc, display, rank)
             else:
-                still.append((path, display, named))
+                still.append((path, display, rank, named))
         self._unread = still
         return self._repository
 
-    def _index(self, doc: Any, where: str) -> None:
+    def _index(self, doc: Any, where: str, rank: int) -> None:
         if crds.is_crd(doc):
             for s in crds.served(doc):
-                self._repository.setdefault((s.api_version, s.kind), (s, where))
+                known = self._repository.get((s.api_version, s.kind))
+                if known is None or rank < known[2]:
+                    self._repository[(s.api_version, s.kind)] = (s, where, rank)
 
     def _from_locations(self, api_version: str, kind: str) -> Checker | None:
         s = self.settings
