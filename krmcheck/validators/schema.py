@@ -6,7 +6,9 @@ Built-in kinds use the schemas bundled with the installed
 server's allowed-values rules that those schemas lack
 (:mod:`krmcheck.schemas.rules`). Custom kinds use the repository's CRDs,
 then the schema locations, then the cache (:mod:`krmcheck.schemas.sources`),
-with their CEL rules. Each problem is one error at the field that is wrong:
+with their CEL rules. A custom resource is judged as the API server judges
+it: non-nullable nulls pruned and defaults applied first
+(:mod:`krmcheck.schemas.defaults`). Each problem is one error at the field that is wrong:
 a value of the wrong type, a value outside the allowed set, a missing
 required field (reported at the object that lacks it). In strict mode
 (``--strict``) fields the schema does not know are errors too, reported at
@@ -26,7 +28,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from krmcheck.results import Finding, Result, RootReport
-from krmcheck.schemas import builtin, crds, lists, rules
+from krmcheck.schemas import builtin, crds, defaults, lists, rules
 from krmcheck.schemas.locations import LocationError
 from krmcheck.schemas.sources import BUILTIN, Checker, SchemaSettings, Sources, sources_for
 from krmcheck.tree.node import Mapping
@@ -56,7 +58,9 @@ def validate(items: Sequence[Mapping], options: ValidatorOptions) -> list[Result
         if checker is None:
             skipped.setdefault((ref.apiVersion, ref.kind), []).append(item)
             continue
-        data = item.to_data()
+        data = item.to_data()  # a copy: pruning and defaulting change it
+        if checker.structural is not None:
+            defaults.prepare(checker.structural, data)
         results.extend(_check(item, data, checker, version))
         results.extend(_map_lists(item, data, checker))
         if checker.source == BUILTIN:

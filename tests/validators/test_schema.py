@@ -4,6 +4,7 @@ import pytest
 
 from krmcheck.results import ResourceRef, Result
 from krmcheck.tree.load import load_documents
+from krmcheck.tree.node import Mapping
 from krmcheck.validators import VALIDATORS, ValidatorOptions
 from krmcheck.validators import schema
 
@@ -213,3 +214,61 @@ def test_unknown_version_lists_bundled_versions(spelling: str) -> None:
         run(deployment(), kubernetes_version=spelling)
     assert repr(spelling) in str(info.value)
     assert ", ".join(schema.bundled_versions()) in str(info.value)
+
+
+# --- custom resources, judged after pruning and defaulting ---------------------------------------
+
+CRD = """\
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: collectors.example.com}
+spec:
+  group: example.com
+  names: {kind: Collector, plural: collectors}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        required: [spec]
+        properties:
+          spec:
+            type: object
+            required: [managementState]
+            properties:
+              managementState: {type: string, default: managed, enum: [managed, unmanaged]}
+              global: {type: object, properties: {debug: {type: boolean}}}
+              config:
+                type: object
+                properties:
+                  processors: {type: object, x-kubernetes-preserve-unknown-fields: true}
+              note: {type: string, nullable: true}
+              values: {type: object, x-kubernetes-preserve-unknown-fields: true}
+---
+"""
+
+
+def collector(spec: str) -> str:
+    return CRD + f"apiVersion: example.com/v1\nkind: Collector\nmetadata: {{name: c}}\n{spec}"
+
+
+def test_a_required_field_with_a_default_is_not_missing() -> None:
+    items = [d for d in load_documents(collector("spec:\n  global: {debug: true}\n"), "app/collector.yaml")
+             if isinstance(d, Mapping)]
+    assert schema.validate(items, ValidatorOptions()) == []
+    spec = items[1].mapping("spec")
+    assert spec is not None and spec.get("managementState") is None  # the resource itself is not defaulted
+
+
+def test_non_nullable_nulls_are_pruned_and_defaulted_before_validation() -> None:
+    text = collector("spec:\n  managementState: null\n  global: null\n  config: {processors: null}\n"
+                     "  note: null\n")
+    assert run(text) == []
+
+
+def test_a_null_pruned_from_a_required_field_is_missing() -> None:
+    [result] = run(collector("spec: null\n"))
+    assert (result.field_path, result.message) == ("", "missing required field 'spec'")
