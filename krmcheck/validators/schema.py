@@ -8,11 +8,12 @@ server's allowed-values rules that those schemas lack
 then the schema locations, then the cache (:mod:`krmcheck.schemas.sources`),
 with their CEL rules. A custom resource is judged as the API server judges
 it: non-nullable nulls pruned and defaults applied first
-(:mod:`krmcheck.schemas.defaults`). Each problem is one error at the field that is wrong:
-a value of the wrong type, a value outside the allowed set, a missing
-required field (reported at the object that lacks it). In strict mode
-(``--strict``) fields the schema does not know are errors too, reported at
-the unknown field. Kinds no source covers are not checked; one info result
+(:mod:`krmcheck.schemas.defaults`). Each problem is one error at the field
+that is wrong: a value of the wrong type, a value outside the allowed set, a
+missing required field (reported at the object that lacks it). A field the
+schema does not know, which ``kubectl apply`` refuses, is a warning at that
+field (info for a catalog's schema, which may predate the CRD installed),
+an error in strict mode (``--strict``). Kinds no source covers are not checked; one info result
 per apiVersion and kind says so, with the id ``schema-missing`` (a run
 reports each kind once, with how many resources and roots it has). A
 Secret's values are never quoted: the message says what kind of value is
@@ -30,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 from krmcheck.results import Finding, Result, RootReport
 from krmcheck.schemas import builtin, crds, defaults, lists, rules
 from krmcheck.schemas.locations import LocationError
-from krmcheck.schemas.sources import BUILTIN, Checker, SchemaSettings, Sources, sources_for
+from krmcheck.schemas.sources import BUILTIN, CACHE, LOCATION, Checker, SchemaSettings, Sources, sources_for
 from krmcheck.tree.node import Mapping
 from krmcheck.validators import ValidatorOptions, field_path, make_result, resource_ref
 
@@ -60,8 +61,8 @@ def validate(items: Sequence[Mapping], options: ValidatorOptions) -> list[Result
             continue
         data = item.to_data()  # a copy: pruning and defaulting change it
         if checker.structural is not None:
-            defaults.prepare(checker.structural, data)
-        results.extend(_check(item, data, checker, version))
+            defaults.prepare(checker.structural, data, checker.prunes)
+        results.extend(_check(item, data, checker, version, options.strict))
         results.extend(_map_lists(item, data, checker))
         if checker.source == BUILTIN:
             results.extend(_field_rules(item, ref.apiVersion, ref.kind, version))
@@ -134,7 +135,7 @@ def _find(sources: Sources, api_version: str, kind: str, results: list[Result]) 
 
 # -- checking -----------------------------------------------------------------
 
-def _check(item: Mapping, data: Any, checker: Checker, version: str) -> list[Result]:
+def _check(item: Mapping, data: Any, checker: Checker, version: str, strict: bool) -> list[Result]:
     if checker.valid(data):
         return []
     # The full validator is the authority: if it finds nothing, the item is valid.
@@ -146,12 +147,24 @@ def _check(item: Mapping, data: Any, checker: Checker, version: str) -> list[Res
     secret = item.value("kind") == "Secret"
     errors = sorted(checker.full.iter_errors(data), key=lambda e: _sort_key(e.absolute_path))
     for error in errors:
+        severity = _unknown_field_severity(checker, strict) if error.validator == "additionalProperties" else "error"
         for path, message in _describe(error, secret):
             if (path, message) not in seen:
                 seen.add((path, message))
-                results.append(make_result(id, item, message, path, rule=str(error.validator),
-                                           extra_tags=tags))
+                results.append(make_result(id, item, message, path, severity=severity,
+                                           rule=str(error.validator), extra_tags=tags))
     return results
+
+
+def _unknown_field_severity(checker: Checker, strict: bool) -> str:
+    """kubectl refuses an unknown field (strict field validation, its
+    default) and the API server itself drops it: a warning, an error with
+    ``--strict``. A schema location's or the cache's catalog is a snapshot
+    of some release of the CRD, often older than the one installed, whose
+    new fields it does not know: info there."""
+    if strict:
+        return "error"
+    return "info" if checker.source in (LOCATION, CACHE) else "warning"
 
 
 def _map_lists(item: Mapping, data: Any, checker: Checker) -> list[Result]:

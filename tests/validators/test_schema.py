@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from krmcheck.results import ResourceRef, Result
@@ -7,6 +9,7 @@ from krmcheck.tree.load import load_documents
 from krmcheck.tree.node import Mapping
 from krmcheck.validators import VALIDATORS, ValidatorOptions
 from krmcheck.validators import schema
+from tests.checkrun import check, write
 
 DEPLOYMENT = """\
 apiVersion: apps/v1
@@ -113,13 +116,16 @@ def test_keys_with_dots_and_slashes_are_bracketed_in_the_path() -> None:
     assert result.message == 'metadata.labels["app.kubernetes.io/version"]: 1 is not of type \'string\''
 
 
-def test_unknown_fields_pass_unless_strict() -> None:
+def test_unknown_fields_are_warnings_and_errors_when_strict() -> None:
     text = deployment(extra="colour: blue")
-    assert run(text) == []
+    [warning] = run(text)
+    assert warning.severity == "warning"
+    assert warning.field_path == "spec.template.spec.containers[0].ports[0].colour"
+    assert warning.message == "spec.template.spec.containers[0].ports[0].colour: unknown field"
+    assert ("rule", "additionalProperties") in warning.tags
     [result] = run(text, strict=True)
-    assert result.field_path == "spec.template.spec.containers[0].ports[0].colour"
-    assert result.message == "spec.template.spec.containers[0].ports[0].colour: unknown field"
-    assert ("rule", "additionalProperties") in result.tags
+    assert result.severity == "error"
+    assert result.message == warning.message
 
 
 def test_kinds_without_schema_get_one_info_result_per_kind() -> None:
@@ -216,6 +222,29 @@ def test_unknown_version_lists_bundled_versions(spelling: str) -> None:
     assert ", ".join(schema.bundled_versions()) in str(info.value)
 
 
+# --- unknown fields ------------------------------------------------------------------------
+
+def test_a_probe_indented_into_the_pod_spec_is_a_warning_at_its_line(tmp_path: Path) -> None:
+    text = deployment().replace("        ports:\n        - containerPort: 80\n",
+                                "      readinessProbe:\n        httpGet: {path: /, port: 80}\n")
+    write(tmp_path, "app/kustomization.yaml", "resources: [deploy.yaml]\n")
+    write(tmp_path, "app/deploy.yaml", text)
+    run_report = check(tmp_path, "app")
+    assert run_report.code == 0
+    assert [(d["line"], d["col"], d["severity"], d["message"]) for d in run_report.report["defects"]] == [
+        (19, 7, "warning", "spec.template.spec.readinessProbe: unknown field")]
+
+
+@pytest.mark.parametrize("config", ["strict: true\n", "validators:\n  schema: {strict: true}\n"])
+def test_the_configuration_makes_unknown_fields_errors(tmp_path: Path, config: str) -> None:
+    write(tmp_path, "app/kustomization.yaml", "resources: [deploy.yaml]\n")
+    write(tmp_path, "app/deploy.yaml", deployment(extra="colour: blue"))
+    assert check(tmp_path, "app").located("warning") == [("app/deploy.yaml", 21, "schema")]
+    write(tmp_path, ".krmcheck.yaml", config)
+    strict = check(tmp_path, "app")
+    assert strict.code == 1 and strict.located("error") == [("app/deploy.yaml", 21, "schema")]
+
+
 # --- custom resources, judged after pruning and defaulting ---------------------------------------
 
 CRD = """\
@@ -272,3 +301,13 @@ def test_non_nullable_nulls_are_pruned_and_defaulted_before_validation() -> None
 def test_a_null_pruned_from_a_required_field_is_missing() -> None:
     [result] = run(collector("spec: null\n"))
     assert (result.field_path, result.message) == ("", "missing required field 'spec'")
+
+
+def test_unknown_fields_of_a_custom_resource_are_warnings() -> None:
+    text = collector("spec:\n  values: {any: thing}\n  global: {debug: true, verbose: true}\n  colour: blue\n")
+    results = run(text)
+    assert [(r.severity, r.field_path, r.message) for r in results] == [
+        ("warning", "spec.colour", "spec.colour: unknown field"),
+        ("warning", "spec.global.verbose", "spec.global.verbose: unknown field"),
+    ]
+    assert [r.severity for r in run(text, strict=True)] == ["error", "error"]
