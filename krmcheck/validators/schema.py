@@ -67,6 +67,7 @@ def validate(items: Sequence[Mapping], options: ValidatorOptions) -> list[Result
         if checker.source == BUILTIN:
             results.extend(_field_rules(item, ref.apiVersion, ref.kind, version))
         elif checker.structural is not None:
+            results.extend(_embedded_metadata(item, data, checker))
             results.extend(_cel(item, data, checker, unjudged))
     results.extend(_skipped_result(kind_items, version) for kind_items in skipped.values())
     results.extend(_unjudged_result(item, rules) for item, rules in unjudged.values())
@@ -175,6 +176,28 @@ def _map_lists(item: Mapping, data: Any, checker: Checker) -> list[Result]:
     tags = (("schema-source", checker.source),)
     return [make_result(id, item, f"{field_path(path)}: {message}", field_path(path),
                         rule="list-map-keys", extra_tags=tags) for path, message in found]
+
+
+def _embedded_metadata(item: Mapping, data: Any, checker: Checker) -> list[Result]:
+    """The metadata of embedded resources (``x-kubernetes-embedded-resource``),
+    which the API server validates as ObjectMeta: names, label and annotation keys."""
+    assert checker.structural is not None
+    from krmcheck.schemas import embedded
+
+    if not embedded.has_embedded(checker.structural):
+        return []
+    from krmcheck.tree import fieldpath
+    from krmcheck.validators import metadata
+
+    tags = (("schema-source", checker.source),)
+    results = []
+    for at in embedded.resources(checker.structural, data):
+        steps = fieldpath.from_parts([*at, "metadata"])
+        node, depth = fieldpath.walk(item, steps)
+        if depth == len(steps) and isinstance(node, Mapping):  # a defaulted one has no node, nor labels
+            results += [make_result(id, item, message, path, rule=f"embedded-{rule}", extra_tags=tags)
+                        for path, message, rule in metadata.embedded_problems(node, (*at, "metadata"))]
+    return results
 
 
 def _cel(item: Mapping, data: Any, checker: Checker,

@@ -311,3 +311,19 @@ def test_unknown_fields_of_a_custom_resource_are_warnings() -> None:
         ("warning", "spec.global.verbose", "spec.global.verbose: unknown field"),
     ]
     assert [r.severity for r in run(text, strict=True)] == ["error", "error"]
+
+
+def test_the_metadata_of_an_embedded_resource_is_validated_as_object_meta() -> None:
+    crd = CRD.replace("              values: {type: object, x-kubernetes-preserve-unknown-fields: true}\n",
+                      "              values: {type: object, x-kubernetes-preserve-unknown-fields: true}\n"
+                      "              template: {type: object, x-kubernetes-embedded-resource: true,"
+                      " x-kubernetes-preserve-unknown-fields: true}\n")
+    text = crd + ("apiVersion: example.com/v1\nkind: Collector\nmetadata: {name: c}\nspec:\n  template:\n"
+                  "    apiVersion: v1\n    kind: ConfigMap\n    metadata:\n      name: a/b\n"
+                  "      labels: {app: web server, ok: yes-it-is}\n      lables: {}\n")
+    assert [(r.severity, r.message) for r in run(text)] == [
+        ("warning", "spec.template.metadata.lables: unknown field"),
+        ("error", "spec.template.metadata.name: 'a/b' is not a valid name: may not contain '/' or '%'"),
+        ("error", "spec.template.metadata.labels.app: 'web server' is not a valid label value: must be empty "
+                  "or letters, digits, '-', '_' and '.', starting and ending with a letter or digit"),
+    ]
