@@ -2,7 +2,8 @@
 evaluated on every custom resource as the API server does on create.
 
 For each rule, ``self`` is the value at the schema node that carries it,
-after the schema's ``default`` values have been applied; property names
+after non-nullable nulls have been pruned and the schema's ``default``
+values applied (:mod:`krmcheck.schemas.defaults`); property names
 are escaped as the API server escapes them (``namespace`` is
 ``__namespace__``, ``a-b`` is ``a__dash__b``), ``number`` fields are
 doubles. A rule that is false is a violation with its ``message`` (or its
@@ -20,7 +21,6 @@ reported as not judged.
 
 from __future__ import annotations
 
-import copy
 import functools
 import re
 from typing import Any, NamedTuple
@@ -114,11 +114,13 @@ def has_rules(schema: Schema) -> bool:
 
 
 def evaluate(schema: Schema, data: Any) -> Outcome:
-    """Every CEL rule of ``schema`` on ``data`` (a whole custom resource)."""
+    """Every CEL rule of ``schema`` on ``data`` (a whole custom resource, as
+    :func:`krmcheck.schemas.defaults.prepare` made it: nulls pruned, defaults
+    applied)."""
     outcome = Outcome([], [])
     if not has_rules(schema):
         return outcome
-    _walk(schema, defaulted(schema, data), (), outcome)
+    _walk(schema, data, (), outcome)
     return outcome
 
 
@@ -221,38 +223,6 @@ def to_cel(schema: Any, value: Any) -> Any:
     if schema.get("type") == "number" and isinstance(value, int) and not isinstance(value, bool):
         return float(value)
     return value
-
-
-def defaulted(schema: Schema, data: Any) -> Any:
-    """``data`` with the schema's defaults filled in where fields are missing."""
-    if not _has_defaults(schema):
-        return data
-    out = copy.deepcopy(data)
-    _fill(schema, out)
-    return out
-
-
-def _fill(schema: Any, value: Any) -> None:
-    if not isinstance(schema, dict):
-        return
-    if isinstance(value, dict):
-        for key, sub in (schema.get("properties") or {}).items():
-            if key not in value and isinstance(sub, dict) and "default" in sub:
-                value[key] = copy.deepcopy(sub["default"])
-            if key in value:
-                _fill(sub, value[key])
-    elif isinstance(value, list):
-        for item in value:
-            _fill(schema.get("items"), item)
-
-
-def _has_defaults(schema: Any) -> bool:
-    if not isinstance(schema, dict):
-        return False
-    if "default" in schema:
-        return True
-    return any(_has_defaults(s) for s in (schema.get("properties") or {}).values()) or _has_defaults(
-        schema.get("items"))
 
 
 # --- fieldPath ---------------------------------------------------------------------------

@@ -3,24 +3,52 @@
 
 A CRD's schema is an OpenAPI v3.0 "structural schema": close to JSON Schema
 draft 4 (``exclusiveMinimum`` is a boolean), with Kubernetes extensions
-that change what a value may be. Converted here:
+that change what a value may be. Converted as the apiextensions API server
+reads them (``pkg/apiserver/schema``: pruning, objectmeta, defaulting):
 
-- ``nullable: true``: ``null`` is allowed too;
-- ``x-kubernetes-int-or-string``: an integer or a string;
-- ``x-kubernetes-preserve-unknown-fields``: any field is allowed;
-- ``x-kubernetes-embedded-resource``: an object with apiVersion, kind and
-  metadata, which the API server requires;
+- ``nullable: true``: ``null`` is allowed too (a ``null`` elsewhere is
+  pruned before validation: :mod:`krmcheck.schemas.defaults`);
+- ``x-kubernetes-int-or-string``: the type is "integer or string", whatever
+  ``anyOf``/``allOf`` the node also has (the server sets the type so);
+- ``x-kubernetes-embedded-resource``: ``apiVersion`` and ``kind`` are
+  required, non-empty strings (``kind`` a DNS-1035 label but for case, the
+  ``apiVersion`` at most one ``/``), and ``metadata`` is an ObjectMeta,
+  whatever the node's own ``required`` says;
+- the root is a resource too: it always knows ``apiVersion``, ``kind`` and
+  ``metadata``, which is an ObjectMeta plus what the CRD says of it;
 - ``x-kubernetes-list-type: set``: items are unique (``map``, unique by
-  ``x-kubernetes-list-map-keys``, is checked by :mod:`krmcheck.schemas.lists`);
-- the root always knows ``apiVersion``, ``kind`` and ``metadata``.
+  ``x-kubernetes-list-map-keys``, is checked by :mod:`krmcheck.schemas.lists`).
+
+Unknown fields. The server prunes a field its schema does not know, and
+``kubectl apply`` (strict field validation, its default) refuses the object
+instead. The converted schema closes (``additionalProperties: false``) every
+object the server prunes: one with ``properties`` (and, in a CRD, a bare
+``type: object``), unless it sets ``x-kubernetes-preserve-unknown-fields``,
+is the item of a list that does (the server keeps those items' unknown
+fields too), or has a schema for ``additionalProperties``. ``apiVersion``,
+``kind`` and ``metadata`` of a resource are never pruned by the CRD's
+schema (metadata is decoded as an ObjectMeta: its own unknown fields are
+unknown), nor is anything under ``allOf``/``anyOf``/``oneOf``/``not``, which
+the server's pruning does not read. The schema validator reports what a
+closed object rejects as unknown fields (a warning, an error with
+``--strict``). A CRD whose ``spec.preserveUnknownFields`` is true (the
+v1beta1 default) prunes nothing.
+
+Schemas from a location or the cache (the CRDs-catalog) were converted from
+CRDs by a script that writes ``additionalProperties: false`` on every
+object with properties but the root, regardless of
+``x-kubernetes-preserve-unknown-fields`` and embedded resources: that
+``false`` is not trusted (nor is it in a CRD: structural schemas never
+close an object so), the same rules close them, and a bare ``type: object``
+stays open (a location may serve schemas not made from a CRD, and the CRD's
+``preserveUnknownFields`` is lost).
 
 ``default`` and ``x-kubernetes-validations`` (CEL rules) are kept in the
-original schema, which the CEL evaluation walks; a ``pattern`` Python's
-``re`` would read differently from Go's RE2 is left out; ``format`` is not asserted
-(the API server validates few formats, and differently from JSON Schema).
-With ``strict``, objects that do not preserve unknown fields reject them, as
-the API server's strict field validation does; without it, unknown fields
-pass even where a schema (converted for kubeconform) closes the object.
+original schema, which defaulting and the CEL evaluation walk; the converted
+schema has no ``default`` (fastjsonschema would fill it into the checked
+data). A ``pattern`` Python's ``re`` would read differently from Go's RE2 is
+left out; ``format`` is not asserted (the API server validates few formats,
+and differently from JSON Schema).
 """
 
 from __future__ import annotations
@@ -40,7 +68,6 @@ CRD_GROUP = "apiextensions.k8s.io"
 _PLAIN = ("type", "required", "enum", "minimum", "maximum", "exclusiveMinimum",
           "exclusiveMaximum", "minLength", "maxLength", "minItems", "maxItems", "uniqueItems",
           "minProperties", "maxProperties", "multipleOf")
-_ONE = ("items", "not")
 _MANY = ("allOf", "anyOf", "oneOf")
 
 
@@ -51,6 +78,7 @@ class Served(NamedTuple):
     version: str
     kind: str
     schema: Schema  # the openAPIV3Schema, as written (defaults and CEL rules included)
+    prunes: bool = True  # unknown fields and nulls are pruned (not spec.preserveUnknownFields)
 
     @property
     def api_version(self) -> str:
@@ -72,15 +100,18 @@ def served(doc: dict[str, Any]) -> Iterator[Served]:
     if not isinstance(group, str) or not isinstance(kind, str):
         return
     shared = _schema_of(spec.get("validation"))  # apiextensions v1beta1: one schema for all
+    # v1beta1 CRDs keep unknown fields unless they say otherwise (v1 forbids keeping them)
+    keeps = spec.get("preserveUnknownFields")
+    prunes = keeps is False or (keeps is None and not str(doc.get("apiVersion")).endswith("/v1beta1"))
     versions = spec.get("versions")
     if isinstance(versions, list) and versions:
         for v in versions:
             if isinstance(v, dict) and v.get("served", True) is not False and isinstance(v.get("name"), str):
                 schema = _schema_of(v.get("schema")) or shared
                 if schema is not None:
-                    yield Served(group, v["name"], kind, schema)
+                    yield Served(group, v["name"], kind, schema, prunes)
     elif isinstance(spec.get("version"), str) and shared is not None:
-        yield Served(group, spec["version"], kind, shared)
+        yield Served(group, spec["version"], kind, shared, prunes)
 
 
 def _schema_of(holder: Any) -> Schema | None:
@@ -90,54 +121,100 @@ def _schema_of(holder: Any) -> Schema | None:
     return None
 
 
-def to_json_schema(schema: Schema, strict: bool = False) -> Schema:
-    """The draft 4 JSON schema that checks a custom resource of this schema."""
-    out = _convert(schema, strict)
-    props = out.setdefault("properties", {})
-    for name, kind in (("apiVersion", "string"), ("kind", "string"), ("metadata", "object")):
-        props.setdefault(name, {"type": kind})
+class ObjectMeta(NamedTuple):
+    """The JSON schema of ObjectMeta as a ``$ref`` into ``defs``, which the
+    converted schema carries under ``$defs``."""
+
+    ref: Schema
+    defs: Schema
+
+
+# How a node's objects are pruned of unknown fields (pruning/algorithm.go):
+_PRUNE = "prune"  # unknown fields are dropped: the object is closed
+_KEEP = "keep"  # kept (x-kubernetes-preserve-unknown-fields, and the items of such a list)
+_OPEN = "open"  # not read by pruning at all: metadata, allOf/anyOf/oneOf/not
+# an embedded resource's apiVersion is what ParseGroupVersion accepts, its
+# kind a DNS-1035 label but for case (objectmeta/validation.go)
+_EMBEDDED_TYPE_META: dict[str, Schema] = {
+    "apiVersion": {"minLength": 1, "pattern": r"^[^/]*(/[^/]*)?$"},
+    "kind": {"minLength": 1, "maxLength": 63, "pattern": r"^[A-Za-z]([-A-Za-z0-9]*[A-Za-z0-9])?$"},
+}
+
+
+class _Context(NamedTuple):
+    crd: bool  # a CRD's own schema (not a catalog's conversion of one)
+    prunes: bool  # False: the CRD keeps unknown fields (spec.preserveUnknownFields)
+    meta: ObjectMeta | None
+
+
+def to_json_schema(schema: Schema, meta: ObjectMeta | None = None, crd: bool = True,
+                   prunes: bool = True) -> Schema:
+    """The draft 4 JSON schema that checks a custom resource of this schema.
+
+    ``crd``: the schema is a CRD's (a bare ``type: object`` is closed too);
+    ``prunes``: the CRD prunes unknown fields (not ``preserveUnknownFields``);
+    ``meta``: the ObjectMeta schema for the root's and embedded resources'
+    ``metadata`` (else only an object)."""
+    context = _Context(crd, prunes, meta)
+    out = _convert(schema if isinstance(schema, dict) else {}, context, _PRUNE, resource=True)
+    if meta is not None:
+        out["$defs"] = meta.defs
     out["$schema"] = "http://json-schema.org/draft-04/schema#"
     return out
 
 
-def _convert(schema: Any, strict: bool) -> Schema:
+def _convert(schema: Any, context: _Context, mode: str, resource: bool = False) -> Schema:
     if not isinstance(schema, dict):
         return {}
     out: Schema = {k: schema[k] for k in _PLAIN if k in schema}
     if isinstance(schema.get("pattern"), str) and python_regex(schema["pattern"]):
         out["pattern"] = schema["pattern"]
-    if "properties" in schema and isinstance(schema["properties"], dict):
-        out["properties"] = {k: _convert(v, strict) for k, v in schema["properties"].items()}
+    embedded = resource or schema.get("x-kubernetes-embedded-resource") is True
+    keeps = mode == _KEEP or schema.get("x-kubernetes-preserve-unknown-fields") is True
+    inner = _OPEN if mode == _OPEN else _PRUNE  # known fields are pruned even where unknown ones are kept
+    if isinstance(schema.get("properties"), dict):
+        out["properties"] = {k: _convert(v, context, _OPEN if embedded and k == "metadata" else inner)
+                             for k, v in schema["properties"].items()}
     extra = schema.get("additionalProperties")
     if isinstance(extra, dict):
-        out["additionalProperties"] = _convert(extra, strict)
-    elif extra is False and strict:
-        # catalogs converted for kubeconform close every object; unknown
-        # fields are an error only in strict mode, as for built-in kinds
-        out["additionalProperties"] = False
-    for key in _ONE:
-        if isinstance(schema.get(key), dict):
-            out[key] = _convert(schema[key], strict)
+        out["additionalProperties"] = _convert(extra, context, inner)
+    if isinstance(schema.get("items"), dict):
+        out["items"] = _convert(schema["items"], context, _OPEN if mode == _OPEN else _KEEP if keeps else _PRUNE)
+    if isinstance(schema.get("not"), dict):
+        out["not"] = _convert(schema["not"], context, _OPEN)
     for key in _MANY:
         if isinstance(schema.get(key), list):
-            out[key] = [_convert(s, strict) for s in schema[key]]
+            out[key] = [_convert(s, context, _OPEN) for s in schema[key]]
     if schema.get("x-kubernetes-int-or-string"):
-        out.pop("type", None)
-        out.setdefault("anyOf", [{"type": "integer"}, {"type": "string"}])
-    if schema.get("x-kubernetes-embedded-resource"):
-        out.setdefault("required", ["apiVersion", "kind"])
-        props = out.setdefault("properties", {})
-        for name, kind in (("apiVersion", "string"), ("kind", "string"), ("metadata", "object")):
-            props.setdefault(name, {"type": kind})
+        out["type"] = ["integer", "string"]
+    if embedded:
+        _resource_fields(out, context, nested=not resource)
     if schema.get("x-kubernetes-list-type") == "set":
         out["uniqueItems"] = True
-    open_object = schema.get("x-kubernetes-preserve-unknown-fields") is True
-    if (strict and out.get("type") == "object" and not open_object
-            and "properties" in out and "additionalProperties" not in out):
-        out["additionalProperties"] = False
+    if context.prunes and mode == _PRUNE and not keeps and not isinstance(extra, dict) and extra is not True:
+        if "properties" in out or embedded or (context.crd and schema.get("type") == "object"):
+            out.setdefault("properties", {})
+            out["additionalProperties"] = False
     if schema.get("nullable") is True:
         _allow_null(out)
     return out
+
+
+def _resource_fields(out: Schema, context: _Context, nested: bool) -> None:
+    """apiVersion, kind and metadata of the root or of an embedded resource
+    (objectmeta/validation.go: an embedded resource needs apiVersion and kind)."""
+    props = out.setdefault("properties", {})
+    for name in ("apiVersion", "kind"):
+        own = props.get(name) or {"type": "string"}
+        if nested:  # the root's apiVersion and kind chose this schema
+            own = {**_EMBEDDED_TYPE_META[name], **own}
+        props[name] = own
+    written = props.get("metadata") or {"type": "object"}
+    props["metadata"] = {"allOf": [context.meta.ref, written]} if context.meta is not None else written
+    if nested:
+        written_required = out.get("required")
+        required: list[Any] = written_required if isinstance(written_required, list) else []
+        out["required"] = required + [n for n in ("apiVersion", "kind") if n not in required]
 
 
 @functools.lru_cache(maxsize=4096)

@@ -67,6 +67,7 @@ class Checker:
     make_fast: Callable[[], Callable[[Any], Any]]  # raises JsonSchemaException when invalid
     make_full: Callable[[], jsonschema.protocols.Validator]
     structural: dict[str, Any] | None = None  # a custom kind's schema as written: defaults, CEL rules
+    prunes: bool = True  # a custom kind's nulls are pruned (not a CRD with spec.preserveUnknownFields)
     # the schema as written and how to follow its $ref (for x-kubernetes-list-map-keys)
     written: dict[str, Any] | None = None
     resolve: Callable[[dict[str, Any]], dict[str, Any]] | None = None
@@ -121,8 +122,11 @@ class Sources:
         self._own = list(own)
         self._found: dict[tuple[str, str], Checker | None] = {}
         self._reads: dict[tuple[str, str], journal.Reads] = {}  # what finding each read
-        self._repository: dict[tuple[str, str], tuple[crds.Served, str]] = {}
-        self._unread: list[tuple[str, str, frozenset[str]]] | None = None  # CRD files not parsed yet, with the words after "kind"
+        # (served version, where, rank): of several CRDs of a kind, the first
+        # rendered one, else the first file in path order, however lazily parsed
+        self._repository: dict[tuple[str, str], tuple[crds.Served, str, int]] = {}
+        # CRD files not parsed yet, with their rank and the words after "kind"
+        self._unread: list[tuple[str, str, int, frozenset[str]]] | None = None
         self._rendered_read = False
         self._run = _RUN[0]
 
@@ -157,17 +161,17 @@ class Sources:
                     doc = data()
                     for served in (crds.served(doc) if crds.is_crd(doc) else ()):
                         if served.api_version == api_version:
-                            return _crd_checker(served, where, self.settings.strict)
+                            return _crd_checker(served, where, self.settings.version)
             return inherited
-        found = _builtin_checker(self.settings.version, self.settings.strict, api_version, kind)
+        found = _builtin_checker(self.settings.version, api_version, kind)
         if found is not None:
             return found
         repository = self._scan(kind).get((api_version, kind))
         if repository is not None:
-            return _crd_checker(repository[0], repository[1], self.settings.strict)
+            return _crd_checker(repository[0], repository[1], self.settings.version)
         return self._from_locations(api_version, kind)
 
-    def _scan(self, kind: str) -> dict[tuple[str, str], tuple[crds.Served, str]]:
+    def _scan(self, kind: str) -> dict[tuple[str, str], tuple[crds.Served, str, int]]:
         """The repository's CRDs, with every file that may define ``kind``
         parsed: CRD files are large, so each is parsed only once a kind it
         names is looked up (its text has ``kind`` then the kind's name)."""
@@ -175,25 +179,28 @@ class Sources:
             return self._parent._scan(kind)
         if not self._rendered_read:
             self._rendered_read = True
-            for text, where in self.settings.rendered_crds:
-                self._index(json.loads(text), where)
+            for rank, (text, where) in enumerate(self.settings.rendered_crds):
+                self._index(json.loads(text), where, rank)
         if self._unread is None:  # each file read once for the words that follow "kind"
-            self._unread = [(path, display, frozenset(_KIND_NAMED.findall(_text(Path(path)))))
-                            for path, display in self.settings.crd_files]
+            first = len(self.settings.rendered_crds)
+            self._unread = [(path, display, first + i, frozenset(_KIND_NAMED.findall(_text(Path(path)))))
+                            for i, (path, display) in enumerate(self.settings.crd_files)]
         still = []
-        for path, display, named in self._unread:
+        for path, display, rank, named in self._unread:
             if kind in named:
                 for doc in _documents(_text(Path(path)), display):
-                    self._index(doc, display)
+                    self._index(doc, display, rank)
             else:
-                still.append((path, display, named))
+                still.append((path, display, rank, named))
         self._unread = still
         return self._repository
 
-    def _index(self, doc: Any, where: str) -> None:
+    def _index(self, doc: Any, where: str, rank: int) -> None:
         if crds.is_crd(doc):
             for s in crds.served(doc):
-                self._repository.setdefault((s.api_version, s.kind), (s, where))
+                known = self._repository.get((s.api_version, s.kind))
+                if known is None or rank < known[2]:
+                    self._repository[(s.api_version, s.kind)] = (s, where, rank)
 
     def _from_locations(self, api_version: str, kind: str) -> Checker | None:
         s = self.settings
@@ -201,11 +208,11 @@ class Sources:
             found = locations.lookup(where, api_version, kind, s.version, s.strict,
                                      Path(s.cache_dir) if s.cache_dir else None, s.network)
             if found is not None:
-                return _json_checker(found[0], LOCATION, found[1], s.strict)
+                return _json_checker(found[0], LOCATION, found[1], s.version)
         if s.cache_dir:
             pulled = locations.from_pulled(Path(s.cache_dir), api_version, kind)
             if pulled is not None:
-                return _json_checker(pulled[0], CACHE, pulled[1], s.strict)
+                return _json_checker(pulled[0], CACHE, pulled[1], s.version)
         return None
 
 
@@ -239,15 +246,32 @@ def _documents(text: str, path: str) -> list[Any]:
 
 # --- compiling -------------------------------------------------------------------------
 
-def _crd_checker(served: crds.Served, where: str, strict: bool) -> Checker:
-    return _json_checker(served.schema, REPOSITORY, where, strict)
+def _crd_checker(served: crds.Served, where: str, version: str) -> Checker:
+    return _json_checker(served.schema, REPOSITORY, where, version, served.prunes)
 
 
-def _json_checker(schema: dict[str, Any], source: str, where: str, strict: bool) -> Checker:
+def _json_checker(schema: dict[str, Any], source: str, where: str, version: str,
+                  prunes: bool = True) -> Checker:
     """A checker for an OpenAPI v3 structural schema, or for a JSON schema a
-    location serves (also read as one: they are converted from CRDs)."""
-    document = crds.to_json_schema(schema, strict)
-    return Checker(source, where, lambda: _compile(document), lambda: _draft4(document), schema, schema)
+    location serves (also read as one: they are converted from CRDs, see
+    :mod:`krmcheck.schemas.crds` for what is trusted of them)."""
+    document = crds.to_json_schema(schema, object_meta(version), crd=source == REPOSITORY, prunes=prunes)
+    return Checker(source, where, lambda: _compile(document), lambda: _draft4(document),
+                   structural=schema, prunes=prunes, written=schema)
+
+
+_OBJECT_META = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
+
+
+@functools.cache
+def object_meta(version: str) -> crds.ObjectMeta | None:
+    """ObjectMeta of the built-in schemas, closed: the API server decodes a
+    custom resource's metadata into it, strictly."""
+    if not version:
+        return None
+    bundled = _bundle({"$ref": f"#/$defs/{_OBJECT_META}"}, builtin.definitions(version))
+    defs = bundled.pop("$defs")
+    return crds.ObjectMeta(bundled, defs)
 
 
 def _draft4(document: dict[str, Any]) -> jsonschema.protocols.Validator:
@@ -275,32 +299,39 @@ def _compile(document: dict[str, Any]) -> Callable[[Any], Any]:
 
 
 @functools.cache
-def _builtin_checker(version: str, strict: bool, api_version: str, kind: str) -> Checker | None:
-    schema = builtin.kind_schema(version, strict, api_version, kind)
+def _builtin_checker(version: str, api_version: str, kind: str) -> Checker | None:
+    """A built-in kind's checker. Its objects are closed (as the packaged
+    ``-strict`` schemas close them): what they reject are unknown fields,
+    which the schema validator grades."""
+    schema = builtin.kind_schema(version, False, api_version, kind)
     if schema is None:
         return None
-    definitions = builtin.definitions(version, strict)
+    definitions = builtin.definitions(version)
+    bundled: list[dict[str, Any]] = []
+
+    def bundle() -> dict[str, Any]:
+        if not bundled:
+            bundled.append(_bundle(schema, definitions))
+        return bundled[0]
 
     def fast() -> Callable[[Any], Any]:
         import fastjsonschema
 
         # Formats are not asserted (the API server accepts "int32" and friends as plain numbers).
-        compiled: Callable[[Any], Any] = fastjsonschema.compile(_bundle(schema, definitions), use_formats=False)
+        compiled: Callable[[Any], Any] = fastjsonschema.compile(bundle(), use_formats=False)
         return compiled
 
     def full() -> jsonschema.protocols.Validator:
         import jsonschema
-        from referencing import Registry, Resource
 
-        registry: Registry[Any] = Registry().with_resource(definitions["$id"], Resource.from_contents(definitions))
-        return jsonschema.Draft202012Validator(schema, registry=registry)
+        return jsonschema.Draft202012Validator(bundle())
     defs = definitions["$defs"]
 
     def resolve(node: dict[str, Any]) -> dict[str, Any]:
         while "$ref" in node and node["$ref"].rpartition("/")[2] in defs:
             node = defs[node["$ref"].rpartition("/")[2]]
         return node
-    return Checker(BUILTIN, f"Kubernetes {version}", fast, full, None, schema, resolve)
+    return Checker(BUILTIN, f"Kubernetes {version}", fast, full, written=schema, resolve=resolve)
 
 
 # Keywords whose value maps names to subschemas, lists subschemas, or is one.
@@ -311,7 +342,10 @@ _DROPPED = ("description", "$id", "$schema")
 
 
 def _bundle(schema: dict[str, Any], definitions: dict[str, Any]) -> dict[str, Any]:
-    """One self-contained schema: the kind plus the definitions it reaches, refs made local.
+    """One self-contained schema: the kind plus the definitions it reaches,
+    refs made local, every object with properties closed to other fields
+    (what the packaged ``-strict`` variant differs by, without reading a
+    second copy of the definitions).
 
     fastjsonschema resolves ``$ref`` by fetching URLs; a single document with
     ``#/$defs/...`` pointers needs no resolver and compiles only what is used.
@@ -341,4 +375,6 @@ def _localize(schema: Any, defs: dict[str, Any], used: dict[str, Any]) -> Any:
             out[key] = _localize(value, defs, used)
         elif key not in _DROPPED and not key.startswith("x-"):
             out[key] = value
+    if "properties" in out and "additionalProperties" not in out:
+        out["additionalProperties"] = False
     return out

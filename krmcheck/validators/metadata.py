@@ -102,10 +102,29 @@ def _problems(item: Mapping) -> Iterator[tuple[str, str, str]]:
     if meta is None:
         return
     yield from _name_problems(item, meta)
-    yield from _key_problems(meta, "labels", "label-key", lambda key: key)
-    yield from _label_value_problems(meta)
+    yield from _labels_and_annotations(meta, ("metadata",))
+
+
+def _labels_and_annotations(meta: Mapping, at: tuple[str | int, ...]) -> Iterator[tuple[str, str, str]]:
+    yield from _key_problems(meta, at, "labels", "label-key", lambda key: key)
+    yield from _label_value_problems(meta, at)
     # The API server lowercases annotation keys before checking them.
-    yield from _key_problems(meta, "annotations", "annotation-key", str.lower)
+    yield from _key_problems(meta, at, "annotations", "annotation-key", str.lower)
+
+
+def embedded_problems(meta: Mapping, at: tuple[str | int, ...]) -> Iterator[tuple[str, str, str]]:
+    """(field path, message, rule) for the metadata at ``at`` of a custom
+    resource's embedded resource (``x-kubernetes-embedded-resource``), which
+    the API server checks as ObjectMeta of any kind: the name a path segment,
+    the namespace a DNS-1123 label, labels and annotations as above."""
+    for field, rule in (("name", _path_segment), ("namespace", _dns1123_label)):
+        value = scalar_text(meta.get(field))
+        if value:  # an empty one is no name (the server checks a made-up one) and no namespace
+            why = rule(value)
+            if why:
+                path = field_path([*at, field])
+                yield path, f"{path}: {value!r} is not a valid {field}: {why}", field
+    yield from _labels_and_annotations(meta, at)
 
 
 def _name_problems(item: Mapping, meta: Mapping) -> Iterator[tuple[str, str, str]]:
@@ -127,22 +146,22 @@ def _name_problems(item: Mapping, meta: Mapping) -> Iterator[tuple[str, str, str
                    f"{kind or 'resource'} name: {why}", "generate-name")
 
 
-def _key_problems(meta: Mapping, field: str, rule: str,
+def _key_problems(meta: Mapping, at: tuple[str | int, ...], field: str, rule: str,
                   normalize: Callable[[str], str]) -> Iterator[tuple[str, str, str]]:
     entries = meta.mapping(field)
     for key in entries.items if entries else ():
         why = qualified_name_problem(normalize(key))
         if why:
-            path = field_path(["metadata", field, key])
+            path = field_path([*at, field, key])
             yield path, f"{path}: {key!r} is not a valid {rule.replace('-', ' ')}: {why}", rule
 
 
-def _label_value_problems(meta: Mapping) -> Iterator[tuple[str, str, str]]:
+def _label_value_problems(meta: Mapping, at: tuple[str | int, ...]) -> Iterator[tuple[str, str, str]]:
     labels = meta.mapping("labels")
     for key, node in labels.items.items() if labels else ():
         why = label_value_problem(scalar_text(node))
         if why:
-            path = field_path(["metadata", "labels", key])
+            path = field_path([*at, "labels", key])
             yield path, f"{path}: {scalar_text(node)!r} is not a valid label value: {why}", "label-value"
 
 

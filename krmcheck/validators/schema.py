@@ -6,11 +6,14 @@ Built-in kinds use the schemas bundled with the installed
 server's allowed-values rules that those schemas lack
 (:mod:`krmcheck.schemas.rules`). Custom kinds use the repository's CRDs,
 then the schema locations, then the cache (:mod:`krmcheck.schemas.sources`),
-with their CEL rules. Each problem is one error at the field that is wrong:
-a value of the wrong type, a value outside the allowed set, a missing
-required field (reported at the object that lacks it). In strict mode
-(``--strict``) fields the schema does not know are errors too, reported at
-the unknown field. Kinds no source covers are not checked; one info result
+with their CEL rules. A custom resource is judged as the API server judges
+it: non-nullable nulls pruned and defaults applied first
+(:mod:`krmcheck.schemas.defaults`). Each problem is one error at the field
+that is wrong: a value of the wrong type, a value outside the allowed set, a
+missing required field (reported at the object that lacks it). A field the
+schema does not know, which ``kubectl apply`` refuses, is a warning at that
+field (info for a catalog's schema, which may predate the CRD installed),
+an error in strict mode (``--strict``). Kinds no source covers are not checked; one info result
 per apiVersion and kind says so, with the id ``schema-missing`` (a run
 reports each kind once, with how many resources and roots it has). A
 Secret's values are never quoted: the message says what kind of value is
@@ -26,9 +29,9 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from krmcheck.results import Finding, Result, RootReport
-from krmcheck.schemas import builtin, crds, lists, rules
+from krmcheck.schemas import builtin, crds, defaults, lists, rules
 from krmcheck.schemas.locations import LocationError
-from krmcheck.schemas.sources import BUILTIN, Checker, SchemaSettings, Sources, sources_for
+from krmcheck.schemas.sources import BUILTIN, CACHE, LOCATION, Checker, SchemaSettings, Sources, sources_for
 from krmcheck.tree.node import Mapping
 from krmcheck.validators import ValidatorOptions, field_path, make_result, resource_ref
 
@@ -56,12 +59,15 @@ def validate(items: Sequence[Mapping], options: ValidatorOptions) -> list[Result
         if checker is None:
             skipped.setdefault((ref.apiVersion, ref.kind), []).append(item)
             continue
-        data = item.to_data()
-        results.extend(_check(item, data, checker, version))
+        data = item.to_data()  # a copy: pruning and defaulting change it
+        if checker.structural is not None:
+            defaults.prepare(checker.structural, data, checker.prunes)
+        results.extend(_check(item, data, checker, version, options.strict))
         results.extend(_map_lists(item, data, checker))
         if checker.source == BUILTIN:
             results.extend(_field_rules(item, ref.apiVersion, ref.kind, version))
         elif checker.structural is not None:
+            results.extend(_embedded_metadata(item, data, checker))
             results.extend(_cel(item, data, checker, unjudged))
     results.extend(_skipped_result(kind_items, version) for kind_items in skipped.values())
     results.extend(_unjudged_result(item, rules) for item, rules in unjudged.values())
@@ -130,7 +136,7 @@ def _find(sources: Sources, api_version: str, kind: str, results: list[Result]) 
 
 # -- checking -----------------------------------------------------------------
 
-def _check(item: Mapping, data: Any, checker: Checker, version: str) -> list[Result]:
+def _check(item: Mapping, data: Any, checker: Checker, version: str, strict: bool) -> list[Result]:
     if checker.valid(data):
         return []
     # The full validator is the authority: if it finds nothing, the item is valid.
@@ -142,12 +148,24 @@ def _check(item: Mapping, data: Any, checker: Checker, version: str) -> list[Res
     secret = item.value("kind") == "Secret"
     errors = sorted(checker.full.iter_errors(data), key=lambda e: _sort_key(e.absolute_path))
     for error in errors:
+        severity = _unknown_field_severity(checker, strict) if error.validator == "additionalProperties" else "error"
         for path, message in _describe(error, secret):
             if (path, message) not in seen:
                 seen.add((path, message))
-                results.append(make_result(id, item, message, path, rule=str(error.validator),
-                                           extra_tags=tags))
+                results.append(make_result(id, item, message, path, severity=severity,
+                                           rule=str(error.validator), extra_tags=tags))
     return results
+
+
+def _unknown_field_severity(checker: Checker, strict: bool) -> str:
+    """kubectl refuses an unknown field (strict field validation, its
+    default) and the API server itself drops it: a warning, an error with
+    ``--strict``. A schema location's or the cache's catalog is a snapshot
+    of some release of the CRD, often older than the one installed, whose
+    new fields it does not know: info there."""
+    if strict:
+        return "error"
+    return "info" if checker.source in (LOCATION, CACHE) else "warning"
 
 
 def _map_lists(item: Mapping, data: Any, checker: Checker) -> list[Result]:
@@ -158,6 +176,28 @@ def _map_lists(item: Mapping, data: Any, checker: Checker) -> list[Result]:
     tags = (("schema-source", checker.source),)
     return [make_result(id, item, f"{field_path(path)}: {message}", field_path(path),
                         rule="list-map-keys", extra_tags=tags) for path, message in found]
+
+
+def _embedded_metadata(item: Mapping, data: Any, checker: Checker) -> list[Result]:
+    """The metadata of embedded resources (``x-kubernetes-embedded-resource``),
+    which the API server validates as ObjectMeta: names, label and annotation keys."""
+    assert checker.structural is not None
+    from krmcheck.schemas import embedded
+
+    if not embedded.has_embedded(checker.structural):
+        return []
+    from krmcheck.tree import fieldpath
+    from krmcheck.validators import metadata
+
+    tags = (("schema-source", checker.source),)
+    results = []
+    for at in embedded.resources(checker.structural, data):
+        steps = fieldpath.from_parts([*at, "metadata"])
+        node, depth = fieldpath.walk(item, steps)
+        if depth == len(steps) and isinstance(node, Mapping):  # a defaulted one has no node, nor labels
+            results += [make_result(id, item, message, path, rule=f"embedded-{rule}", extra_tags=tags)
+                        for path, message, rule in metadata.embedded_problems(node, (*at, "metadata"))]
+    return results
 
 
 def _cel(item: Mapping, data: Any, checker: Checker,

@@ -164,8 +164,8 @@ def test_earlier_results_are_kept() -> None:
 def test_strict_from_a_config_map(data: str, strict: bool) -> None:
     text = kpt_input(data).replace("replicas: '3'", "replicas: 3\n    colour: blue")
     _, answer, _ = run(["schema"], text)
-    unknown = [r for r in answer.get("results", []) if r["field"]["path"] == "spec.colour"]
-    assert bool(unknown) is strict
+    unknown = [r["severity"] for r in answer.get("results", []) if r["field"]["path"] == "spec.colour"]
+    assert unknown == ["error" if strict else "warning"]
 
 
 def test_options_from_a_custom_kind_and_defaults_from_flags() -> None:

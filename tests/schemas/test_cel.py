@@ -95,6 +95,12 @@ def test_defaults_apply_before_the_rules(tmp_path: Path) -> None:
     assert cel_findings(report) == [(5, "spec: minReplicas must not exceed maxReplicas")]
 
 
+def test_a_non_nullable_null_is_defaulted_before_the_rules(tmp_path: Path) -> None:
+    # the API server replaces maxReplicas: null by its default, 3, before the rules run
+    report = run(tmp_path, "  minReplicas: 4\n  maxReplicas: null\n")
+    assert cel_findings(report) == [(5, "spec: minReplicas must not exceed maxReplicas")]
+
+
 def test_field_path_and_message_expression(tmp_path: Path) -> None:
     report = run(tmp_path, "  minReplicas: 1\n  memory: 128Gi\n")
     assert cel_findings(report) == [(7, "spec.memory: memory 128Gi is above 64Gi")]

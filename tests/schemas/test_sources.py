@@ -107,6 +107,32 @@ def test_a_crd_another_root_renders_checks_its_kind(tmp_path: Path) -> None:
     assert by_root["apps"] == {"repository": 1}
 
 
+def test_of_several_crds_of_a_kind_the_first_file_wins_whatever_was_looked_up_first(tmp_path: Path) -> None:
+    # vendor/old-release.yaml also defines Gadget, looked up first: parsing it
+    # for Gadget must not make its older Widget win over crds/widget.yaml
+    old = CRD.replace("size: {type: integer, minimum: 1}", "size: {type: string}")
+    gadget = CRD.replace("widgets", "gadgets").replace("Widget", "Gadget")
+    write(tmp_path, "crds/widget.yaml", CRD)
+    write(tmp_path, "vendor/old-release.yaml", gadget + "---\n" + old)
+    write(tmp_path, "app/kustomization.yaml", "resources: [gadget.yaml, widget.yaml]\n")
+    write(tmp_path, "app/gadget.yaml", widget().replace("Widget", "Gadget"))
+    write(tmp_path, "app/widget.yaml", widget())
+    run = check(tmp_path, "app")
+    assert errors(run.report) == []
+    kinds = {k["kind"]: k["where"] for k in run.report["roots"][0]["schemas"]["kinds"]}
+    assert kinds == {"Gadget": "vendor/old-release.yaml", "Widget": "crds/widget.yaml"}
+
+
+def test_unknown_fields_of_a_crd_are_warnings(tmp_path: Path) -> None:
+    write(tmp_path, "crds/widget.yaml", CRD)
+    write(tmp_path, "app/kustomization.yaml", "resources: [widget.yaml]\n")
+    write(tmp_path, "app/widget.yaml", widget() + "  colour: blue\n")
+    run = check(tmp_path, "app")
+    assert run.code == 0
+    assert [(d["line"], d["severity"], d["message"]) for d in run.report["defects"]] == [
+        (10, "warning", "spec.colour: unknown field")]
+
+
 def test_without_any_source_the_kind_is_reported_once_and_require_schemas_fails(tmp_path: Path) -> None:
     write(tmp_path, "app/kustomization.yaml", "resources: [widget.yaml]\n")
     write(tmp_path, "app/widget.yaml", widget())
@@ -136,7 +162,8 @@ def test_a_directory_in_the_crds_catalog_layout(tmp_path: Path) -> None:
     write(tmp_path, "catalog/example.com/widget_v1.json", json.dumps(SCHEMA))
     run = check(repo, "--schema-location", str(tmp_path / "catalog"))
     assert [(p, line) for p, line, _ in errors(run.report)] == [("app/widget.yaml", 6)]
-    # a closed object in a catalog schema rejects unknown fields only with --strict
+    # a catalog may predate the CRD installed: what it does not know is an info, an error with --strict
+    assert [(d["line"], d["severity"]) for d in run.report["defects"] if d["line"] == 7] == [(7, "info")]
     strict = check(repo, "--schema-location", str(tmp_path / "catalog"), "--strict")
     assert sorted(line for _, line, _ in errors(strict.report)) == [6, 7]
     [kind] = run.report["roots"][0]["schemas"]["kinds"]

@@ -1,11 +1,15 @@
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from krmcheck.results import ResourceRef, Result
 from krmcheck.tree.load import load_documents
+from krmcheck.tree.node import Mapping
 from krmcheck.validators import VALIDATORS, ValidatorOptions
 from krmcheck.validators import schema
+from tests.checkrun import check, write
 
 DEPLOYMENT = """\
 apiVersion: apps/v1
@@ -112,13 +116,16 @@ def test_keys_with_dots_and_slashes_are_bracketed_in_the_path() -> None:
     assert result.message == 'metadata.labels["app.kubernetes.io/version"]: 1 is not of type \'string\''
 
 
-def test_unknown_fields_pass_unless_strict() -> None:
+def test_unknown_fields_are_warnings_and_errors_when_strict() -> None:
     text = deployment(extra="colour: blue")
-    assert run(text) == []
+    [warning] = run(text)
+    assert warning.severity == "warning"
+    assert warning.field_path == "spec.template.spec.containers[0].ports[0].colour"
+    assert warning.message == "spec.template.spec.containers[0].ports[0].colour: unknown field"
+    assert ("rule", "additionalProperties") in warning.tags
     [result] = run(text, strict=True)
-    assert result.field_path == "spec.template.spec.containers[0].ports[0].colour"
-    assert result.message == "spec.template.spec.containers[0].ports[0].colour: unknown field"
-    assert ("rule", "additionalProperties") in result.tags
+    assert result.severity == "error"
+    assert result.message == warning.message
 
 
 def test_kinds_without_schema_get_one_info_result_per_kind() -> None:
@@ -213,3 +220,110 @@ def test_unknown_version_lists_bundled_versions(spelling: str) -> None:
         run(deployment(), kubernetes_version=spelling)
     assert repr(spelling) in str(info.value)
     assert ", ".join(schema.bundled_versions()) in str(info.value)
+
+
+# --- unknown fields ------------------------------------------------------------------------
+
+def test_a_probe_indented_into_the_pod_spec_is_a_warning_at_its_line(tmp_path: Path) -> None:
+    text = deployment().replace("        ports:\n        - containerPort: 80\n",
+                                "      readinessProbe:\n        httpGet: {path: /, port: 80}\n")
+    write(tmp_path, "app/kustomization.yaml", "resources: [deploy.yaml]\n")
+    write(tmp_path, "app/deploy.yaml", text)
+    run_report = check(tmp_path, "app")
+    assert run_report.code == 0
+    assert [(d["line"], d["col"], d["severity"], d["message"]) for d in run_report.report["defects"]] == [
+        (19, 7, "warning", "spec.template.spec.readinessProbe: unknown field")]
+
+
+@pytest.mark.parametrize("config", ["strict: true\n", "validators:\n  schema: {strict: true}\n"])
+def test_the_configuration_makes_unknown_fields_errors(tmp_path: Path, config: str) -> None:
+    write(tmp_path, "app/kustomization.yaml", "resources: [deploy.yaml]\n")
+    write(tmp_path, "app/deploy.yaml", deployment(extra="colour: blue"))
+    assert check(tmp_path, "app").located("warning") == [("app/deploy.yaml", 21, "schema")]
+    write(tmp_path, ".krmcheck.yaml", config)
+    strict = check(tmp_path, "app")
+    assert strict.code == 1 and strict.located("error") == [("app/deploy.yaml", 21, "schema")]
+
+
+# --- custom resources, judged after pruning and defaulting ---------------------------------------
+
+CRD = """\
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: collectors.example.com}
+spec:
+  group: example.com
+  names: {kind: Collector, plural: collectors}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        required: [spec]
+        properties:
+          spec:
+            type: object
+            required: [managementState]
+            properties:
+              managementState: {type: string, default: managed, enum: [managed, unmanaged]}
+              global: {type: object, properties: {debug: {type: boolean}}}
+              config:
+                type: object
+                properties:
+                  processors: {type: object, x-kubernetes-preserve-unknown-fields: true}
+              note: {type: string, nullable: true}
+              values: {type: object, x-kubernetes-preserve-unknown-fields: true}
+---
+"""
+
+
+def collector(spec: str) -> str:
+    return CRD + f"apiVersion: example.com/v1\nkind: Collector\nmetadata: {{name: c}}\n{spec}"
+
+
+def test_a_required_field_with_a_default_is_not_missing() -> None:
+    items = [d for d in load_documents(collector("spec:\n  global: {debug: true}\n"), "app/collector.yaml")
+             if isinstance(d, Mapping)]
+    assert schema.validate(items, ValidatorOptions()) == []
+    spec = items[1].mapping("spec")
+    assert spec is not None and spec.get("managementState") is None  # the resource itself is not defaulted
+
+
+def test_non_nullable_nulls_are_pruned_and_defaulted_before_validation() -> None:
+    text = collector("spec:\n  managementState: null\n  global: null\n  config: {processors: null}\n"
+                     "  note: null\n")
+    assert run(text) == []
+
+
+def test_a_null_pruned_from_a_required_field_is_missing() -> None:
+    [result] = run(collector("spec: null\n"))
+    assert (result.field_path, result.message) == ("", "missing required field 'spec'")
+
+
+def test_unknown_fields_of_a_custom_resource_are_warnings() -> None:
+    text = collector("spec:\n  values: {any: thing}\n  global: {debug: true, verbose: true}\n  colour: blue\n")
+    results = run(text)
+    assert [(r.severity, r.field_path, r.message) for r in results] == [
+        ("warning", "spec.colour", "spec.colour: unknown field"),
+        ("warning", "spec.global.verbose", "spec.global.verbose: unknown field"),
+    ]
+    assert [r.severity for r in run(text, strict=True)] == ["error", "error"]
+
+
+def test_the_metadata_of_an_embedded_resource_is_validated_as_object_meta() -> None:
+    crd = CRD.replace("              values: {type: object, x-kubernetes-preserve-unknown-fields: true}\n",
+                      "              values: {type: object, x-kubernetes-preserve-unknown-fields: true}\n"
+                      "              template: {type: object, x-kubernetes-embedded-resource: true,"
+                      " x-kubernetes-preserve-unknown-fields: true}\n")
+    text = crd + ("apiVersion: example.com/v1\nkind: Collector\nmetadata: {name: c}\nspec:\n  template:\n"
+                  "    apiVersion: v1\n    kind: ConfigMap\n    metadata:\n      name: a/b\n"
+                  "      labels: {app: web server, ok: yes-it-is}\n      lables: {}\n")
+    assert [(r.severity, r.message) for r in run(text)] == [
+        ("warning", "spec.template.metadata.lables: unknown field"),
+        ("error", "spec.template.metadata.name: 'a/b' is not a valid name: may not contain '/' or '%'"),
+        ("error", "spec.template.metadata.labels.app: 'web server' is not a valid label value: must be empty "
+                  "or letters, digits, '-', '_' and '.', starting and ending with a letter or digit"),
+    ]
