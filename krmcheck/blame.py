@@ -120,6 +120,7 @@ class Blame:
 def run(root: str, resource: str, field: str, opts: runner.CheckOptions,
         out: TextIO, err: TextIO, as_json: bool = False) -> int:
     """Print the blame of ``field`` in ``resource`` as ``root`` renders it."""
+    opts = runner.anchored(opts)
     try:
         found = blame(root, resource, field, opts)
     except (BlameError, runner.UsageError) as e:
@@ -128,9 +129,20 @@ def run(root: str, resource: str, field: str, opts: runner.CheckOptions,
     if as_json:
         out.write(json_text(json.dumps(found.to_json(), indent=2, ensure_ascii=False)) + "\n")
     else:
-        here = runner._cwd_from_top(discover.repo_root(Path.cwd()))
-        cast(TextIO, MessageStream(out)).write(text(found, here))
+        assert opts.cwd is not None
+        top = _top(root, opts.cwd)
+        here = os.path.relpath(opts.cwd, top)
+        cast(TextIO, MessageStream(out)).write(text(found, "" if here == "." else Path(here).as_posix()))
     return runner.EXIT_OK
+
+
+def _top(root: str, cwd: Path) -> Path:
+    """The top of the repository: the root's (a controller root is looked up
+    in the working directory's repository)."""
+    if root.startswith(runner.CONTROLLER_PREFIXES):
+        return discover.repo_root(cwd)
+    path = cwd / root
+    return discover.repo_root(path if path.is_dir() else path.parent)
 
 
 def blame(root: str, resource: str, field: str, opts: runner.CheckOptions) -> Blame:
@@ -139,16 +151,22 @@ def blame(root: str, resource: str, field: str, opts: runner.CheckOptions) -> Bl
         steps = fieldpath.parse(field)
     except ValueError as e:
         raise BlameError(str(e)) from None
-    files = Files(discover.repo_root(Path.cwd()))
+    opts = runner.anchored(opts)
+    cwd = opts.cwd or Path.cwd()
+    top = _top(root, cwd)
+    files = Files(top)
     controller = root.startswith(runner.CONTROLLER_PREFIXES)
     if not controller:
-        if not os.path.exists(root):
+        if not os.path.exists(cwd / root):
             raise BlameError(f"{root}: no such kustomization directory or manifest")
-        opts = dataclasses.replace(opts, paths=(Path(root),))  # its .krmcheck.yaml
-    config = runner._load_config(opts)
-    builders = runner._Builders(opts, files, config)
+        opts = dataclasses.replace(opts, paths=(cwd / root,))  # its .krmcheck.yaml
+    else:
+        opts = dataclasses.replace(opts, paths=(cwd,))
+    run = runner.Run(opts, top, runner._load_config(opts, top))
+    builders = runner._Builders(run)
+    config = run.config
     try:
-        target: Root = _controller_root(root, opts, files, config) if controller else Path(root)
+        target: Root = _controller_root(root, run) if controller else (cwd / root)
         rendered = runner._render_root(builders, target, config)
     except BuildError as e:
         secrets = frozenset(s for b in builders.made.values() for s in b.secrets)
@@ -210,13 +228,12 @@ def _scalar_text(node: Scalar) -> str:
 
 # --- the root ---------------------------------------------------------------------
 
-def _controller_root(name: str, opts: runner.CheckOptions, files: Files,
-                     config: krmconfig.Config) -> ControllerRoot:
+def _controller_root(name: str, run: runner.Run) -> ControllerRoot:
     """The controller root ``name`` among those found under the current
     directory, as ``krmcheck build`` finds it."""
-    excludes = runner._excludes(opts, config, files)
-    selection = runner._select(opts, files.repo_root, files, excludes, config)
-    roots = [r for r in runner._with_controller_roots(opts, selection, files, config, excludes)
+    excludes = runner._excludes(run)
+    selection = runner._select(run, excludes)
+    roots = [r for r in runner._with_controller_roots(run, selection, excludes)
              if isinstance(r, ControllerRoot)]
     for r in roots:
         if r.name == name:

@@ -40,11 +40,30 @@ class KustomizationInfo:
 
 def repo_root(start: Path) -> Path:
     """The top of the git work tree holding ``start``, else ``start`` itself."""
+    return git_top(start) or start.resolve()
+
+
+def git_top(start: Path) -> Path | None:
+    """The top of the git work tree holding ``start``, if any."""
     cur = start.resolve()
     for d in (cur, *cur.parents):
         if os.path.exists(d / ".git"):
             return d
-    return start.resolve()
+    return None
+
+
+def top_of(path: Path, cwd: Path) -> Path:
+    """The top a checked ``path`` is named from: its git work tree's; outside
+    one, the working directory when the path is in it, else the path's
+    directory."""
+    found = git_top(path if os.path.isdir(path) else path.parent)
+    if found is not None:
+        return found
+    here = cwd.resolve()
+    real = path.resolve()
+    if real == here or here in real.parents:
+        return here
+    return real if os.path.isdir(real) else real.parent
 
 
 def find_kustomizations(paths: list[Path], skip: Skip = _never) -> list[Path]:
@@ -168,7 +187,7 @@ def find_crd_files(paths: list[Path], skip: Skip = _never) -> list[Path]:
     """YAML and JSON files under ``paths`` that may hold CustomResourceDefinitions
     (Helm charts' ``crds/`` folders included), for schemas of custom kinds."""
     found = []
-    for directory, names in _walk([p for p in paths if os.path.isdir(p)] or [Path(".")], skip):
+    for directory, names in _walk([p for p in paths if os.path.isdir(p)], skip):
         for name in names:
             if name.endswith((".yaml", ".yml", ".json")):
                 path = directory / name
@@ -352,7 +371,7 @@ class Selection:
 
 def select(paths: tuple[Path, ...], mode: tuple[str, ...], changed_since: str | None,
            top: Path, skip: Skip = _never, also_read: tuple[Path, ...] = (),
-           not_applied: tuple[str, ...] = REASONS) -> Selection:
+           not_applied: tuple[str, ...] = REASONS, shown: Callable[[Path], str] = str) -> Selection:
     """The roots a run checks.
 
     Directories in ``paths`` are searched; files in them are changed files
@@ -365,14 +384,14 @@ def select(paths: tuple[Path, ...], mode: tuple[str, ...], changed_since: str | 
     (every rule is off with ``("all",)``)."""
     for p in paths:
         if not os.path.exists(p) and not changed_since:
-            raise NothingToCheck(f"{p}: no such file or directory")
+            raise NothingToCheck(f"{shown(p)}: no such file or directory")
     if mode and mode != ("all",):
-        return _explicit(mode)
+        return _explicit(mode, shown)
     directories = [p for p in paths if os.path.isdir(p)]
     changed = [p for p in paths if not os.path.isdir(p)]
     if changed_since:
         changed += _changed(changed_since, top)
-    search = [Path(".")] if changed or changed_since else directories or [Path(".")]
+    search = [top] if changed or changed_since else directories or [top]
     infos = graph(find_kustomizations(search, skip))
     kustomizations = all_roots(infos) if mode == ("all",) else default_roots(infos)
     sorter = Sorter(top.resolve(), () if mode == ("all",) else not_applied)
@@ -382,14 +401,14 @@ def select(paths: tuple[Path, ...], mode: tuple[str, ...], changed_since: str | 
         return Selection(tuple(sorted(set(roots))), infos, True, tuple(sorter.found))
     manifests = find_manifests(directories, infos, skip, also_read, sorter)
     for d in directories:
-        _something_under(d, kustomizations + manifests, skip, sorter.found)
+        _something_under(d, kustomizations + manifests, skip, sorter.found, shown)
     return Selection(tuple(sorted(set(kustomizations + manifests))), infos, False, tuple(sorter.found))
 
 
-def _explicit(mode: tuple[str, ...]) -> Selection:
+def _explicit(mode: tuple[str, ...], shown: Callable[[Path], str] = str) -> Selection:
     for given in mode:
         if not os.path.isdir(given):
-            raise NothingToCheck(f"--roots {given}: not a directory")
+            raise NothingToCheck(f"--roots {shown(Path(given))}: not a directory")
     roots = tuple(Path(r).resolve() for r in mode)
     return Selection(roots, graph([r for r in roots if find_kustomization(r)]), False)
 
@@ -415,19 +434,19 @@ def _changed(ref: str, top: Path) -> list[Path]:
 
 
 def _something_under(directory: Path, roots: list[Path], skip: Skip,
-                     set_aside: Iterable[SetAside] = ()) -> None:
+                     set_aside: Iterable[SetAside] = (), shown: Callable[[Path], str] = str) -> None:
     """A searched directory must hold something to check (a mistyped path
     or the wrong checkout must not pass as a clean run)."""
     real = directory.resolve()
     if any(inside(r, real, resolve=False) for r in roots):
         return
     if skip(real, True):
-        raise NothingToCheck(f"{directory}: nothing to check: the path is excluded")
+        raise NothingToCheck(f"{shown(directory)}: nothing to check: the path is excluded")
     aside = [s for s in set_aside if inside(s.path, real, resolve=False)]
     if aside:
         reasons = ", ".join(sorted({s.reason for s in aside}))
-        raise NothingToCheck(f"{directory}: nothing to check: its {len(aside)} YAML file(s) with "
+        raise NothingToCheck(f"{shown(directory)}: nothing to check: its {len(aside)} YAML file(s) with "
                              f"apiVersion and kind are not applied to a cluster ({reasons}); "
                              f"--roots all checks them")
-    raise NothingToCheck(f"{directory}: nothing to check: no kustomization and no Kubernetes "
+    raise NothingToCheck(f"{shown(directory)}: nothing to check: no kustomization and no Kubernetes "
                          f"manifest (a YAML file with apiVersion and kind) under it")

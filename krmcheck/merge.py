@@ -15,7 +15,7 @@ import json
 import re
 import xml.dom.minidom
 import xml.etree.ElementTree as ET
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 from urllib.parse import unquote
@@ -369,11 +369,25 @@ def merge_json(reports: Sequence[Report]) -> str:
     baselines = sorted({r.content["baseline"] for r in reports if r.content.get("baseline")})
     doc = {"roots": roots, "findings": findings, "defects": json_report.defect_entries(findings),
            "suppressed": suppressed,
-           "notes": [n for r in reports for n in r.content.get("notes", [])],
+           # every shard discovers the whole run: its notes and the files it
+           # set aside are the same in each
+           "notes": _unique(n for r in reports for n in r.content.get("notes", [])),
            "disabled": sorted({d for r in reports for d in r.content.get("disabled", [])}),
            "baseline": baselines[0] if baselines else None,
+           "setAside": _unique(x for r in reports for x in r.content.get("setAside", [])),
            "summary": json_report.summary(findings, len(roots), len(suppressed))}
     return safe.json_text(json.dumps(doc, indent=2, ensure_ascii=False)) + "\n"
+
+
+def _unique(items: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    seen: set[str] = set()
+    out = []
+    for item in items:
+        key = json.dumps(item, sort_keys=True)
+        if key not in seen:
+            seen.add(key)
+            out.append(item)
+    return out
 
 
 def _json_key(f: dict[str, Any]) -> tuple[str, int, int, int, str, str, str]:

@@ -240,7 +240,10 @@ class RunReport:
     fail_on: str = "error"
     # The current directory relative to the top of the repository ("" at the
     # top): the text report names files from there, so they are clickable.
+    # Started outside the repository: cwd is "" and top_from_cwd leads from
+    # the working directory to the top ("repo", "../repo").
     cwd: str = ""
+    top_from_cwd: str = ""
     notes: tuple[Note, ...] = ()
     disabled: tuple[str, ...] = ()  # validators turned off by the configuration
     baseline: str = ""  # the baseline file in use, if any

@@ -42,6 +42,8 @@ from krmcheck.scope import PathPatterns, any_match
 from krmcheck.tree.emit import emit_all
 from krmcheck.tree.origin import Location
 from krmcheck.validators import VALIDATORS, ValidatorOptions, duplicate, schema
+from krmcheck.pipeline import run as run_module
+from krmcheck.pipeline.run import anchored
 
 if TYPE_CHECKING:
     # What only some runs use is imported where it is used: a plain check of
@@ -77,45 +79,10 @@ def as_completed(futures: Iterable[Future[Any]]) -> Iterator[Future[Any]]:
     return each(futures)
 
 
-@dataclass(frozen=True)
-class CheckOptions:
-    paths: tuple[Path, ...] = (Path("."),)
-    roots: tuple[str, ...] = ()
-    changed_since: str | None = None
-    kubernetes_version: str | None = None
-    strict: bool = False
-    fail_on: str | None = None  # None: the config file's fail-on, else "error"
-    junit: str | None = None
-    sarif: str | None = None
-    json: str | None = None
-    gitlab: str | None = None
-    github: str = "auto"
-    # --load-restrictor; "" when not given: .krmcheck.yaml's setting for the root, else RootOnly
-    load_restrictor: str = ""
-    jobs: int = 0  # worker processes; 0: one per CPU when the roots form more than one group
-    network: bool = False
-    require_network: bool = False  # a root that needs the network, which is off, fails to build
-    enable_alpha_plugins: bool = False
-    enable_helm: bool = False
-    helm_command: str = "helm"
-    functions: FunctionOptions = FunctionOptions()  # exec plugins and KRM functions
-    trusted_catalogs: tuple[str, ...] = ()  # --trusted-catalog LOCATION...
-    shard: kshard.Shard | None = None  # --shard K/N: check only this part of the roots
-    exclude: tuple[str, ...] = ()  # --exclude PATTERN...: gitignore-style, relative to the cwd
-    schema_locations: tuple[str, ...] = ()  # --schema-location, in order
-    require_schemas: bool = False  # --require-schemas: a kind without a schema is an error
-    baseline: str | None = None  # --baseline FILE
-    write_baseline: str | None = None  # --write-baseline FILE
-    diff_against: str | None = None  # --diff-against REF: the pull-request view
-    # Set by the --diff-against run for each of its two sides, never by a user:
-    only_roots: frozenset[str] | None = None  # check these roots (by name) only
-    diff: kdiff.Context | None = None  # keep each root's rendered output (and compare)
-    repo_urls: tuple[str, ...] = ()  # more URLs that name this repository (a REF tree has no remote)
-    cache: bool = True  # reuse the reports of unchanged roots from earlier runs (krmcheck.render_cache)
-
-
-class UsageError(Exception):
-    """Bad arguments or configuration: exit 2 with one message."""
+# What a check is asked, and the run made of it, live in the pipeline.
+CheckOptions = run_module.CheckOptions
+UsageError = run_module.UsageError
+Run = run_module.Run
 
 
 # --- build -----------------------------------------------------------------------
@@ -124,16 +91,22 @@ def run_build(directory: Path, restrictor: str, out: TextIO, err: TextIO,
               network: bool = False, enable_alpha_plugins: bool = False,
               enable_helm: bool = False, helm_command: str = "helm",
               trusted_catalogs: Sequence[str] = (),
-              functions: FunctionOptions | None = None) -> int:
+              functions: FunctionOptions | None = None, cwd: Path | None = None) -> int:
+    """``krmcheck build DIR``: the top of the repository is DIR's (a
+    controller root's name is looked up in the working directory's)."""
     from krmcheck.kustomize.target import BuildOptions, Builder
 
-    files = Files(discover.repo_root(Path.cwd()))
+    here = (cwd or Path.cwd()).resolve()
+    controller = str(directory).startswith(CONTROLLER_PREFIXES)
+    directory = directory if controller or directory.is_absolute() else here / directory
+    files = Files(discover.repo_root(here if controller else directory))
+    trusted = anchored(CheckOptions(trusted_catalogs=tuple(trusted_catalogs)), here).trusted_catalogs
     builder = Builder(files, BuildOptions(restrictor, network, enable_alpha_plugins,
                                           enable_helm, helm_command,
                                           functions=functions or FunctionOptions(),
-                                          plugins=_plugin_loader(files, trusted_catalogs, network)))
-    if str(directory).startswith(CONTROLLER_PREFIXES):
-        return _build_controller_root(str(directory), builder, files, out, err)
+                                          plugins=_plugin_loader(files, trusted, network)))
+    if controller:
+        return _build_controller_root(str(directory), builder, files, out, err, here)
     try:
         resources = _build(builder, directory)
     except BuildError as e:
@@ -148,18 +121,19 @@ def run_build(directory: Path, restrictor: str, out: TextIO, err: TextIO,
 CONTROLLER_PREFIXES = ("flux:", "flux-helm:", "argocd:")
 
 
-def _build_controller_root(name: str, builder: Builder, files: Files, out: TextIO, err: TextIO) -> int:
+def _build_controller_root(name: str, builder: Builder, files: Files, out: TextIO, err: TextIO,
+                           here: Path) -> int:
     """``krmcheck build flux:NS/NAME``: what the controller applies for one of
     the controller roots found under the current directory."""
     given = builder.options  # the flags of `krmcheck build`, for the controller's own builder too
-    opts = CheckOptions(load_restrictor=given.load_restrictor, network=given.network,
-                        enable_alpha_plugins=given.enable_alpha_plugins, enable_helm=given.enable_helm,
-                        helm_command=given.helm_command, functions=given.functions)
+    opts = anchored(CheckOptions(load_restrictor=given.load_restrictor, network=given.network,
+                                 enable_alpha_plugins=given.enable_alpha_plugins, enable_helm=given.enable_helm,
+                                 helm_command=given.helm_command, functions=given.functions), here)
     try:
-        config = _load_config(opts)
-        excludes = _excludes(opts, config, files)
-        selection = _select(opts, files.repo_root, files, excludes, config)
-        found = [r for r in _with_controller_roots(opts, selection, files, config, excludes)
+        run = start(opts)[0]
+        excludes = _excludes(run)
+        selection = _select(run, excludes)
+        found = [r for r in _with_controller_roots(run, selection, excludes)
                  if isinstance(r, ControllerRoot) and r.name == name]
     except UsageError as e:
         err.write(f"Error: {e}\n")
@@ -167,11 +141,11 @@ def _build_controller_root(name: str, builder: Builder, files: Files, out: TextI
     if not found:
         err.write(f"Error: {name}: no such GitOps controller root under the current directory\n")
         return EXIT_BROKEN
-    builders = _Builders(opts, files, config)
+    builders = _Builders(run)
     builders.made[builder.options.load_restrictor] = builder
     root_builder = builders.get(found[0].restrictor)
     try:
-        rendered = _render_root(root_builder, found[0], config)
+        rendered = _render_root(root_builder, found[0], run.config)
     except BuildError as e:
         err.write(f"Error: {redact.text(str(e), frozenset(root_builder.secrets))}\n")
         return EXIT_BROKEN
@@ -204,8 +178,8 @@ def _plugin_loader(files: Files, trusted: Sequence[str], network: bool,
                    config: krmconfig.Config | None = None) -> PluginLoader:
     """What runs a build's external plugins and functions: the function
     runtime, trusting the catalogs named by --trusted-catalog values
-    (relative to the current directory) and ``trusted-catalogs`` of
-    .krmcheck.yaml (relative to it)."""
+    (absolute: they were relative to the working directory) and
+    ``trusted-catalogs`` of .krmcheck.yaml (relative to it)."""
     from krmcheck.fn.catalog_context import CatalogContext
     from krmcheck.fn.loader import PluginLoader
 
@@ -214,7 +188,7 @@ def _plugin_loader(files: Files, trusted: Sequence[str], network: bool,
     if trusted or listed:  # (the catalogs module is imported by runs that name catalogs)
         from krmcheck.fn.catalog.sources import trust_keys
 
-        keys |= trust_keys(trusted, files, Path.cwd())
+        keys |= trust_keys(trusted, files, files.repo_root)
         for entry in listed:
             keys |= trust_keys([entry.reference], files, entry.directory)
     return PluginLoader(CatalogContext(frozenset(keys), network))
@@ -230,8 +204,9 @@ def run_catalog_view(location: str, out: TextIO, err: TextIO) -> int:
     from krmcheck.fn.catalog.view import view_lines
     from krmcheck.fn.catalog_context import CatalogContext
 
-    files = Files(discover.repo_root(Path.cwd()))
-    ref = reference(location, Path.cwd(), files, None)
+    here = Path.cwd()  # read once: the location may be relative to it
+    files = Files(discover.repo_root(here))
+    ref = reference(location, here, files, None)
     try:
         found = load_catalog(ref, CatalogContext(network=True))
     except BuildError as e:
@@ -294,6 +269,7 @@ Progress = Callable[[int, int, str], None]  # (roots done, roots in all, the roo
 def run_check(opts: CheckOptions, out: TextIO, err: TextIO,
               env: dict[str, str] | None = None, progress: Progress | None = None) -> int:
     env = dict(os.environ) if env is None else env
+    opts = anchored(opts)
     try:
         run = check(opts, progress or _silent)
     except UsageError as e:
@@ -305,23 +281,47 @@ def run_check(opts: CheckOptions, out: TextIO, err: TextIO,
 
 def check(opts: CheckOptions, progress: Progress) -> RunReport:
     """discover -> build -> validate -> locate -> triage: the run's report.
-    Everything a user can get wrong is a UsageError before any root is built."""
+    Everything a user can get wrong is a UsageError before any root is built.
+    Paths in several repositories are checked one repository at a time, each
+    with its own top, and reported together."""
+    opts = anchored(opts)
     if opts.diff_against:
         return _check_diff(opts, progress)
-    top = discover.repo_root(Path.cwd())
-    files = Files(top)
+    runs = start(opts)
+    reports = [check_run(run, progress) for run in runs]
+    return reports[0] if len(reports) == 1 else _joined(runs, reports)
+
+
+def start(opts: CheckOptions) -> list[Run]:
+    """The runs of an anchored ``opts``: one per repository its paths are in,
+    each with the top found from its paths and its configuration."""
+    cwd = opts.cwd or Path.cwd()
+    by_top: dict[Path, list[Path]] = {}
+    for p in opts.paths:
+        by_top.setdefault(discover.top_of(p, cwd), []).append(p)
+    if not by_top:  # no path: the working directory's repository
+        by_top[discover.top_of(cwd, cwd)] = []
+    runs = []
+    for top, paths in by_top.items():
+        mine = dataclasses.replace(opts, paths=tuple(paths) or (top,))
+        runs.append(Run(mine, top, _load_config(mine, top)))
+    return runs
+
+
+def check_run(run: Run, progress: Progress) -> RunReport:
+    """One repository's check."""
+    opts, config, files, top = run.options, run.config, run.files, run.top
     schema_sources.new_run()
-    config = _load_config(opts)
-    excludes = _excludes(opts, config, files)
-    selection, roots = _roots(opts, top, files, config, excludes)
+    excludes = _excludes(run)
+    selection, roots = _roots(run, excludes)
     vopts = ValidatorOptions(opts.kubernetes_version, opts.strict,
-                             _schema_settings(opts, config, selection, files, excludes))
+                             _schema_settings(run, selection, excludes))
     _check_validator_options(vopts)
     readers = _readers(roots, selection.infos, files)
-    known = _baseline(opts, config, files)
+    known = _baseline(run)
     _prepare_outputs(opts, set(readers) | {config.path}, files)
-    reports = _check_all(opts, roots, vopts, config, progress)
-    reports = _with_crds_of_other_roots(opts, roots, reports, vopts, config)
+    reports = _check_all(run, roots, vopts, progress)
+    reports = _with_crds_of_other_roots(run, roots, reports, vopts)
     if config.clusters and config.enabled(duplicate.id):
         reports = duplicate.across_roots(reports, [r.places for r in reports], config.clusters)
     severities = dict(config.severities)
@@ -337,16 +337,34 @@ def check(opts: CheckOptions, progress: Progress) -> RunReport:
         from krmcheck import baseline as kbaseline
 
         _write_report(opts.write_baseline, kbaseline.dump(f for r in reports for f in r.findings))
-        known = kbaseline.load(Path(opts.write_baseline), files.display(Path(opts.write_baseline).resolve()))
+        known = kbaseline.load(Path(opts.write_baseline), files.display(Path(opts.write_baseline)))
     if known is not None:
         reports, notes = suppression.apply_baseline(reports, known, set(readers))
     if not roots and selection.changed:
         notes += (Note("no root reads the changed files; nothing to check"),)
     notes += _set_aside_notes(selection, files)
+    here = run.here()
     return RunReport(reports, opts.fail_on or config.fail_on or "error",
-                     cwd=_cwd_from_top(top), notes=notes, disabled=config.disabled,
+                     cwd="" if here.startswith("..") else here,
+                     top_from_cwd=Path(os.path.relpath(top, run.cwd)).as_posix() if here.startswith("..") else "",
+                     notes=notes, disabled=config.disabled,
                      baseline=known.display if known is not None else "",
                      set_aside=tuple((files.display(s.path), s.reason, s.why) for s in selection.set_aside))
+
+
+def _joined(runs: Sequence[Run], reports: Sequence[RunReport]) -> RunReport:
+    """The reports of runs in several repositories as one, each path named
+    from the working directory (which is then the report's top)."""
+    from krmcheck import rebase  # noqa: F401 - joined runs only
+
+    cwd = runs[0].cwd
+    parts = [rebase.report(r, Path(os.path.relpath(run.top, cwd)).as_posix()) for run, r in zip(runs, reports)]
+    first = parts[0]
+    return dataclasses.replace(
+        first, roots=tuple(root for p in parts for root in p.roots), cwd="", top_from_cwd="",
+        notes=tuple(n for p in parts for n in p.notes),
+        disabled=tuple(sorted({d for p in parts for d in p.disabled})),
+        set_aside=tuple(x for p in parts for x in p.set_aside))
 
 
 def _set_aside_notes(selection: discover.Selection, files: Files) -> tuple[Note, ...]:
@@ -358,20 +376,19 @@ def _set_aside_notes(selection: discover.Selection, files: Files) -> tuple[Note,
                  for _, listed, line in applied.summary(selection.set_aside))
 
 
-def _roots(opts: CheckOptions, top: Path, files: Files, config: krmconfig.Config,
-           excludes: tuple[PathPatterns, ...]) -> tuple[discover.Selection, list[Root]]:
+def _roots(run: Run, excludes: tuple[PathPatterns, ...]) -> tuple[discover.Selection, list[Root]]:
     """The selection of kustomizations and manifests, and the roots to check."""
+    opts, files = run.options, run.files
     if opts.only_roots is not None:
         try:
-            selection = _select(dataclasses.replace(opts, paths=(Path("."),), changed_since=None),
-                                top, files, excludes, config)
+            selection = _select(_whole(run), excludes)
         except UsageError:  # nothing at all on this side
             return discover.Selection((), {}, False), []
     else:
-        selection = _select(opts, top, files, excludes, config)
+        selection = _select(run, excludes)
     roots: list[Root] = list(selection.roots)
-    if config.gitops and opts.roots in ((), ("all",)):
-        roots = _with_controller_roots(opts, selection, files, config, excludes)
+    if run.config.gitops and opts.roots in ((), ("all",)):
+        roots = _with_controller_roots(run, selection, excludes)
     if opts.only_roots is not None:
         roots = [r for r in roots if _root_name(files, r) in opts.only_roots]
     if opts.shard is not None:
@@ -385,13 +402,18 @@ def _check_diff(opts: CheckOptions, progress: Progress) -> RunReport:
     """The pull-request view: the roots the change can affect (read files
     changed since REF, on either side), rendered at REF and in the work
     tree; the work tree's report, where findings REF already had do not
-    count, with each root's changes (see :mod:`krmcheck.diff`)."""
+    count, with each root's changes (see :mod:`krmcheck.diff`). The two
+    sides are two runs, each with its own top, sharing one memo."""
     from krmcheck import diff as kdiff
     from krmcheck import git
 
     ref = opts.diff_against or ""
-    top = discover.repo_root(Path.cwd())
-    files = Files(top)
+    work_opts = dataclasses.replace(opts, diff_against=None)
+    runs = start(work_opts)
+    if len(runs) > 1:
+        raise UsageError(f"--diff-against {ref}: the paths are in {len(runs)} repositories; give paths of one")
+    run = runs[0]
+    top, files = run.top, run.files
     try:
         _, tree = git.revision(top, ref)
         changed = sorted({files.display(p) for p in discover.changed_paths(ref, top)})
@@ -404,62 +426,50 @@ def _check_diff(opts: CheckOptions, progress: Progress) -> RunReport:
                              f"work tree; run krmcheck inside a clone of the repository") from None
         raise UsageError(f"--diff-against {ref}: {e}") from None
     base_top = kdiff.base_tree(top, tree, cache.directory() / "trees")
-    here = Path(_cwd_from_top(top))
-    base_here = base_top / here if (base_top / here).is_dir() else base_top
     key = kdiff.secret_key(cache.directory())
-    work_opts = dataclasses.replace(opts, diff_against=None)
-    base_opts = dataclasses.replace(work_opts, junit=None, sarif=None, json=None, gitlab=None,
-                                    write_baseline=None, repo_urls=opts.repo_urls + (git.origin_url(top),))
-    global _MEMO
-    _MEMO = {}
-    try:
-        names = set(_root_names(work_opts, top, changed))
-        with _working_directory(base_here):
-            names |= set(_root_names(base_opts, base_top, changed))
-            base = check(dataclasses.replace(base_opts, only_roots=frozenset(names),
-                                             diff=kdiff.Context(key)), progress)
-        rendered = tuple((r.root, tuple(kdiff.Rendered(*x) for x in r.rendered)) for r in base.roots)
-        work = check(dataclasses.replace(work_opts, only_roots=frozenset(names),
-                                         diff=kdiff.Context(key, rendered)), progress)
-    finally:
-        _MEMO = None
+
+    def on_base(p: Path) -> Path:
+        mapped = base_top / os.path.relpath(p, top)
+        return mapped if os.path.exists(mapped) else base_top
+
+    base_opts = dataclasses.replace(run.options, junit=None, sarif=None, json=None, gitlab=None,
+                                    write_baseline=None, paths=tuple(on_base(p) for p in run.options.paths),
+                                    cwd=on_base(run.cwd),
+                                    repo_urls=opts.repo_urls + (git.origin_url(top),))
+    base_run = Run(base_opts, base_top, _load_config(base_opts, base_top), run.memo)
+    names = set(_root_names(run, changed)) | set(_root_names(base_run, changed))
+    base = check_run(_with_options(base_run, only_roots=frozenset(names), diff=kdiff.Context(key)), progress)
+    rendered = tuple((r.root, tuple(kdiff.Rendered(*x) for x in r.rendered)) for r in base.roots)
+    work = check_run(_with_options(run, only_roots=frozenset(names), diff=kdiff.Context(key, rendered)),
+                     progress)
     return kdiff.against(base, work, ref)
 
 
-def _root_names(opts: CheckOptions, top: Path, changed: Sequence[str]) -> list[str]:
-    """The roots that read one of the ``changed`` files (repo-relative) that
-    exist under ``top``, the current directory's repository."""
+def _with_options(run: Run, **changes: Any) -> Run:
+    return dataclasses.replace(run, options=dataclasses.replace(run.options, **changes))
+
+
+def _shown(path: Path, cwd: Path) -> str:
+    """A path as the user would have written it: relative to the working directory."""
+    rel = os.path.relpath(path, cwd)
+    return path.as_posix() if rel.startswith("../..") else Path(rel).as_posix()
+
+
+def _whole(run: Run) -> Run:
+    """The run over the whole repository (no changed files)."""
+    return _with_options(run, paths=(run.top,), changed_since=None)
+
+
+def _root_names(run: Run, changed: Sequence[str]) -> list[str]:
+    """The roots of ``run``'s repository that read one of the ``changed``
+    files (repo-relative) that exist there."""
+    top = run.top
     paths = tuple(top / p for p in changed if os.path.lexists(top / p))
     if not paths:
         return []
-    opts = dataclasses.replace(opts, paths=paths, changed_since=None)
-    files = Files(top)
-    config = _load_config(opts)
-    _, roots = _roots(opts, top, files, config, _excludes(opts, config, files))
-    return [_root_name(files, r) for r in roots]
-
-
-# What the two sides of a --diff-against run and the passes over each side
-# would otherwise work out again; set only while such a run lasts.
-_MEMO: dict[tuple[Any, ...], Any] | None = None
-
-
-def _memo(key: tuple[Any, ...], make: Callable[[], Any]) -> Any:
-    if _MEMO is None:
-        return make()
-    if key not in _MEMO:
-        _MEMO[key] = make()
-    return _MEMO[key]
-
-
-@contextlib.contextmanager
-def _working_directory(directory: Path) -> Iterator[None]:
-    before = os.getcwd()
-    os.chdir(directory)
-    try:
-        yield
-    finally:
-        os.chdir(before)
+    mine = _with_options(run, paths=paths, changed_since=None)
+    _, roots = _roots(mine, _excludes(mine))
+    return [_root_name(mine.files, r) for r in roots]
 
 
 # --- schemas -----------------------------------------------------------------------
@@ -520,32 +530,35 @@ def exit_code(run: RunReport) -> int:
     return EXIT_OK
 
 
-def _select(opts: CheckOptions, top: Path, files: Files, excludes: tuple[PathPatterns, ...],
-            config: krmconfig.Config) -> discover.Selection:
+def _select(run: Run, excludes: tuple[PathPatterns, ...]) -> discover.Selection:
+    opts, top, files, config = run.options, run.top, run.files, run.config
+
     def skip(path: Path, directory: bool) -> bool:
         return any_match(excludes, files.display(path), directory) is not None
 
     try:
         mode = () if opts.roots == (PLAIN_MODE,) else opts.roots
-        return _memo(("select", top, opts.paths, mode, opts.changed_since, config.not_applied),
-                     lambda: discover.select(opts.paths, mode, opts.changed_since, top, skip,
-                                             _config_reads(config, top), config.not_applied))
+        return run.memo.get(("select", top, opts.paths, mode, opts.changed_since, config.not_applied),
+                            lambda: discover.select(opts.paths, mode, opts.changed_since, top, skip,
+                                                    _config_reads(config, top), config.not_applied,
+                                                    lambda p: _shown(p, run.cwd)))
     except discover.NothingToCheck as e:
         raise UsageError(str(e)) from None
 
 
-def _schema_settings(opts: CheckOptions, config: krmconfig.Config, selection: discover.Selection,
-                     files: Files, excludes: tuple[PathPatterns, ...]) -> SchemaSettings:
+def _schema_settings(run: Run, selection: discover.Selection,
+                     excludes: tuple[PathPatterns, ...]) -> SchemaSettings:
     """Where schemas come from: the CRD files of the whole repository (a
     checked overlay's CRDs often live elsewhere), then ``--schema-location``
     (relative to the current directory) and the configuration's
     ``schema-locations``, then the cache."""
+    opts, config, files = run.options, run.config, run.files
+
     def skip(path: Path, directory: bool) -> bool:
         return any_match(excludes, files.display(path), directory) is not None
 
     crd_files = tuple((str(p), files.display(p)) for p in discover.find_crd_files([files.repo_root], skip))
-    given = tuple(loc if loc.startswith(("http://", "https://")) else str(Path(loc).resolve())
-                  for loc in opts.schema_locations)
+    given = opts.schema_locations  # (anchored: paths are absolute)
     chosen = given + config.schema_locations
     for location in chosen:
         from krmcheck.schemas import locations as schema_locations
@@ -558,8 +571,8 @@ def _schema_settings(opts: CheckOptions, config: krmconfig.Config, selection: di
                           opts.network)
 
 
-def _with_crds_of_other_roots(opts: CheckOptions, roots: list[Root], reports: tuple[RootReport, ...],
-                              vopts: ValidatorOptions, config: krmconfig.Config) -> tuple[RootReport, ...]:
+def _with_crds_of_other_roots(run: Run, roots: list[Root], reports: tuple[RootReport, ...],
+                              vopts: ValidatorOptions) -> tuple[RootReport, ...]:
     """Roots that lacked schemas which another root's rendered CRDs give are
     checked again with those CRDs (the repository's files and each root's own
     CRDs were used the first time)."""
@@ -573,14 +586,13 @@ def _with_crds_of_other_roots(opts: CheckOptions, roots: list[Root], reports: tu
     if not needed or vopts.schemas is None:
         return reports
     makers_used = sorted({m for ms in needed.values() for m in ms})
-    files = Files(discover.repo_root(Path.cwd()))
-    builders = _Builders(opts, files, config)
+    builders = _Builders(run)
     rendered = tuple((json.dumps(r.node.to_data()), str(r.node.origin.location))
-                     for m in makers_used for r in _render_root(builders, roots[m], config).resources
+                     for m in makers_used for r in _render_root(builders, roots[m], run.config).resources
                      if crds.is_crd({"kind": r.kind, "apiVersion": r.api_version}))
     more = vopts._replace(schemas=dataclasses.replace(vopts.schemas, rendered_crds=rendered))
     out = list(reports)
-    for i, report in zip(sorted(needed), _check_batch(opts, [roots[i] for i in sorted(needed)], more, config)):
+    for i, report in zip(sorted(needed), _check_batch(run, [roots[i] for i in sorted(needed)], more)):
         out[i] = report
     return tuple(out)
 
@@ -592,17 +604,32 @@ def _config_reads(config: krmconfig.Config, top: Path) -> tuple[Path, ...]:
     return tuple(top / p for p in origins if p and p != config.path)
 
 
-def _excludes(opts: CheckOptions, config: krmconfig.Config, files: Files) -> tuple[PathPatterns, ...]:
-    """``exclude:`` of the configuration, then ``--exclude`` (relative to the current directory)."""
+def _excludes(run: Run) -> tuple[PathPatterns, ...]:
+    """``exclude:`` of the configuration, then ``--exclude`` (relative to the
+    directory the command was started in; from above the repository, a
+    pattern that leads into it is taken from its top)."""
+    config, opts = run.config, run.options
     found = [config.exclude] if config.exclude is not None else []
     if opts.exclude:
-        found.append(PathPatterns(_cwd_from_top(files.repo_root), opts.exclude, "--exclude"))
+        here = run.here()
+        if here.startswith(".."):
+            into = Path(os.path.relpath(run.top, run.cwd)).as_posix() + "/"
+            patterns = tuple(_into(p, into) for p in opts.exclude)
+            found.append(PathPatterns("", patterns, "--exclude"))
+        else:
+            found.append(PathPatterns(here, opts.exclude, "--exclude"))
     return tuple(found)
 
 
-def _cwd_from_top(top: Path) -> str:
-    here = Files(top).display(Path.cwd())
-    return "" if here == "." else here
+def _into(pattern: str, into: str) -> str:
+    """A gitignore-style pattern written from above the repository, as one
+    from its top (a pattern without a directory matches at any depth)."""
+    negated = pattern.startswith("!")
+    body = pattern[1:] if negated else pattern
+    bare = body.lstrip("/")
+    if bare.startswith(into):
+        body = "/" + bare[len(into):]
+    return ("!" if negated else "") + body
 
 
 def _overrides(config: krmconfig.Config) -> tuple[tuple[PathPatterns, dict[str, str]], ...]:
@@ -633,8 +660,9 @@ def _comments(readers: dict[str, tuple[str, ...]], top: Path) -> Iterator[suppre
         yield from suppression.comments_in(path, text)
 
 
-def _baseline(opts: CheckOptions, config: krmconfig.Config, files: Files) -> kbaseline.Baseline | None:
+def _baseline(run: Run) -> kbaseline.Baseline | None:
     """``--baseline`` (relative to the current directory), else the configuration's ``baseline:``."""
+    opts, config, files = run.options, run.config, run.files
     path = Path(opts.baseline).resolve() if opts.baseline else config.baseline
     if path is None or opts.write_baseline:
         return None
@@ -654,6 +682,7 @@ def _prepare_outputs(opts: CheckOptions, inputs: set[str], files: Files) -> None
         if not target:
             continue
         path = Path(target)
+        target = _shown(path, opts.cwd or path.parent)  # as it was given
         if files.display(path.resolve()) in inputs or discover.is_input_name(path):
             raise UsageError(f"{flag} {target}: is an input of the run; write the report elsewhere")
         if os.path.isdir(path):
@@ -673,9 +702,8 @@ def _check_validator_options(vopts: ValidatorOptions) -> None:
         raise UsageError(str(e)) from None
 
 
-def _load_config(opts: CheckOptions) -> krmconfig.Config:
+def _load_config(opts: CheckOptions, top: Path) -> krmconfig.Config:
     """``.krmcheck.yaml`` above the checked paths; its problems are usage errors."""
-    top = discover.repo_root(Path.cwd())
     found = krmconfig.find(opts.paths, top)
     if found is None:
         return _with_flags(krmconfig.EMPTY, opts)
@@ -691,14 +719,14 @@ def _with_flags(config: krmconfig.Config, opts: CheckOptions) -> krmconfig.Confi
     return dataclasses.replace(config, require_network=True) if opts.require_network else config
 
 
-def _check_all(opts: CheckOptions, roots: list[Root], vopts: ValidatorOptions,
-               config: krmconfig.Config, progress: Progress) -> tuple[RootReport, ...]:
+def _check_all(run: Run, roots: list[Root], vopts: ValidatorOptions,
+               progress: Progress) -> tuple[RootReport, ...]:
     """Every root's report in ``roots`` order, whatever ran where: the render
     cache's reports first, then the rest; with ``--jobs`` > 1 (by default,
     one per CPU when the roots left form more than one group), batches of
     roots sharing bases go to worker processes."""
-    files = Files(discover.repo_root(Path.cwd()))
-    renders = render_cache.Renders.of(opts, vopts, config, files.repo_root)
+    opts, files = run.options, run.files
+    renders = render_cache.Renders.of(opts, vopts, run.config, run.top)
     by_root: dict[Root, RootReport] = {}
     for root in roots:
         found = renders.lookup(root, _root_name(files, root), opts.diff)
@@ -714,7 +742,7 @@ def _check_all(opts: CheckOptions, roots: list[Root], vopts: ValidatorOptions,
         def more(n: int, total: int, root: str) -> None:
             progress(done + n, len(roots), root)
 
-        by_root.update(zip(todo, _check_batch(opts, todo, vopts, config, more, len(todo), looked_up=True)))
+        by_root.update(zip(todo, _check_batch(run, todo, vopts, more, len(todo), looked_up=True)))
         return tuple(by_root[r] for r in roots)
     # This process checks the first batch itself, and forks the workers for
     # the others only once its first root is done: they inherit every module,
@@ -724,14 +752,16 @@ def _check_all(opts: CheckOptions, roots: list[Root], vopts: ValidatorOptions,
     with contextlib.ExitStack() as stack:
         def fork_workers() -> None:
             pool = stack.enter_context(ProcessPoolExecutor(max_workers=len(rest)))
-            futures.update({pool.submit(_check_batch_deep, opts, b, vopts, config): b for b in rest})
+            # a worker gets the run without its memo (nothing a worker needs)
+            alone = dataclasses.replace(run, memo=run_module.Memo())
+            futures.update({pool.submit(_check_batch_deep, alone, b, vopts): b for b in rest})
 
         def mine(n: int, total: int, root: str) -> None:
             by_root[first[n - 1]] = reports[n - 1]
             progress(len(by_root), len(roots), root)
 
         reports: list[RootReport] = []
-        _check_batch(opts, first, vopts, config, mine, len(first), looked_up=True,
+        _check_batch(run, first, vopts, mine, len(first), looked_up=True,
                      after_first=fork_workers, reports=reports)
         for future in as_completed(futures):
             for root, report in zip(futures[future], future.result()):
@@ -750,15 +780,13 @@ def _auto_jobs(roots: list[Root]) -> int:
     return cpus if len(kshard.groups(list(dict.fromkeys(_key(r) for r in roots)))) > 1 else 1
 
 
-def _check_batch_deep(opts: CheckOptions, roots: list[Root], vopts: ValidatorOptions,
-                      config: krmconfig.Config) -> tuple[RootReport, ...]:
+def _check_batch_deep(run: Run, roots: list[Root], vopts: ValidatorOptions) -> tuple[RootReport, ...]:
     """``_check_batch`` in a worker process, with room for deep inputs (the
     parent looked the roots up in the render cache already)."""
-    return stack.deep(lambda: _check_batch(opts, roots, vopts, config, looked_up=True))
+    return stack.deep(lambda: _check_batch(run, roots, vopts, looked_up=True))
 
 
-def _check_batch(opts: CheckOptions, roots: list[Root], vopts: ValidatorOptions,
-                 config: krmconfig.Config, progress: Progress = _silent,
+def _check_batch(run: Run, roots: list[Root], vopts: ValidatorOptions, progress: Progress = _silent,
                  total: int = 0, looked_up: bool = False, after_first: Callable[[], None] | None = None,
                  reports: list[RootReport] | None = None) -> tuple[RootReport, ...]:
     """Each root's report, in order, into ``reports`` as they are made;
@@ -766,9 +794,9 @@ def _check_batch(opts: CheckOptions, roots: list[Root], vopts: ValidatorOptions,
     # One Builder per batch (per process) and load restrictor: it caches
     # rendered directories and holds per-build state, so it is never shared
     # between workers.
-    files = Files(discover.repo_root(Path.cwd()))
-    builders = _Builders(opts, files, config)
-    renders = render_cache.Renders.of(opts, vopts, config, files.repo_root)
+    opts, files, config = run.options, run.files, run.config
+    builders = _Builders(run)
+    renders = render_cache.Renders.of(opts, vopts, config, run.top)
     reports = [] if reports is None else reports
     for root in roots:
         builder = builders.for_root(root)
@@ -781,10 +809,10 @@ def _check_batch(opts: CheckOptions, roots: list[Root], vopts: ValidatorOptions,
     return tuple(reports)
 
 
-def _builder(opts: CheckOptions, files: Files, config: krmconfig.Config,
-             restrictor: str = "") -> Builder:
+def _builder(run: Run, restrictor: str = "") -> Builder:
     from krmcheck.kustomize.target import BuildOptions, Builder
 
+    opts, files, config = run.options, run.files, run.config
     return Builder(files, BuildOptions(restrictor or opts.load_restrictor or ROOT_ONLY, opts.network,
                                        opts.enable_alpha_plugins,
                                        opts.enable_helm, opts.helm_command, functions=opts.functions,
@@ -900,8 +928,9 @@ def _render_root(builder: "Builder | _Builders", root: Root,
 class _Builders:
     """One Builder per load restrictor (Flux builds with LoadRestrictionsNone)."""
 
-    def __init__(self, opts: CheckOptions, files: Files, config: krmconfig.Config) -> None:
-        self.opts, self.files, self.config = opts, files, config
+    def __init__(self, run: Run) -> None:
+        self.run = run
+        self.opts, self.files, self.config = run.options, run.files, run.config
         self.made: dict[str, Builder] = {}
 
     def for_root(self, root: Root) -> Builder:
@@ -915,7 +944,7 @@ class _Builders:
     def get(self, restrictor: str) -> Builder:
         key = restrictor or self.opts.load_restrictor or ROOT_ONLY
         if key not in self.made:
-            self.made[key] = _builder(self.opts, self.files, self.config, key)
+            self.made[key] = _builder(self.run, key)
         return self.made[key]
 
 
@@ -924,32 +953,32 @@ class _Builders:
 PLAIN_MODE = "kustomize"  # --roots kustomize: kustomizations and manifests, no controller objects
 
 
-def _with_controller_roots(opts: CheckOptions, selection: discover.Selection, files: Files,
-                           config: krmconfig.Config, excludes: tuple[PathPatterns, ...]) -> list[Root]:
+def _with_controller_roots(run: Run, selection: discover.Selection,
+                           excludes: tuple[PathPatterns, ...]) -> list[Root]:
     """The selected roots with the controller objects' roots in place of
     the plain roots they read. With changed files, the controller roots are
     found in the whole repository and kept when they read a changed file
     (their object's file and their variables' files included)."""
+    opts, files, config = run.options, run.files, run.config
     whole = selection
     if selection.changed:
-        whole = _select(dataclasses.replace(opts, paths=(files.repo_root,), changed_since=None),
-                        files.repo_root, files, excludes, config)
+        whole = _select(_whole(run), excludes)
     # Only a plain root whose files name a controller's API group can hold
     # controller objects; without one, nothing is rendered and git is not read.
-    candidates = _memo(("mentions", files.repo_root, whole.roots),
-                       lambda: [r for r in whole.roots if mentions_controllers(r, whole.infos)])
+    candidates = run.memo.get(("mentions", files.repo_root, whole.roots),
+                              lambda: [r for r in whole.roots if mentions_controllers(r, whole.infos)])
     found_roots: tuple[ControllerRoot, ...] = ()
     replaced: frozenset[Path] = frozenset()
     if candidates:
         from krmcheck.gitops import controllers as gitops_controllers
         from krmcheck.gitops.source import repository_urls
 
-        builders = _Builders(opts, files, config)
+        builders = _Builders(run)
         urls = repository_urls(files.repo_root, config.repo_urls + opts.repo_urls)
-        found = _memo(("controllers", files.repo_root, whole.roots, urls),
-                      lambda: gitops_controllers.find(candidates, whole.infos, builders.get, files, urls,
-                                                      config.source_root or files.repo_root,
-                                                      builders.for_root))
+        found = run.memo.get(("controllers", files.repo_root, whole.roots, urls),
+                             lambda: gitops_controllers.find(candidates, whole.infos, builders.get, files, urls,
+                                                             config.source_root or files.repo_root,
+                                                             builders.for_root))
         found_roots, replaced = found.roots, found.replaced
     plain: list[Root] = [r for r in selection.roots
                          if opts.roots == ("all",) or r not in replaced]

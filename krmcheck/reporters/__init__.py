@@ -55,12 +55,16 @@ def roots_text(roots: Sequence[str], shown: int = 3) -> str:
     return f"{len(roots)} roots: {names}{more}"
 
 
-def relative(path: str, cwd: str) -> str:
-    """A repo-relative ``path`` as seen from ``cwd`` (repo-relative too); a
-    GitOps controller root's name (``flux:NS/NAME``, ``argocd:NAME``) is no path."""
-    if path.startswith(("flux:", "flux-helm:", "argocd:")):
+def relative(path: str, cwd: str, top_from_cwd: str = "") -> str:
+    """A repo-relative ``path`` as seen from ``cwd`` (repo-relative too), or,
+    for a command started outside the repository, from where
+    ``top_from_cwd`` leads to the top; a GitOps controller root's name
+    (``flux:NS/NAME``, ``argocd:NAME``) is no path."""
+    if path.startswith(("flux:", "flux-helm:", "argocd:")) or not path:
         return path
-    return posixpath.relpath(path, cwd) if cwd and path else path
+    if top_from_cwd:
+        return posixpath.normpath(posixpath.join(top_from_cwd, path))
+    return posixpath.relpath(path, cwd) if cwd else path
 
 
 def where(location: Location) -> str:

@@ -34,22 +34,22 @@ _CONTINUATION = "\n    "
 class TextReporter:
     def write(self, run: RunReport, out: TextIO) -> None:
         for defect in ordered_defects(run.defects):
-            out.write(defect_lines(defect, run.cwd))
+            out.write(defect_lines(defect, run.cwd, run.top_from_cwd))
         if run.diff_against:
             out.write(diff_lines(run))
         for note in run.notes:
-            place = f"{_here(note.location, run.cwd)}: " if note.location else ""
+            place = f"{_here(note.location, run.cwd, run.top_from_cwd)}: " if note.location else ""
             out.write(log_text(f"{place}note: {one_line(note.message)}\n"))
         out.write(counts_line(run) + "\n")
 
 
-def defect_lines(defect: Defect, cwd: str = "") -> str:
+def defect_lines(defect: Defect, cwd: str = "", top_from_cwd: str = "") -> str:
     lines = defect.message.replace("\r\n", "\n").split("\n")
     message = _CONTINUATION.join(one_line(line) for line in lines)
-    roots = roots_text([one_line(relative(r, cwd)) for r in defect.roots])
-    head = (f"{_here(defect.location, cwd)}: {one_line(defect.severity)}: {message}"
+    roots = roots_text([one_line(relative(r, cwd, top_from_cwd)) for r in defect.roots])
+    head = (f"{_here(defect.location, cwd, top_from_cwd)}: {one_line(defect.severity)}: {message}"
             f" [{one_line(defect.rule)}] ({roots})\n")
-    vias = "".join(f"  via {_here(o.location, cwd)} ({one_line(o.by)})\n"
+    vias = "".join(f"  via {_here(o.location, cwd, top_from_cwd)} ({one_line(o.by)})\n"
                    for o in reversed(defect.trail))
     return log_text(head + vias)
 
@@ -65,10 +65,10 @@ def diff_lines(run: RunReport) -> str:
             lines.append("    " + one_line(change_line(c)))
             lines.extend("      " + one_line(line) for line in c.diff.splitlines())
         for f in d.fixed:
-            lines.append(f"    fixed: {_here(f.location, run.cwd)}: {one_line(f.severity)}: "
+            lines.append(f"    fixed: {_here(f.location, run.cwd, run.top_from_cwd)}: {one_line(f.severity)}: "
                          f"{one_line(f.message)} [{one_line(f.rule)}]")
     return log_text("".join(line + "\n" for line in lines))
 
 
-def _here(location: Location, cwd: str) -> str:
-    return one_line(where(location._replace(path=relative(location.path, cwd))))
+def _here(location: Location, cwd: str, top_from_cwd: str = "") -> str:
+    return one_line(where(location._replace(path=relative(location.path, cwd, top_from_cwd))))

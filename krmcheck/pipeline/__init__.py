@@ -1,0 +1,1 @@
+"""The check as stages over one :class:`~krmcheck.pipeline.run.Run`."""
