@@ -140,9 +140,8 @@ def _top(root: str, cwd: Path) -> Path:
     """The top of the repository: the root's (a controller root is looked up
     in the working directory's repository)."""
     if root.startswith(runner.CONTROLLER_PREFIXES):
-        return discover.repo_root(cwd)
-    path = cwd / root
-    return discover.repo_root(path if path.is_dir() else path.parent)
+        return discover.top_of(cwd, cwd)
+    return discover.top_of(cwd / root, cwd)
 
 
 def blame(root: str, resource: str, field: str, opts: runner.CheckOptions) -> Blame:

@@ -179,8 +179,9 @@ Dependency = tuple[str, str, Any, Any]  # (operation, path, what it gave, the fi
 class Renders:
     """The render cache for one batch of roots (in one process)."""
 
-    def __init__(self, run_key: str | None) -> None:
+    def __init__(self, run_key: str | None, top: Path | None = None) -> None:
         self.run_key = run_key
+        self.top = top
         self._now: dict[tuple[str, str], Any] = {}  # what each read gives in this run
 
     @classmethod
@@ -188,7 +189,7 @@ class Renders:
         if not getattr(opts, "cache", True):
             return cls(None)
         try:
-            return cls(_run_key(opts, vopts, config, top))
+            return cls(_run_key(opts, vopts, config, top), top)
         except _Unkeyable:
             return cls(None)
 
@@ -225,6 +226,8 @@ class Renders:
             report = check()
         finally:
             journal.end(frame)
+        if self.top is not None:
+            record_reads(self.top, name, {path for (op, path) in frame.seen if op in ("file", "dir")})
         deps = self._dependencies(frame)
         if deps is None:
             STATS["uncacheable"] += 1
@@ -339,6 +342,41 @@ class Renders:
         STATS["stored"] += 1
         _keep_variants(where)
         _written(len(buffer.getvalue()))
+
+
+# --- what each root read ---------------------------------------------------------------
+#
+# Beside the entries, the cache keeps the files and directories each root's
+# last check read (by the top of its repository and its name), whether or
+# not the report could be kept: root selection (``krmcheck FILE``,
+# ``--changed-since``, ``--diff-against``) uses it with the dependency
+# graph, so that what the journal saw a root read selects the root.
+
+def _reads_path(top: Path, name: str) -> Path:
+    h = hashlib.sha256(f"{top}\0{name}".encode("utf-8", "surrogateescape")).hexdigest()
+    return cache.directory() / "reads" / h[:2] / h
+
+
+def record_reads(top: Path, name: str, paths: set[str]) -> None:
+    target = _reads_path(top, name)
+    text = "".join(p + "\n" for p in sorted(paths) if "\n" not in p)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        tmp = target.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(text, encoding="utf-8", errors="surrogateescape")
+        os.replace(tmp, target)
+    except OSError:
+        pass  # selection falls back on the dependency graph alone
+
+
+def recorded_reads(top: Path, name: str) -> frozenset[str]:
+    """What the last check of root ``name`` of the repository at ``top`` read
+    (empty when it was never checked with the cache on)."""
+    try:
+        text = _reads_path(top, name).read_text(encoding="utf-8", errors="surrogateescape")
+    except OSError:
+        return frozenset()
+    return frozenset(text.splitlines())
 
 
 def _keep_variants(where: Path) -> None:

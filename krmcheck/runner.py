@@ -9,6 +9,7 @@ import dataclasses
 import io
 import json
 import os
+import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -99,7 +100,7 @@ def run_build(directory: Path, restrictor: str, out: TextIO, err: TextIO,
     here = (cwd or Path.cwd()).resolve()
     controller = str(directory).startswith(CONTROLLER_PREFIXES)
     directory = directory if controller or directory.is_absolute() else here / directory
-    files = Files(discover.repo_root(here if controller else directory))
+    files = Files(discover.top_of(here if controller else directory, here))
     trusted = anchored(CheckOptions(trusted_catalogs=tuple(trusted_catalogs)), here).trusted_catalogs
     builder = Builder(files, BuildOptions(restrictor, network, enable_alpha_plugins,
                                           enable_helm, helm_command,
@@ -304,7 +305,11 @@ def start(opts: CheckOptions) -> list[Run]:
     runs = []
     for top, paths in by_top.items():
         mine = dataclasses.replace(opts, paths=tuple(paths) or (top,))
-        runs.append(Run(mine, top, _load_config(mine, top)))
+        # Directories use the configuration nearest above them; changed
+        # files (pre-commit) the one the whole repository's run uses, so
+        # that a file is judged as a full run judges it.
+        dirs = [p for p in paths if os.path.isdir(p)]
+        runs.append(Run(mine, top, _load_config(dataclasses.replace(mine, paths=tuple(dirs) or (top,)), top)))
     return runs
 
 
@@ -387,13 +392,91 @@ def _roots(run: Run, excludes: tuple[PathPatterns, ...]) -> tuple[discover.Selec
     else:
         selection = _select(run, excludes)
     roots: list[Root] = list(selection.roots)
-    if run.config.gitops and opts.roots in ((), ("all",)):
+    if selection.changed:
+        roots = _affected(run, excludes)
+    elif run.config.gitops and opts.roots in ((), ("all",)):
         roots = _with_controller_roots(run, selection, excludes)
     if opts.only_roots is not None:
         roots = [r for r in roots if _root_name(files, r) in opts.only_roots]
     if opts.shard is not None:
         roots = _shard_select(roots, opts.shard)
     return selection, roots
+
+
+def _affected(run: Run, excludes: tuple[PathPatterns, ...]) -> list[Root]:
+    """The roots whose result can change when the changed files change (as
+    pre-commit passes them, or since ``--changed-since``): of every root of
+    the repository, those that read one of them, by the dependency graph
+    (kustomizations, controller objects and what they add, their sources and
+    variables) or by what the read journal saw the root's last check read;
+    every root when the configuration or a local schema location changed;
+    the roots whose files name a kind a changed CRD defines; and the plain
+    manifests beside or below a changed kustomization (which it may have
+    stopped reading)."""
+    whole_run = _whole(run)
+    try:
+        whole = _select(whole_run, excludes)
+    except UsageError:
+        return []
+    candidates: list[Root] = list(whole.roots)
+    if run.config.gitops and run.options.roots in ((), ("all",)):
+        candidates = _with_controller_roots(whole_run, whole, excludes)
+    changed = _changed_files(run.options, run.top)
+    if _changes_everything(run, changed):
+        return candidates
+    kinds = _crd_kinds(changed)
+    # a changed kustomization may no longer read files beside or below it,
+    # which become plain manifests of their own
+    edited = [p.parent for p in changed if p.name in discover.FILENAMES]
+    files = run.files
+    out = []
+    for root in candidates:
+        reads = _controller_reads(root, files) if isinstance(root, ControllerRoot) else discover.reads(root, whole.infos)
+        journal = {Path(p) for p in render_cache.recorded_reads(run.top, _root_name(files, root))}
+        if (reads & changed or journal & changed or (kinds and _names_a_kind(reads | journal, kinds))
+                or (isinstance(root, Path) and os.path.isfile(root) and any(d in root.parents for d in edited))):
+            out.append(root)
+    return out
+
+
+def _changes_everything(run: Run, changed: set[Path]) -> bool:
+    """Whether a changed file is the configuration or in a local schema location."""
+    if run.config.path and (run.top / run.config.path).resolve() in changed:
+        return True
+    places = [Path(loc).resolve() for loc in run.options.schema_locations + run.config.schema_locations
+              if "://" not in loc and "{{" not in loc]
+    return any(p == place or place in p.parents for p in changed for place in places)
+
+
+def _crd_kinds(changed: set[Path]) -> set[str]:
+    """The kinds the changed files that hold CRDs define (``spec.names.kind``)."""
+    from krmcheck.tree.load import FAST_LOADER
+
+    kinds: set[str] = set()
+    for path in changed:
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+            if "CustomResourceDefinition" not in text:
+                continue
+            docs = list(yaml.load_all(text, Loader=FAST_LOADER))
+        except (OSError, yaml.YAMLError, RecursionError, ValueError):
+            continue  # a broken file selects through the graph; its root reports it
+        for doc in docs:
+            names = crds.names_of(doc)
+            if names is not None:
+                kinds.add(names)
+    return kinds
+
+
+def _names_a_kind(reads: set[Path], kinds: set[str]) -> bool:
+    pattern = re.compile(r"kind:[ \t]*[\"']?(" + "|".join(sorted(map(re.escape, kinds))) + r")\b")
+    for path in reads:
+        try:
+            if os.path.isfile(path) and pattern.search(path.read_text(encoding="utf-8", errors="replace")):
+                return True
+        except OSError:
+            continue
+    return False
 
 
 # --- --diff-against ----------------------------------------------------------------
@@ -956,13 +1039,9 @@ PLAIN_MODE = "kustomize"  # --roots kustomize: kustomizations and manifests, no 
 def _with_controller_roots(run: Run, selection: discover.Selection,
                            excludes: tuple[PathPatterns, ...]) -> list[Root]:
     """The selected roots with the controller objects' roots in place of
-    the plain roots they read. With changed files, the controller roots are
-    found in the whole repository and kept when they read a changed file
-    (their object's file and their variables' files included)."""
+    the plain roots they read (``selection`` is of the whole repository)."""
     opts, files, config = run.options, run.files, run.config
     whole = selection
-    if selection.changed:
-        whole = _select(_whole(run), excludes)
     # Only a plain root whose files name a controller's API group can hold
     # controller objects; without one, nothing is rendered and git is not read.
     candidates = run.memo.get(("mentions", files.repo_root, whole.roots),
@@ -984,9 +1063,6 @@ def _with_controller_roots(run: Run, selection: discover.Selection,
                          if opts.roots == ("all",) or r not in replaced]
     controller_roots = [dataclasses.replace(r, strict=True) if config.strict_substitution else r
                         for r in found_roots]
-    if selection.changed:
-        changed = _changed_files(opts, files.repo_root)
-        controller_roots = [r for r in controller_roots if _controller_reads(r, files) & changed]
     return plain + controller_roots
 
 

@@ -92,7 +92,8 @@ def _values(root: ControllerRoot, options: Mapping, files: Files,
                 problems.append(Problem(f"valueFiles: {entry.value} does not exist in the chart directory",
                                         "error", entry.origin, validator=chart.VALIDATOR))
             continue
-        values = chart.merge(values, chart.load_file(path, files, entry.origin))
+        loaded = chart.load_file_or_say(path, files, entry.origin, problems)
+        values = chart.merge(values, loaded) if loaded is not None else values
         reads.append(path)
     inline = options.get("valuesObject")
     text = options.get("values")

@@ -180,6 +180,17 @@ def _block_offset(origin: Origin, files: Files) -> int | None:
     return len(following) - len(following.lstrip(" ")) + 1
 
 
+def load_file_or_say(path: Path, files: Files, origin: Origin, problems: list[Problem]) -> Mapping | None:
+    """A values file, or None with an error problem where it is broken (the
+    root is still found: its check reports the file)."""
+    try:
+        return load_file(path, files, origin)
+    except BuildError as e:
+        where = Origin(e.location.path, e.location.line, e.location.col) if e.location else origin
+        problems.append(Problem(e.message, "error", where, validator=VALIDATOR))
+        return None
+
+
 def load_file(path: Path, files: Files, origin: Origin) -> Mapping:
     """A values file of the repository, each value at its own line."""
     text = files.read_text(path, origin)

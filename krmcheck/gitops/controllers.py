@@ -31,6 +31,7 @@ from krmcheck.resource.errors import BuildError
 from krmcheck.resource.files import Files
 from krmcheck.resource.resource import Resource
 from krmcheck.tree.node import Scalar, lookup
+from krmcheck.tree.node import Sequence as SequenceNode
 from krmcheck.tree.origin import Location
 
 MAX_ROOTS = 10_000  # a bound on what a repository can make discovery render
@@ -72,7 +73,7 @@ def find(plain_roots: Sequence[Path], infos: dict[Path, discover.KustomizationIn
         key = (made_now.name, made_now.origin.path) if made_now is not None else ("", "")
         if made_now is None or key in applied or (key in made and not via_controller):
             continue
-        root = _with_reads(made_now, infos)
+        root = _with_reads(made_now, infos, _source_files(res, objects, files))
         made[key] = root
         written[key] = res.node.origin.location
         if via_controller:
@@ -149,12 +150,15 @@ def _ours(namespace: str, name: str, objects: Objects, urls: frozenset[str], nea
     return False
 
 
-def _with_reads(root: ControllerRoot, infos: dict[Path, discover.KustomizationInfo]) -> ControllerRoot:
+def _with_reads(root: ControllerRoot, infos: dict[Path, discover.KustomizationInfo],
+                more: set[Path] = set()) -> ControllerRoot:  # noqa: B006 - never changed
     """Every file the root's rendering reads (for ignore comments, changed
-    files and the plain roots it replaces)."""
+    files and the plain roots it replaces): its directory's, the components
+    the controller object adds to it, and ``more`` (the files of the objects
+    its source is read through)."""
     d = root.directory
     if root.helm is not None or not os.path.isdir(d):
-        return root
+        return dataclasses.replace(root, reads=tuple(sorted(set(root.reads) | more))) if more else root
     if discover.find_kustomization(d):  # (two kustomization files are the build's error to report)
         reads = discover.reads(d, infos)
     else:
@@ -162,4 +166,32 @@ def _with_reads(root: ControllerRoot, infos: dict[Path, discover.KustomizationIn
         for rel in flux.scan(d):
             p = (d / rel).resolve()
             reads |= discover.reads(p, infos) | {p}
-    return dataclasses.replace(root, reads=tuple(sorted(reads)))
+    for component in _components(root):
+        c = (d / component).resolve()
+        reads |= {c} | discover.reads(c, infos)
+    return dataclasses.replace(root, reads=tuple(sorted(reads | more)))
+
+
+def _components(root: ControllerRoot) -> list[str]:
+    """The components a Flux Kustomization (``spec.components``) or an Argo CD
+    Application (``kustomize.components`` of its source) adds, relative to
+    the directory it renders."""
+    found: list[str] = []
+    for at in (["spec", "components"], ["spec", "source", "kustomize", "components"]):
+        listed = lookup(root.obj, at)
+        if isinstance(listed, SequenceNode):
+            found += [n.value for n in listed.items if isinstance(n, Scalar) and isinstance(n.value, str)]
+    return found
+
+
+def _source_files(res: Resource, objects: Objects, files: Files) -> set[Path]:
+    """The file of the source object a Flux Kustomization reads its
+    repository through (a GitRepository, an ExternalArtifact): changing it
+    can change what the root is."""
+    if not flux.is_kustomization(res):
+        return set()
+    kind, namespace, name = flux.source_name(res)
+    source = objects.get(kind, namespace, name, res.node.origin.path) if kind else None
+    if source is None or not source.origin.path:
+        return set()
+    return {(files.repo_root / source.origin.path).resolve()}

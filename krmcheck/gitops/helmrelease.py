@@ -199,7 +199,8 @@ def _values(res: Resource, spec: Mapping, chart_spec: Mapping, top: Path, files:
         elif isinstance(entry, Scalar) and isinstance(entry.value, str):
             path = confined(top, entry.value)
             if os.path.isfile(path):
-                values = chart.merge(values, chart.load_file(path, files, entry.origin))
+                loaded = chart.load_file_or_say(path, files, entry.origin, problems)
+                values = chart.merge(values, loaded) if loaded is not None else values
                 reads.append(path)
             elif chart_spec.value("ignoreMissingValuesFiles") is not True:
                 problems.append(Problem(f"valuesFiles: {entry.value} is not in the repository",

@@ -90,6 +90,16 @@ def is_crd(doc: Any) -> bool:
             and str(doc.get("apiVersion", "")).startswith(CRD_GROUP + "/"))
 
 
+def names_of(doc: Any) -> str | None:
+    """The kind a CRD document defines, if it is one."""
+    if not is_crd(doc):
+        return None
+    spec = doc.get("spec")
+    names = spec.get("names") if isinstance(spec, dict) else None
+    kind = names.get("kind") if isinstance(names, dict) else None
+    return kind if isinstance(kind, str) else None
+
+
 def served(doc: dict[str, Any]) -> Iterator[Served]:
     """The served versions of a CRD document that have a schema."""
     spec = doc.get("spec")
