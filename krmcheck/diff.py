@@ -152,24 +152,45 @@ def _digest(value: Any, key: bytes) -> str:
 
 def compare(base: Sequence[Rendered], work: Sequence[Rendered]) -> tuple[Change, ...]:
     """The changes from ``base`` to ``work``, in the work tree's output order
-    (removed resources last)."""
-    old = {r.key: r for r in base}
-    new = {r.key: r for r in work}
-    removed = [r for r in base if r.key not in new]
-    added = [r for r in work if r.key not in old]
+    (removed resources last). Resources are paired by what the API server
+    identifies an object by (group, kind, namespace, name), so that a new
+    apiVersion of one object is a change; where a side holds the same
+    object in several apiVersions, each is paired with its own apiVersion
+    first."""
+    pairs = _pairs(base, work)
+    paired = {id(b) for b, _ in pairs if b is not None}
+    removed = [r for r in base if id(r) not in paired]
+    added = [w for b, w in pairs if b is None]
     renames = _renames(removed, added)
     out: list[Change] = []
-    for r in work:
-        before = old.get(r.key) or renames.get(r.key)
+    for before, r in pairs:
+        before = before or renames.get(r.key)
         if before is None:
             out.append(Change("added", str(r.ref)))
         elif before.key != r.key:
             out.append(Change("renamed", str(r.ref), str(before.ref), _unified(before, r)))
         elif before.text != r.text:
             out.append(Change("changed", str(r.ref), diff=_unified(before, r)))
-    taken = {b.key for b in renames.values()}
-    out.extend(Change("removed", str(r.ref)) for r in removed if r.key not in taken)
+    taken = {id(b) for b in renames.values()}
+    out.extend(Change("removed", str(r.ref)) for r in removed if id(r) not in taken)
     return tuple(out)
+
+
+def _pairs(base: Sequence[Rendered], work: Sequence[Rendered]) -> list[tuple[Rendered | None, Rendered]]:
+    """Each work resource with the base resource it is (None for none)."""
+    by_key: dict[tuple[str, str, str, str], list[Rendered]] = {}
+    for r in base:
+        by_key.setdefault(r.key, []).append(r)
+    out: list[tuple[Rendered | None, Rendered]] = []
+    for r in work:
+        candidates = by_key.get(r.key, [])
+        same = next((b for b in candidates if b.ref.apiVersion == r.ref.apiVersion), None)
+        if same is None and candidates and sum(w.key == r.key for w in work) <= len(candidates):
+            same = candidates[0]  # the object at a new apiVersion
+        if same is not None:
+            candidates.remove(same)
+        out.append((same, r))
+    return out
 
 
 def _renames(removed: Sequence[Rendered], added: Sequence[Rendered]) -> dict[tuple[str, str, str, str], Rendered]:
@@ -335,16 +356,45 @@ def _result(ref: ResourceRef, field_path: str, message: str) -> Result:
 
 def root_diffs(base: Sequence[RootReport], work: Sequence[RootReport],
                new: dict[str, list[Finding]], fixed: dict[str, list[Finding]]) -> tuple[RootDiff, ...]:
-    """Each root of either side with its changes and its new and fixed findings."""
+    """Each root of either side with its changes and its new and fixed
+    findings; a root that fails to build on a side shows the error instead
+    of its resources as removed or added."""
     by_base = {r.root: r for r in base}
     by_work = {r.root: r for r in work}
     out = []
     for name in sorted(set(by_base) | set(by_work)):
         b, w = by_base.get(name), by_work.get(name)
         side = "both" if b and w else ("work" if w else "base")
+        fails = _fails(b, w)
+        if fails:
+            error = next((f.message for r in (w, b) if r is not None and r.build_failed
+                          for f in r.findings if f.rule == "build"), "")
+            out.append(RootDiff(name, side, fails=fails, error=error.split("\n")[0]))
+            continue
         changes = compare(_rendered(b), _rendered(w))
-        out.append(RootDiff(name, side, changes, tuple(new.get(name, ())), tuple(fixed.get(name, ()))))
+        out.append(RootDiff(name, side, changes, tuple(new.get(name, ())), tuple(fixed.get(name, ())),
+                            unrendered=_unrendered(b, w)))
     return tuple(out)
+
+
+def _fails(base: RootReport | None, work: RootReport | None) -> str:
+    failed = [side for side, r in (("base", base), ("work", work)) if r is not None and r.build_failed]
+    return "both" if len(failed) == 2 else failed[0] if failed else ""
+
+
+# Findings that say a root's output was not rendered in full.
+_NOT_RENDERED = ("helm", "remote")
+
+
+def _unrendered(base: RootReport | None, work: RootReport | None) -> str:
+    reports = [r for r in (base, work) if r is not None]
+    if any(r.needs_network for r in reports):
+        return "it needs the network, which is off: its output was not rendered"
+    charts = {f.message for r in reports for f in list(r.findings) + [s.finding for s in r.suppressed]
+              if f.rule in _NOT_RENDERED}
+    if charts:
+        return "a chart or remote source was not rendered, so its output is not compared"
+    return ""
 
 
 def _rendered(report: RootReport | None) -> Sequence[Rendered]:
@@ -353,24 +403,58 @@ def _rendered(report: RootReport | None) -> Sequence[Rendered]:
 
 def against(base: RunReport, work: RunReport, ref: str) -> RunReport:
     """The work tree's report, where a finding REF already had is suppressed
-    (REF's findings are the baseline), with each root's changes."""
-    known = _entries(f for r in base.roots for f in r.findings)
+    (REF's findings are the baseline), with each root's changes. A finding
+    is matched by its fingerprint (validator, file, resource, message), then
+    without its file (a finding that moved to another file), then, for the
+    run-wide infos whose message counts things, by its validator and
+    resource. The findings of a root that fails to build on either side are
+    neither new nor fixed (only its build error is reported)."""
+    known = _Known(f for r in base.roots for f in r.findings)
+    failing = {r.root for r in base.roots if r.build_failed} | {r.root for r in work.roots if r.build_failed}
     roots, new = [], {}
     for report in work.roots:
         kept, silenced = [], list(report.suppressed)
         for f in report.findings:
-            if f.rule != "build" and entry_of(f) in known:
+            if f.rule != "build" and (f in known or report.root in failing):
                 silenced.append(Suppressed(f, "diff-against", ref))
             else:
                 kept.append(f)
-        new[report.root] = [f for f in kept if entry_of(f) not in known]
+        new[report.root] = [f for f in kept if f not in known and report.root not in failing]
         roots.append(dataclasses.replace(report, findings=tuple(kept), suppressed=tuple(silenced)))
-    still = _entries([f for r in work.roots for f in r.findings]
-                     + [s.finding for r in work.roots for s in r.suppressed])
-    fixed = {r.root: [f for f in r.findings if entry_of(f) not in still] for r in base.roots}
+    still = _Known([f for r in work.roots for f in r.findings]
+                   + [s.finding for r in work.roots for s in r.suppressed])
+    fixed = {r.root: [f for f in r.findings if f not in still] for r in base.roots if r.root not in failing}
     return dataclasses.replace(work, roots=tuple(roots), diff_against=ref,
                                diff=root_diffs(base.roots, work.roots, new, fixed))
 
 
-def _entries(findings: Iterable[Finding]) -> set[Entry]:
-    return {entry_of(f) for f in findings}
+# Run-wide infos: their message counts resources and roots, which a change
+# elsewhere alters.
+_COUNTED = ("schema-missing", "schema-unjudged")
+
+
+class _Known:
+    """Findings of one side, to tell whether the other side had one."""
+
+    def __init__(self, findings: Iterable[Finding]) -> None:
+        listed = list(findings)
+        self.entries = {entry_of(f) for f in listed}
+        self.moved = {_moved(entry_of(f)) for f in listed}
+        self.counted = {(f.rule, _kind_of(f)) for f in listed if f.rule in _COUNTED}
+
+    def __contains__(self, f: object) -> bool:
+        if not isinstance(f, Finding):
+            return False
+        entry = entry_of(f)
+        if entry in self.entries or _moved(entry) in self.moved:
+            return True
+        return f.rule in _COUNTED and (f.rule, _kind_of(f)) in self.counted
+
+
+def _moved(entry: Entry) -> tuple[str, str, str]:
+    return (entry.validator, entry.resource, entry.message)
+
+
+def _kind_of(f: Finding) -> tuple[str, str]:
+    ref = f.result.resource_ref
+    return (ref.apiVersion, ref.kind) if ref is not None else ("", "")

@@ -12,7 +12,7 @@ import os
 import posixpath
 import re
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import urljoin
@@ -278,3 +278,18 @@ def export_tree(top: Path, tree: str, target: Path) -> int:
                     path.chmod(0o755)
             written += 1
     return written
+
+
+def ignored(top: Path, paths: Sequence[str]) -> list[str]:
+    """Of ``paths`` (relative to ``top``), those the repository's ignore rules
+    (``.gitignore`` files, ``.git/info/exclude``) ignore: files that exist in
+    the work tree only, never at a revision."""
+    try:
+        from dulwich.ignore import IgnoreFilterManager
+        from dulwich.repo import Repo
+
+        with Repo(str(top)) as repo:
+            rules = IgnoreFilterManager.from_repo(repo)
+            return [p for p in paths if rules.is_ignored(p)]
+    except Exception:  # noqa: BLE001 - no repository or unreadable rules: nothing is known ignored
+        return []

@@ -223,6 +223,13 @@ class RootDiff:
     changes: tuple[Change, ...] = ()
     new: tuple[Finding, ...] = ()
     fixed: tuple[Finding, ...] = ()
+    # the root fails to build at REF ("base"), in the work tree ("work") or
+    # on both sides ("both"): no resource comparison then, with the error
+    fails: str = ""
+    error: str = ""
+    # why its rendered output says nothing of the change (a chart or a
+    # remote base that was not rendered), "" when it was rendered
+    unrendered: str = ""
 
     @property
     def counts(self) -> dict[str, int]:
@@ -252,6 +259,8 @@ class RunReport:
     diff: tuple[RootDiff, ...] = ()
     # files discovery did not take as manifests: (repo-relative path, reason, why)
     set_aside: tuple[tuple[str, str, str], ...] = ()
+    # the files the roots read (repo-relative), for the pull-request view
+    read_files: tuple[str, ...] = ()
 
     @property
     def findings(self) -> list[Finding]:

@@ -354,7 +354,8 @@ def check_run(run: Run, progress: Progress) -> RunReport:
                      top_from_cwd=Path(os.path.relpath(top, run.cwd)).as_posix() if here.startswith("..") else "",
                      notes=notes, disabled=config.disabled,
                      baseline=known.display if known is not None else "",
-                     set_aside=tuple((files.display(s.path), s.reason, s.why) for s in selection.set_aside))
+                     set_aside=tuple((files.display(s.path), s.reason, s.why) for s in selection.set_aside),
+                     read_files=tuple(sorted(readers)))
 
 
 def _joined(runs: Sequence[Run], reports: Sequence[RunReport]) -> RunReport:
@@ -525,7 +526,17 @@ def _check_diff(opts: CheckOptions, progress: Progress) -> RunReport:
     rendered = tuple((r.root, tuple(kdiff.Rendered(*x) for x in r.rendered)) for r in base.roots)
     work = check_run(_with_options(run, only_roots=frozenset(names), diff=kdiff.Context(key, rendered)),
                      progress)
-    return kdiff.against(base, work, ref)
+    compared = kdiff.against(base, work, ref)
+    # a generated file git ignores exists on the work tree's side only
+    only_here = [p for p in git.ignored(top, work.read_files) if not os.path.lexists(base_top / p)]
+    if only_here:
+        shown = ", ".join(only_here[:5]) + (f" and {len(only_here) - 5} more" if len(only_here) > 5 else "")
+        note = Note(f"{plural(len(only_here), 'file')} the roots read {'is' if len(only_here) == 1 else 'are'} "
+                    f"ignored by git, so {'it exists' if len(only_here) == 1 else 'they exist'} in the work tree "
+                    f"only and the roots reading {'it' if len(only_here) == 1 else 'them'} differ from {ref}: "
+                    f"{shown}")
+        compared = dataclasses.replace(compared, notes=compared.notes + (note,))
+    return compared
 
 
 def _with_options(run: Run, **changes: Any) -> Run:

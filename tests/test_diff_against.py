@@ -286,3 +286,103 @@ def test_outside_a_git_work_tree_is_a_usage_error_that_says_so(tmp_path: Path) -
     run = check(top, "--diff-against", "main")  # check() marks the top with an empty .git
     assert run.code == 2
     assert "--diff-against main: . is not in a git work tree; run krmcheck inside a clone" in run.err
+
+
+# --- a diff you can trust ---------------------------------------------------------------
+
+COLLECTOR = """apiVersion: opentelemetry.io/{version}
+kind: OpenTelemetryCollector
+metadata:
+  name: otel
+spec:
+  mode: {mode}
+"""
+
+
+def test_two_versions_of_an_object_pair_with_their_own_versions(repo: Path) -> None:
+    # a sample root holding otel in v1alpha1 and v1beta1: a comment-only edit changes nothing
+    write(repo, "samples/kustomization.yaml", "resources: [alpha.yaml, beta.yaml]\n")
+    write(repo, "samples/alpha.yaml", COLLECTOR.format(version="v1alpha1", mode="deployment"))
+    write(repo, "samples/beta.yaml", COLLECTOR.format(version="v1beta1", mode="sidecar"))
+    with Repo(str(repo)) as r:
+        commit(r)
+    write(repo, "samples/alpha.yaml", "# a comment\n" + COLLECTOR.format(version="v1alpha1", mode="deployment"))
+    roots = diff_roots(check(repo, "--diff-against", "HEAD"))
+    assert roots["samples"]["changes"] == []
+    assert "samples: rendered output unchanged" in check(repo, "--diff-against", "HEAD").out
+
+
+def test_a_new_api_version_of_one_object_is_a_change(repo: Path) -> None:
+    write(repo, "samples/kustomization.yaml", "resources: [otel.yaml]\n")
+    write(repo, "samples/otel.yaml", COLLECTOR.format(version="v1alpha1", mode="deployment"))
+    with Repo(str(repo)) as r:
+        commit(r)
+    write(repo, "samples/otel.yaml", COLLECTOR.format(version="v1beta1", mode="deployment"))
+    [change] = diff_roots(check(repo, "--diff-against", "HEAD"))["samples"]["changes"]
+    assert (change["status"], change["resource"]) == ("changed", "OpenTelemetryCollector/otel")
+    assert "-apiVersion: opentelemetry.io/v1alpha1\n+apiVersion: opentelemetry.io/v1beta1\n" in change["diff"]
+
+
+def test_a_root_that_fails_to_build_shows_the_error_not_removals(repo: Path) -> None:
+    write(repo, "base/deployment.yaml", DEPLOYMENT.format(app="Web Bad", image="nginx:latest"))
+    with Repo(str(repo)) as r:
+        commit(r)
+    write(repo, "base/kustomization.yaml", "resources:\n- deployment.yaml\n- missing.yaml\n")
+    run = check(repo, "--diff-against", "HEAD")
+    roots = diff_roots(run)
+    assert roots["prod"]["failsToBuild"] == "work"
+    assert "missing.yaml" in roots["prod"]["error"]
+    assert roots["prod"]["changes"] == [] and roots["prod"]["fixed"] == [] and roots["prod"]["new"] == []
+    assert "prod: fails to build in the work tree:" in run.out
+    assert "removed Deployment" not in run.out
+    assert run.code == 2  # the build error itself still fails the run
+
+
+def test_a_finding_that_moved_to_another_file_is_not_new(repo: Path) -> None:
+    # the Deployment (and its floating-tag finding) moves to a file of its own name
+    write(repo, "base/deployment.yaml", DEPLOYMENT.format(app="web", image="nginx"))
+    with Repo(str(repo)) as r:
+        commit(r)
+    (repo / "base/deployment.yaml").rename(repo / "base/web.yaml")
+    write(repo, "base/kustomization.yaml", "resources:\n- web.yaml\n")
+    run = check(repo, "--diff-against", "HEAD")
+    assert [d["path"] for d in run.report["findings"] if d["validator"] == "image-tag"] == []
+    assert not [f for d in run.report["diff"]["roots"] for f in d["new"]]
+    moved = [s for s in run.report["suppressed"] if s["validator"] == "image-tag"]
+    assert moved and moved[0]["path"] == "base/web.yaml" and moved[0]["by"] == "diff-against"
+
+
+def test_a_run_wide_info_whose_counts_changed_is_not_new(repo: Path) -> None:
+    write(repo, "x/kustomization.yaml", "resources: [w.yaml]\n")
+    write(repo, "x/w.yaml", "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: a}\n")
+    with Repo(str(repo)) as r:
+        commit(r)
+    write(repo, "x/w.yaml", "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: a}\n---\n"
+                            "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: b}\n")
+    run = check(repo, "--diff-against", "HEAD")
+    assert [f["validator"] for d in run.report["diff"]["roots"] for f in d["new"]] == []
+
+
+def test_a_root_whose_chart_was_not_rendered_does_not_say_unchanged(repo: Path) -> None:
+    write(repo, "chart/kustomization.yaml", "helmCharts:\n- name: podinfo\n  repo: https://charts.example.com\n"
+                                            "  version: 6.0.0\nresources: [cm.yaml]\n")
+    write(repo, "chart/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n")
+    with Repo(str(repo)) as r:
+        commit(r)
+    write(repo, "chart/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}  # edited\n")
+    run = check(repo, "--diff-against", "HEAD", "--enable-helm")
+    heading = [line for line in run.out.splitlines() if line.startswith("  chart:")]
+    assert heading and "unchanged" not in heading[0], run.out
+    assert diff_roots(run)["chart"]["notCompared"]
+
+
+def test_a_file_git_ignores_is_named_once(repo: Path) -> None:
+    write(repo, ".gitignore", "generated/\n")
+    write(repo, "gen/kustomization.yaml", "resources: [../generated/cm.yaml]\n")
+    write(repo, "generated/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: g}\n")
+    with Repo(str(repo)) as r:
+        commit(r)
+    write(repo, "gen/kustomization.yaml", "resources: [../generated/cm.yaml]\nnamePrefix: x-\n")
+    run = check(repo, "--diff-against", "HEAD", "--load-restrictor", "LoadRestrictionsNone")
+    notes = [n["message"] for n in run.report["notes"] if "ignored by git" in n["message"]]
+    assert len(notes) == 1 and "generated/cm.yaml" in notes[0]

@@ -111,9 +111,15 @@ def counts_line(run: RunReport) -> str:
 
 def diff_heading(d: RootDiff) -> str:
     """``apps/prod: 1 changed, 2 added (new root)``: one root's change in a line."""
-    counts = ", ".join(f"{n} {status}" for status, n in d.counts.items() if n)
     side = {"work": " (new root)", "base": " (root removed)"}.get(d.side, "")
-    return f"{d.root}: {counts or 'rendered output unchanged'}{side}"
+    if d.fails:
+        where = {"base": "at the base revision", "work": "in the work tree", "both": "on both sides"}[d.fails]
+        return f"{d.root}: fails to build {where}: {d.error}{side}"
+    counts = ", ".join(f"{n} {status}" for status, n in d.counts.items() if n)
+    if not counts and d.unrendered:
+        return f"{d.root}: not compared: {d.unrendered}{side}"
+    also = f"; {d.unrendered}" if d.unrendered else ""
+    return f"{d.root}: {counts or 'rendered output unchanged'}{also}{side}"
 
 
 def change_line(c: Change) -> str:

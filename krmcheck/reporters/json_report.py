@@ -21,8 +21,10 @@
 - ``summary``: defects by severity, and how many findings, defects, roots
   and suppressed findings there are;
 - with ``--diff-against REF``, ``diff``: ``against`` (REF) and each affected
-  root with ``side`` (both, work or base), its ``changes`` (status, resource,
-  ``was`` for a rename, ``diff``), its ``new`` findings and ``fixed`` ones.
+  root with ``side`` (both, work or base), ``failsToBuild`` (base, work or
+  both, with the ``error``), ``notCompared`` (why its output says nothing of
+  the change), its ``changes`` (status, resource, ``was`` for a rename,
+  ``diff``), its ``new`` findings and ``fixed`` ones.
 
 The field names follow the KRM Functions result (``resourceRef``,
 ``field``) so other tools can read them alike. Strings are kept as they are,
@@ -65,7 +67,8 @@ def document(run: RunReport) -> dict[str, Any]:
     }
     if run.diff_against:
         doc["diff"] = {"against": run.diff_against, "roots": [
-            {"root": d.root, "side": d.side,
+            {"root": d.root, "side": d.side, "failsToBuild": d.fails or None, "error": d.error or None,
+             "notCompared": d.unrendered or None,
              "changes": [{"status": c.status, "resource": c.resource, "was": c.was or None,
                           "diff": c.diff or None} for c in d.changes],
              "new": [finding_entry(f) for f in ordered(d.new)],
