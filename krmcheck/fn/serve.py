@@ -35,7 +35,8 @@ from krmcheck.tree.load import LoadError, load_documents
 from krmcheck.tree.node import Mapping, Node, Scalar, from_data
 from krmcheck.tree.node import Sequence as SequenceNode
 from krmcheck.tree.origin import UNKNOWN
-from krmcheck.validators import VALIDATORS, ValidatorOptions, resource_ref
+from krmcheck.validators import VALIDATORS
+from krmcheck.validators.base import ValidatorOptions, resource_ref
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 

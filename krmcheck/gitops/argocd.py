@@ -17,7 +17,7 @@ from krmcheck.gitops.flux import list_field
 from krmcheck.gitops.root import ARGOCD, ControllerRoot, confined
 from krmcheck.gitops.source import same_repository
 from krmcheck.kustomize import kustomization as kfile
-from krmcheck.kustomize.builtins.images import split
+from krmcheck.resource.image import split
 from krmcheck.kustomize.kustomization import Kustomization
 from krmcheck.resource.errors import BuildError
 from krmcheck.resource.files import ROOT_ONLY, Files

@@ -39,7 +39,7 @@ from krmcheck.results import Result
 from krmcheck.schemas import builtin
 from krmcheck.tree.load import FAST_LOADER
 from krmcheck.tree.node import Mapping
-from krmcheck.validators import ValidatorOptions, make_result, resource_ref
+from krmcheck.validators.base import ValidatorOptions, make_result, resource_ref
 
 id = "api-version"
 description = "apiVersions are still served, and not deprecated, in the target Kubernetes version"

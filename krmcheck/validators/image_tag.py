@@ -18,11 +18,11 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import NamedTuple
 
-from krmcheck.kustomize.builtins.images import split
+from krmcheck.resource.image import split
 from krmcheck.results import Result
 from krmcheck.tree.node import Mapping, Scalar, lookup
 from krmcheck.tree.node import Sequence as SequenceNode
-from krmcheck.validators import ValidatorOptions, field_path, make_result, pod_spec_path
+from krmcheck.validators.base import ValidatorOptions, field_path, make_result, pod_spec_path
 
 id = "image-tag"
 description = "container images name a tag or digest, and the tag is not 'latest'"

@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator, Sequence
 
 from krmcheck.results import Result
 from krmcheck.tree.node import Mapping
-from krmcheck.validators import ValidatorOptions, field_path, make_result, scalar_text
+from krmcheck.validators.base import ValidatorOptions, field_path, make_result, scalar_text
 
 id = "metadata"
 description = "names, label keys and values, and annotation keys are valid for Kubernetes"

@@ -93,7 +93,7 @@ from typing import NamedTuple
 from krmcheck.results import Result
 from krmcheck.tree.node import Mapping, Node, Scalar, lookup
 from krmcheck.tree.node import Sequence as SequenceNode
-from krmcheck.validators import Provided, ValidatorOptions, field_path, make_result, scalar_text
+from krmcheck.validators.base import Provided, ValidatorOptions, field_path, make_result, scalar_text
 from krmcheck.validators.selector import (
     Path, PodTemplate, Templates, group_kind, map_selector, name_of, namespace_of, pod_templates)
 

@@ -33,7 +33,7 @@ from krmcheck.schemas import builtin, crds, defaults, lists, rules
 from krmcheck.schemas.locations import LocationError
 from krmcheck.schemas.sources import BUILTIN, CACHE, LOCATION, Checker, SchemaSettings, Sources, sources_for
 from krmcheck.tree.node import Mapping
-from krmcheck.validators import ValidatorOptions, field_path, make_result, resource_ref
+from krmcheck.validators.base import ValidatorOptions, field_path, make_result, resource_ref
 
 if TYPE_CHECKING:  # the checkers of krmcheck.schemas.sources import it when they first validate
     import jsonschema

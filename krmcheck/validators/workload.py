@@ -47,7 +47,7 @@ from typing import NamedTuple
 from krmcheck.results import Result
 from krmcheck.tree.node import Mapping, Node, Scalar, lookup
 from krmcheck.tree.node import Sequence as SequenceNode
-from krmcheck.validators import ValidatorOptions, field_path, make_result, pod_spec_path, scalar_text
+from krmcheck.validators.base import ValidatorOptions, field_path, make_result, pod_spec_path, scalar_text
 
 id = "workload"
 description = ("opt-in policies: containers set requests, a memory limit and (long-running) "

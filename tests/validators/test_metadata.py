@@ -4,7 +4,8 @@ import pytest
 
 from krmcheck.results import ResourceRef, Result
 from krmcheck.tree.load import load_documents
-from krmcheck.validators import VALIDATORS, ValidatorOptions, field_path
+from krmcheck.validators import VALIDATORS, ValidatorOptions
+from krmcheck.validators.base import field_path
 from krmcheck.validators import metadata
 
 

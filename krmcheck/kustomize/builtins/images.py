@@ -11,6 +11,7 @@ import re
 from typing import TYPE_CHECKING, NamedTuple
 
 from krmcheck.kustomize import fieldspec
+from krmcheck.resource.image import split
 from krmcheck.resource.errors import BuildError
 from krmcheck.resource.resource import Resource
 from krmcheck.tree.node import Mapping, Node, Scalar, Sequence
@@ -22,18 +23,6 @@ if TYPE_CHECKING:  # the image_tag validator reads image references with split()
 
 _TAG_CHARS = r"[a-zA-Z0-9_.{}-]*"
 CONTAINER_LISTS = ("containers", "initContainers")
-
-
-def split(ref: str) -> tuple[str, str, str]:
-    """An image reference as (name, tag, digest); tag and digest may be ""."""
-    name, digest = ref, ""
-    if "@" in ref:
-        name, _, digest = ref.partition("@")
-    tag = ""
-    colon = name.rfind(":")
-    if colon > name.rfind("/"):
-        name, tag = name[:colon], name[colon + 1:]
-    return name, tag, digest
 
 
 class ImageEntry(NamedTuple):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from krmcheck.kustomize.builtins import images
-from krmcheck.kustomize.builtins.images import ImageEntry, split
+from krmcheck.kustomize.builtins.images import ImageEntry
 from krmcheck.kustomize.fieldspec import FieldSpec
 from krmcheck.kustomize.transformerconfig import TransformerConfig
 from krmcheck.resource.errors import BuildError
@@ -46,17 +46,6 @@ def apply(text: str, images_field: str, config: TransformerConfig | None = None)
     return res
 
 
-# --- image references ----------------------------------------------------------------------
-
-@pytest.mark.parametrize(("ref", "parts"), [
-    ("nginx", ("nginx", "", "")),
-    ("nginx:1.25", ("nginx", "1.25", "")),
-    ("nginx@sha256:abc", ("nginx", "", "sha256:abc")),
-    ("registry:5000/team/app", ("registry:5000/team/app", "", "")),  # a port is not a tag
-    ("registry:5000/team/app:v1@sha256:abc", ("registry:5000/team/app", "v1", "sha256:abc")),
-])
-def test_split(ref: str, parts: tuple[str, str, str]) -> None:
-    assert split(ref) == parts
 
 
 def image_entry(name: str, new_name: str = "", new_tag: str = "", digest: str = "") -> ImageEntry:
