@@ -2,7 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from krmcheck.locate import Locator, locate, locate_all, names
+from krmcheck.locate import Locator, locate, locate_all
+from krmcheck.resource.lookup import names
 from krmcheck.resource.resource import Resource
 from krmcheck.results import ResourceRef, Result
 from krmcheck.tree.load import load_documents

@@ -19,7 +19,7 @@ import yaml
 
 from krmcheck.fn.build_state import KUSTOMIZE_ID, take_state
 from krmcheck.fn.spec import FunctionOutput
-from krmcheck.locate import Locator
+from krmcheck.resource.lookup import Lookup
 from krmcheck.resource.errors import BuildError
 from krmcheck.resource.resid import Gvk, ResId, id_key, same_id
 from krmcheck.resource.resource import Resource
@@ -151,8 +151,8 @@ def output(items: list[Resource], results: list[Result], stderr: str) -> Functio
 def resource_for(result: Result, resources: list[Resource]) -> Resource | None:
     """The output item a Result names, by resourceRef or by ``file.path`` and
     ``file.index`` against the path and index annotations the items carried
-    through the function (:meth:`krmcheck.locate.Locator.find`)."""
-    return Locator(resources, "").find(result)
+    through the function (:class:`krmcheck.resource.lookup.Lookup`)."""
+    return Lookup(resources).find(result)
 
 
 def with_resource(result: Result, res: Resource | None) -> Result:

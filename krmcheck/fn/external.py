@@ -23,7 +23,7 @@ from pathlib import Path
 from krmcheck import journal
 from krmcheck.fn.spec import ExternalValidator
 from krmcheck.fn import build_state, container, resource_list
-from krmcheck.locate import Locator
+from krmcheck.resource.lookup import Lookup
 from krmcheck.resource.errors import BuildError
 from krmcheck.resource import wire
 from krmcheck.resource.resource import Resource
@@ -125,10 +125,10 @@ def _with_path(res: Resource) -> Mapping:
 def _named(result: Result, items: list[Mapping]) -> Result:
     """A Result naming only ``file`` gets the resourceRef of the item it names
     (the path and index annotations the runtime numbered, else the source
-    file's documents: :meth:`krmcheck.locate.Locator.find`)."""
+    file's documents: :class:`krmcheck.resource.lookup.Lookup`)."""
     if result.resource_ref is not None or not result.file_path:
         return result
-    found = Locator([Resource(item) for item in items], "").find(result)
+    found = Lookup([Resource(item) for item in items]).find(result)
     if found is None:
         return result
     item, md = found.node, found.node.mapping("metadata") or Mapping()
