@@ -12,14 +12,13 @@ import sys
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from krmcheck import cache
 from krmcheck.kustomize import remote
 
 if TYPE_CHECKING:
     from krmcheck.fn.catalog.model import Catalog
-    from krmcheck.fn.catalog.sources import CatalogRef
 
 _GOOS = {"linux": "linux", "darwin": "darwin", "win32": "windows", "cygwin": "windows"}
 _GOARCH = {"x86_64": "amd64", "amd64": "amd64", "aarch64": "arm64", "arm64": "arm64"}
@@ -33,13 +32,12 @@ class Store:
     _catalogs: dict[str, Catalog] = field(default_factory=dict)
     _lock: threading.RLock = field(default_factory=threading.RLock)
 
-    def catalog(self, ref: CatalogRef, ctx: CatalogContext) -> Catalog:
-        from krmcheck.fn.catalog.sources import load_catalog
-
+    def catalog(self, identity: str, load: Callable[[], Catalog]) -> Catalog:
+        """The catalog ``identity`` names, loaded once per run."""
         with self._lock:
-            if ref.identity not in self._catalogs:
-                self._catalogs[ref.identity] = load_catalog(ref, ctx)
-            return self._catalogs[ref.identity]
+            if identity not in self._catalogs:
+                self._catalogs[identity] = load()
+            return self._catalogs[identity]
 
     def locked(self) -> threading.RLock:
         return self._lock

@@ -193,6 +193,8 @@ class LayerPlugins:
     k: Kustomization
     ctx: Context
     external: ExternalPlugins
+    # the builtin plugin kinds by kind (builtins/kinds.py), given by the build
+    builtins: Callable[[], MappingType[str, Plugin]] = lambda: {}
 
     def generate(self, config: Config) -> list[Resource]:
         """What a ``generators:`` config makes."""
@@ -225,9 +227,7 @@ class LayerPlugins:
     def resolve(self, config: Config, role: str) -> Plugin:
         """The plugin that runs ``config`` in ``role`` (generator or transformer)."""
         if config.is_builtin:
-            from krmcheck.kustomize.builtins.kinds import BUILTIN_KINDS  # (only builds that list one)
-
-            plugin = BUILTIN_KINDS.get(config.kind)
+            plugin = self.builtins().get(config.kind)
             if plugin is None:
                 raise BuildError(f"unable to load builtin {config.kind}: kustomize has no builtin "
                                  f"plugin of kind '{config.kind}'", config.entry)

@@ -21,7 +21,8 @@ from krmcheck.kustomize.accumulator import ResourceList
 from krmcheck.kustomize.builtins import vars as kvars
 from krmcheck.kustomize.kustomization import Kustomization
 from krmcheck.kustomize.nameref import fix_name_references
-from krmcheck.kustomize.plugins import Config, Context, ExternalPlugins, FunctionOptions, LayerPlugins, NoExternalPlugins
+from krmcheck.kustomize.plugins import (Config, Context, ExternalPlugins, FunctionOptions, LayerPlugins, NoExternalPlugins,
+                                       Plugin)
 from krmcheck.kustomize.transformerconfig import Tracker
 from krmcheck.resource.errors import BuildError
 from krmcheck.resource.files import ROOT_ONLY, Files, Within
@@ -32,16 +33,10 @@ from krmcheck.tree.load import LoadError, load_documents
 from krmcheck.tree.node import Mapping, Node, Scalar, Sequence
 from krmcheck.tree.origin import Origin
 
-if TYPE_CHECKING:
-    from krmcheck.kustomize.builtins import patches
-
 # The builtin generators and transformers are imported where a
 # kustomization first uses them: a build of plain resources loads none.
 
 LOCAL_CONFIG = "config.kubernetes.io/local-config"
-# the fields whose patches, and whose labels, _run_transformers applies
-_PATCH_FIELDS = ("patchesStrategicMerge", "patches", "patchesJson6902")
-_LABEL_FIELDS = ("labels", "commonLabels", "commonAnnotations")
 
 
 @dataclass(frozen=True)
@@ -326,60 +321,16 @@ class Builder:
 
     # --- transformers -----------------------------------------------------------
     def _run_transformers(self, k: Kustomization, acc: ResourceList, stack: tuple[str, ...] = ()) -> None:
+        """The builtin transformers in kustomize's order (builtins/table.py),
+        each run when the kustomization sets one of its fields; then the
+        ``transformers:`` configs."""
+        from krmcheck.kustomize.builtins import table
+
         res = acc.items
-        if any(k.field(name) is not None for name in _PATCH_FIELDS):
-            from krmcheck.kustomize.builtins import patches
-
-            src = patches.PatchSource(k.directory, self.files, self.options.load_restrictor)
-        for entry in k.seq("patchesStrategicMerge"):
-            docs = patches.load_patch(entry, src)
-            if not docs:  # unlike patches:, an empty file here is refused
-                name = entry.as_string() if isinstance(entry, Scalar) else "entry"
-                raise BuildError(f"patchesStrategicMerge: '{name}' holds no patch", entry.origin)
-            patches.strategic(res, docs, None, entry.origin)
-        for entry in k.seq("patches"):
-            self._patch(res, entry, src)
-        tables = self.tables.config
-        ns = k.string("namespace")
-        if ns and ns[0]:
-            from krmcheck.kustomize.builtins import namespace
-
-            namespace.apply(res, ns[0], ns[1], tables)
-        prefix, suffix = k.string("namePrefix"), k.string("nameSuffix")
-        if prefix or suffix:
-            from krmcheck.kustomize.builtins import prefix_suffix
-
-            prefix_suffix.apply(res, prefix[0] if prefix else "", suffix[0] if suffix else "",
-                                (prefix or suffix)[1], tables)  # type: ignore[index]
-        if any(k.field(name) is not None for name in _LABEL_FIELDS):
-            from krmcheck.kustomize.builtins import labels
-        for entry in k.seq("labels"):
-            if isinstance(entry, Mapping):
-                labels.labels_entry(res, entry, tables)
-        common = k.mapping("commonLabels")
-        if common is not None:
-            labels.common_labels(res, common, tables)
-        annotations = k.mapping("commonAnnotations")
-        if annotations is not None:
-            labels.common_annotations(res, annotations, tables)
-        for entry in k.seq("patchesJson6902"):
-            self._json6902(res, entry, src)
-        for entry in k.seq("replicas"):
-            if isinstance(entry, Mapping):
-                from krmcheck.kustomize.builtins import replicas
-
-                replicas.apply(res, entry, tables)
-        for entry in k.seq("images") + k.seq("imageTags"):
-            if isinstance(entry, Mapping):
-                from krmcheck.kustomize.builtins import images
-
-                images.apply(res, entry, tables)
-        listed = k.seq("replacements")
-        if listed:  # (run applies each entry, nothing else)
-            from krmcheck.kustomize.builtins import replacements
-
-            replacements.run(res, listed, replacements.Source(k.directory, self.files,
-                                                              self.options.load_restrictor))
+        env = table.FieldEnv(k.directory, self.files, self.options.load_restrictor, self.tables.config)
+        for builtin in table.TRANSFORMERS:
+            if any(k.field(name) is not None for name in builtin.fields):
+                getattr(table.module_of(builtin), builtin.run)(k, res, env)
         if self.stamper:
             self.stamper.builtin_transformers(res, k, self.files)
         for config in self._plugin_configs(k, "transformers", stack):
@@ -397,7 +348,7 @@ class Builder:
         ctx = Context(k.directory, self.files, o.load_restrictor, o.enable_alpha_plugins,
                       o.enable_helm, o.helm_command, fetch_file=self._fetch_file).using(
                           o.functions, o.network, self.function_results, self.function_logs)
-        return LayerPlugins(k, ctx, o.plugins)
+        return LayerPlugins(k, ctx, o.plugins, _builtin_kinds)
 
     def _plugin_configs(self, k: Kustomization, field_name: str, stack: tuple[str, ...]) -> list[Config]:
         def accumulate(rel: str, origin: Origin) -> list[Resource]:
@@ -407,34 +358,12 @@ class Builder:
 
         return pluginconfig.load(field_name, k.seq(field_name), k.path, self.files, accumulate)
 
-    def _patch(self, res: list[Resource], entry: Node, src: patches.PatchSource) -> None:
-        from krmcheck.kustomize.builtins import patches
 
-        if not isinstance(entry, Mapping):
-            raise BuildError("a patches entry must be a map with path or patch", entry.origin)
-        docs = patches.load_patch(entry, src)
-        tnode = entry.mapping("target")
-        selector = patches.Selector.from_node(tnode) if tnode is not None else None
-        if patches.is_json_patch(docs):
-            if selector is None:
-                raise BuildError("a JSON 6902 patch needs a target", entry.origin)
-            patches.json6902(res, docs[0], selector, entry.origin)
-        else:
-            patches.strategic(res, docs, selector, entry.origin, patches.PatchOptions.from_node(entry))
+def _builtin_kinds() -> dict[str, Plugin]:
+    """The builtin plugin kinds (imported by builds that list one)."""
+    from krmcheck.kustomize.builtins.kinds import BUILTIN_KINDS
 
-    def _json6902(self, res: list[Resource], entry: Node, src: patches.PatchSource) -> None:
-        from krmcheck.kustomize.builtins import patches
-
-        if not isinstance(entry, Mapping) or entry.mapping("target") is None:
-            raise BuildError("a patchesJson6902 entry needs a target", entry.origin)
-        docs = patches.load_patch(entry, src)
-        if not docs:
-            return
-        ops = docs[0]
-        if not isinstance(ops, Sequence):
-            raise BuildError("a JSON 6902 patch must be a list of operations", ops.origin)
-        patches.json6902(res, ops, patches.Selector.from_node(entry.mapping("target")),  # type: ignore[arg-type]
-                         entry.origin)
+    return BUILTIN_KINDS
 
 
 def _resources_of(doc: Node, generated_names: bool = False) -> list[Resource]:

@@ -187,7 +187,7 @@ def _embedded_metadata(item: Mapping, data: Any, checker: Checker) -> list[Resul
     if not embedded.has_embedded(checker.structural):
         return []
     from krmcheck.tree import fieldpath
-    from krmcheck.validators import metadata
+    from krmcheck.validators.metadata import embedded_problems
 
     tags = (("schema-source", checker.source),)
     results = []
@@ -196,7 +196,7 @@ def _embedded_metadata(item: Mapping, data: Any, checker: Checker) -> list[Resul
         node, depth = fieldpath.walk(item, steps)
         if depth == len(steps) and isinstance(node, Mapping):  # a defaulted one has no node, nor labels
             results += [make_result(id, item, message, path, rule=f"embedded-{rule}", extra_tags=tags)
-                        for path, message, rule in metadata.embedded_problems(node, (*at, "metadata"))]
+                        for path, message, rule in embedded_problems(node, (*at, "metadata"))]
     return results
 
 

@@ -11,7 +11,7 @@ from typing import Sequence
 
 from krmcheck.fn.catalog.install import install
 from krmcheck.fn.catalog.model import Catalog, Container, Function, Version
-from krmcheck.fn.catalog.sources import CatalogRef, reference
+from krmcheck.fn.catalog.sources import CatalogRef, load_catalog, reference
 from krmcheck.fn.catalog_context import CatalogContext
 from krmcheck.fn.spec import FunctionSpec, Mount
 from krmcheck.kustomize.kustomization import Kustomization
@@ -38,7 +38,11 @@ class LayerCatalogs:
     context: CatalogContext
 
     def load(self) -> tuple[Catalog, ...]:
-        return tuple(self.context.store.catalog(ref, self.context) for ref in self.refs)
+        return tuple(self._catalog(ref) for ref in self.refs)
+
+    def _catalog(self, ref: CatalogRef) -> Catalog:
+        """A catalog, read once per run (the run's store keeps it)."""
+        return self.context.store.catalog(ref.identity, lambda: load_catalog(ref, self.context))
 
     def resolve(self, config: Config) -> FunctionSpec:
         return resolve_from_catalogs(config, self.load(), self.context)

@@ -16,6 +16,8 @@ from krmcheck.resource.errors import BuildError
 from krmcheck.resource.resource import Resource
 from krmcheck.tree.node import Mapping, Node, Scalar, Sequence
 from krmcheck.tree.origin import Origin
+from krmcheck.kustomize.builtins.table import FieldEnv
+from krmcheck.kustomize.kustomization import Kustomization
 
 if TYPE_CHECKING:  # the image_tag validator reads image references with split() alone
     from krmcheck.kustomize.fieldspec import FieldSpec
@@ -132,3 +134,12 @@ def _in_container_list(spec: FieldSpec) -> bool:
     has already looked there."""
     path = spec.path
     return len(path) >= 2 and path[-1] == "image" and path[-2].removesuffix("[]") in CONTAINER_LISTS
+
+
+# --- the kustomization's fields (builtins/table.py) --------------------------
+
+def from_kustomization(k: Kustomization, resources: list[Resource], env: FieldEnv) -> None:
+    """``images:`` (and the older ``imageTags:``) entries."""
+    for entry in k.seq("images") + k.seq("imageTags"):
+        if isinstance(entry, Mapping):
+            apply(resources, entry, env.tables)

@@ -10,6 +10,8 @@ from krmcheck.resource.errors import BuildError
 from krmcheck.resource.resource import Resource
 from krmcheck.tree.node import Mapping, Scalar
 from krmcheck.tree.origin import Origin
+from krmcheck.kustomize.builtins.table import FieldEnv
+from krmcheck.kustomize.kustomization import Kustomization
 
 LABELS_ENTRY_FIELDS = frozenset({"pairs", "includeSelectors", "includeTemplates", "fields"})
 METADATA_LABELS = FieldSpec(("metadata", "labels"), create=True)
@@ -94,3 +96,22 @@ def labels_entry(resources: list[Resource], entry: Mapping,
             specs += tables.template_labels
         specs.append(METADATA_LABELS)
     apply(resources, pairs(pnode), specs, entry.origin)
+
+
+# --- the kustomization's fields (builtins/table.py) --------------------------
+
+def labels_fields(k: Kustomization, resources: list[Resource], env: FieldEnv) -> None:
+    """``labels:`` entries, then ``commonLabels:``."""
+    for entry in k.seq("labels"):
+        if isinstance(entry, Mapping):
+            labels_entry(resources, entry, env.tables)
+    common = k.mapping("commonLabels")
+    if common is not None:
+        common_labels(resources, common, env.tables)
+
+
+def annotations_field(k: Kustomization, resources: list[Resource], env: FieldEnv) -> None:
+    """``commonAnnotations:``."""
+    annotations = k.mapping("commonAnnotations")
+    if annotations is not None:
+        common_annotations(resources, annotations, env.tables)

@@ -17,6 +17,8 @@ from krmcheck.resource.resid import is_cluster_scoped
 from krmcheck.resource.resource import Resource
 from krmcheck.tree.node import Mapping, Scalar
 from krmcheck.tree.origin import Origin
+from krmcheck.kustomize.builtins.table import FieldEnv
+from krmcheck.kustomize.kustomization import Kustomization
 
 _METADATA_NAMESPACE = ("metadata", "namespace")
 _METADATA_NAME = ("metadata", "name")
@@ -82,3 +84,12 @@ def _setter(namespace: str, origin: Origin) -> fieldspec.Visit:
         elif node is None:
             parent.items[key] = Scalar(namespace, origin)
     return setter
+
+
+# --- the kustomization's field (builtins/table.py) ---------------------------
+
+def from_kustomization(k: Kustomization, resources: list[Resource], env: FieldEnv) -> None:
+    """``namespace:``."""
+    ns = k.string("namespace")
+    if ns and ns[0]:
+        apply(resources, ns[0], ns[1], env.tables)

@@ -14,6 +14,8 @@ from krmcheck.resource.resource import Resource
 from krmcheck.tree.load import LoadError, load_documents
 from krmcheck.tree.node import Mapping, Node, Scalar, Sequence
 from krmcheck.tree.origin import Origin
+from krmcheck.kustomize.builtins.table import FieldEnv
+from krmcheck.kustomize.kustomization import Kustomization
 
 
 @dataclass(frozen=True)
@@ -287,3 +289,52 @@ def _build_annotations(res: Resource, where: Origin) -> bool:
 
 def is_json_patch(docs: list[Node]) -> bool:
     return len(docs) == 1 and isinstance(docs[0], Sequence)
+
+
+# --- the kustomization's fields (builtins/table.py) --------------------------
+
+def _source(env: FieldEnv) -> PatchSource:
+    return PatchSource(env.directory, env.files, env.load_restrictor)
+
+
+def strategic_merge_field(k: Kustomization, resources: list[Resource], env: FieldEnv) -> None:
+    """``patchesStrategicMerge:`` (files or inline); unlike ``patches:``, an
+    empty file is refused."""
+    for entry in k.seq("patchesStrategicMerge"):
+        docs = load_patch(entry, _source(env))
+        if not docs:
+            name = entry.as_string() if isinstance(entry, Scalar) else "entry"
+            raise BuildError(f"patchesStrategicMerge: '{name}' holds no patch", entry.origin)
+        strategic(resources, docs, None, entry.origin)
+
+
+def patches_field(k: Kustomization, resources: list[Resource], env: FieldEnv) -> None:
+    """``patches:`` entries: a strategic-merge or a JSON 6902 patch, with an
+    optional target."""
+    for entry in k.seq("patches"):
+        if not isinstance(entry, Mapping):
+            raise BuildError("a patches entry must be a map with path or patch", entry.origin)
+        docs = load_patch(entry, _source(env))
+        tnode = entry.mapping("target")
+        selector = Selector.from_node(tnode) if tnode is not None else None
+        if is_json_patch(docs):
+            if selector is None:
+                raise BuildError("a JSON 6902 patch needs a target", entry.origin)
+            json6902(resources, docs[0], selector, entry.origin)
+        else:
+            strategic(resources, docs, selector, entry.origin, PatchOptions.from_node(entry))
+
+
+def json6902_field(k: Kustomization, resources: list[Resource], env: FieldEnv) -> None:
+    """``patchesJson6902:`` entries, each with a target."""
+    for entry in k.seq("patchesJson6902"):
+        target = entry.mapping("target") if isinstance(entry, Mapping) else None
+        if target is None:
+            raise BuildError("a patchesJson6902 entry needs a target", entry.origin)
+        docs = load_patch(entry, _source(env))
+        if not docs:
+            continue
+        ops = docs[0]
+        if not isinstance(ops, Sequence):
+            raise BuildError("a JSON 6902 patch must be a list of operations", ops.origin)
+        json6902(resources, ops, Selector.from_node(target), entry.origin)

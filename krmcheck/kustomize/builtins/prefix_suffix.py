@@ -15,6 +15,8 @@ from krmcheck.kustomize.transformerconfig import TransformerConfig, default_conf
 from krmcheck.resource.resource import Resource
 from krmcheck.tree.node import Mapping, Scalar
 from krmcheck.tree.origin import Origin
+from krmcheck.kustomize.builtins.table import FieldEnv
+from krmcheck.kustomize.kustomization import Kustomization
 
 # kustomize never renames these kinds with a prefix or suffix.
 SKIPPED_KINDS = frozenset({"CustomResourceDefinition", "APIService", "Namespace"})
@@ -60,3 +62,13 @@ def _rename(res: Resource, specs: list[FieldSpec], change: Change, origin: Origi
             res.set_name(change(res.name), origin)
         else:
             fieldspec.visit(res, spec, setter, origin)
+
+
+# --- the kustomization's fields (builtins/table.py) --------------------------
+
+def from_kustomization(k: Kustomization, resources: list[Resource], env: FieldEnv) -> None:
+    """``namePrefix:`` and ``nameSuffix:``, at the line of the first set."""
+    prefix, suffix = k.string("namePrefix"), k.string("nameSuffix")
+    given = prefix or suffix
+    if given is not None:
+        apply(resources, prefix[0] if prefix else "", suffix[0] if suffix else "", given[1], env.tables)

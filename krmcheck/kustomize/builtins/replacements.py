@@ -32,6 +32,8 @@ from krmcheck.tree.load import LoadError, load_documents
 from krmcheck.tree.node import Mapping, Node, Scalar, Sequence, Value
 from krmcheck.tree.origin import Origin
 from krmcheck.tree.scalars import format_float, resolve_plain
+from krmcheck.kustomize.builtins.table import FieldEnv
+from krmcheck.kustomize.kustomization import Kustomization
 
 BY = "replacements"
 DEFAULT_FIELD_PATH = "metadata.name"
@@ -518,3 +520,12 @@ def _need_seq(node: Node) -> Sequence:
 def _kind(node: Node) -> str:
     return "MappingNode" if isinstance(node, Mapping) else \
         "SequenceNode" if isinstance(node, Sequence) else "ScalarNode"
+
+
+# --- the kustomization's field (builtins/table.py) ---------------------------
+
+def from_kustomization(k: Kustomization, resources: list[Resource], env: FieldEnv) -> None:
+    """``replacements:`` entries, inline or in files."""
+    listed = k.seq("replacements")
+    if listed:
+        run(resources, listed, Source(env.directory, env.files, env.load_restrictor))

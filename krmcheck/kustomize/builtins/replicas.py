@@ -7,6 +7,8 @@ from krmcheck.kustomize.transformerconfig import TransformerConfig, default_conf
 from krmcheck.resource.errors import BuildError
 from krmcheck.resource.resource import Resource
 from krmcheck.tree.node import Mapping, Scalar
+from krmcheck.kustomize.builtins.table import FieldEnv
+from krmcheck.kustomize.kustomization import Kustomization
 
 
 def apply(resources: list[Resource], entry: Mapping,
@@ -33,3 +35,12 @@ def apply(resources: list[Resource], entry: Mapping,
             continue
         for spec in specs:
             fieldspec.visit(res, spec, setter, origin)
+
+
+# --- the kustomization's field (builtins/table.py) ---------------------------
+
+def from_kustomization(k: Kustomization, resources: list[Resource], env: FieldEnv) -> None:
+    """``replicas:`` entries."""
+    for entry in k.seq("replicas"):
+        if isinstance(entry, Mapping):
+            apply(resources, entry, env.tables)
