@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from krmcheck.applied import REASONS
-from krmcheck.fn.spec import ExternalValidator, FunctionSpec, Mount
+from krmcheck.resource.function import ExternalValidator, FunctionSpec, Mount
 from krmcheck.gitops.envsubst import Variable
 from krmcheck.scope import PathPatterns
 from krmcheck.tree.load import LoadError, load_documents

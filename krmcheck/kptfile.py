@@ -19,7 +19,7 @@ import os
 from pathlib import Path
 
 from krmcheck.config import ConfigError, external_validator
-from krmcheck.fn.spec import ExternalValidator
+from krmcheck.resource.function import ExternalValidator
 from krmcheck.resource.errors import BuildError
 from krmcheck.tree.load import LoadError, load_documents
 from krmcheck.tree.node import Mapping, Node, Scalar

@@ -10,7 +10,7 @@ import pytest
 
 from krmcheck import config as cfg
 from krmcheck.cli import main
-from krmcheck.fn.spec import Mount
+from krmcheck.resource.function import Mount
 from krmcheck.tree.origin import Location
 from krmcheck.validators import VALIDATORS, ValidatorOptions
 

@@ -18,7 +18,7 @@ import dataclasses
 import yaml
 
 from krmcheck.fn.build_state import KUSTOMIZE_ID, take_state
-from krmcheck.fn.spec import FunctionOutput
+from krmcheck.resource.function import FunctionOutput
 from krmcheck.resource.lookup import Lookup
 from krmcheck.resource.errors import BuildError
 from krmcheck.resource.resid import Gvk, ResId, id_key, same_id

@@ -16,7 +16,7 @@ import shutil
 from dataclasses import dataclass
 from typing import Mapping
 
-from krmcheck.fn.spec import Mount
+from krmcheck.resource.function import Mount
 from krmcheck.transports import TransportError
 
 RUNTIMES = ("docker", "podman")

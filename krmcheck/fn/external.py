@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from krmcheck import journal
-from krmcheck.fn.spec import ExternalValidator
+from krmcheck.resource.function import ExternalValidator
 from krmcheck.fn import build_state, container, resource_list
 from krmcheck.resource.lookup import Lookup
 from krmcheck.resource.errors import BuildError

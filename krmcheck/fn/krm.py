@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from krmcheck.fn import adoption, build_state, container, resource_list
-from krmcheck.fn.spec import FunctionOutput, FunctionSpec, Mount
+from krmcheck.resource.function import FunctionOutput, FunctionSpec, Mount
 from krmcheck.kustomize.plugins import GENERATOR, TRANSFORMER, Config, Context
 from krmcheck.resource.errors import BuildError
 from krmcheck.resource.files import inside

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from krmcheck.fn.spec import ExternalValidator
+from krmcheck.resource.function import ExternalValidator
 from krmcheck.fn import external
-from krmcheck.fn.spec import FunctionSpec
+from krmcheck.resource.function import FunctionSpec
 from krmcheck.kustomize.target import Builder
 from krmcheck.locate import locate_all
 from krmcheck.resource.errors import BuildError

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from krmcheck.fn.spec import ExternalValidator
+from krmcheck.resource.function import ExternalValidator
 from krmcheck.fn import external, resource_list
 from krmcheck.fn.loader import PluginLoader
-from krmcheck.fn.spec import FunctionSpec
+from krmcheck.resource.function import FunctionSpec
 from krmcheck.kustomize.plugins import FunctionOptions
 from krmcheck.kustomize.target import BuildOptions, Builder
 from krmcheck.locate import locate_all

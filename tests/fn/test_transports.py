@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from krmcheck.fn import container
-from krmcheck.fn.spec import Mount
+from krmcheck.resource.function import Mount
 from krmcheck.transports import Invocation, TransportError
 from krmcheck.transports.exec import ExecTransport
 

@@ -13,7 +13,7 @@ from krmcheck.fn.catalog.install import install
 from krmcheck.fn.catalog.model import Catalog, Container, Function, Version
 from krmcheck.fn.catalog.sources import CatalogRef, load_catalog, reference
 from krmcheck.fn.catalog_context import CatalogContext
-from krmcheck.fn.spec import FunctionSpec, Mount
+from krmcheck.resource.function import FunctionSpec, Mount
 from krmcheck.kustomize.kustomization import Kustomization
 from krmcheck.kustomize.plugins import Config
 from krmcheck.resource.errors import BuildError

@@ -14,7 +14,7 @@ from krmcheck.fn.catalog.resolve import (STORAGE_MOUNT_TARGET, for_layer, has_ex
     pinned_image, resolve_from_catalogs)
 from krmcheck.fn.catalog.sources import load_catalog, trust_keys
 from krmcheck.fn.loader import PluginLoader
-from krmcheck.fn.spec import Mount
+from krmcheck.resource.function import Mount
 from krmcheck.kustomize import kustomization as kfile
 from krmcheck.kustomize.target import Builder, BuildOptions
 from krmcheck.resource.errors import BuildError

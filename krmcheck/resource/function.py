@@ -1,6 +1,6 @@
 """What a KRM function is and what running one gives back.
 
-The function runtime (``krm.py``) takes a :class:`FunctionSpec`, however
+The function runtime (``krmcheck/fn/krm.py``) takes a :class:`FunctionSpec`, however
 it was found (a ``config.kubernetes.io/function`` annotation, a function
 catalog, a Kptfile, ``.krmcheck.yaml``), runs it over resources through a
 transport (exec or container) and returns a :class:`FunctionOutput`.
