@@ -361,3 +361,97 @@ def test_a_flux_build_reads_no_file_outside_the_repository(tmp_path: Path) -> No
     [(path, line, _, message)] = _build_errors(run.report)
     assert (path, line) == ("app/kustomization.yaml", 3)
     assert "security; file '../outside.yaml' is outside the repository" in message
+
+
+# --- regular expressions a repository, a catalog or a schema location holds -----------
+
+def _crd(properties: str, rules: str = "") -> str:
+    return ("apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n"
+            "metadata: {name: widgets.example.com}\n"
+            "spec:\n  group: example.com\n  names: {kind: Widget, plural: widgets}\n  scope: Namespaced\n"
+            "  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n"
+            "      openAPIV3Schema:\n        type: object\n        properties:\n          spec:\n"
+            "            type: object\n" + rules + "            properties:\n" + properties)
+
+
+def _widgets(root: Path, spec: str, count: int = 1) -> None:
+    write(root, "app/kustomization.yaml", "resources:\n- widgets.yaml\n")
+    write(root, "app/widgets.yaml", "".join(f"---\napiVersion: example.com/v1\nkind: Widget\nmetadata:\n"
+                                            f"  name: w{i}\nspec:\n{spec}" for i in range(count)))
+
+
+BACKTRACKS = "a" * 28 + "!"  # '^(a+)+$' against it: 17 s with Python's re; 34 characters: hours
+
+
+@pytest.mark.parametrize("compiled", [False, True], ids=["jsonschema", "fastjsonschema"])
+def test_a_crd_pattern_is_matched_in_linear_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                 compiled: bool) -> None:
+    from krmcheck.schemas import sources
+    if compiled:  # the compiled validator from the first object on
+        monkeypatch.setitem(sources.COMPILE_AFTER, sources.REPOSITORY, 0)
+    write(tmp_path, "crds/widget.yaml", _crd("              name: {type: string, pattern: '^(a+)+$'}\n"))
+    _widgets(tmp_path, f"  name: {BACKTRACKS}\n")
+    started = time.monotonic()
+    run = check(tmp_path, ".")
+    assert time.monotonic() - started < 10  # the run, start-up included; the match itself takes microseconds
+    assert [d["message"] for d in run.report["defects"] if d["validator"] == "schema"] == [
+        f"spec.name: '{BACKTRACKS}' does not match '^(a+)+$'"]
+
+
+def test_a_schema_locations_pattern_is_matched_in_linear_time(tmp_path: Path) -> None:
+    import json
+    schema = {"type": "object", "properties": {"spec": {"type": "object", "properties": {
+        "name": {"type": "string", "pattern": "^(a+)+$"}}}}}
+    write(tmp_path, "schemas/example.com/widget_v1.json", json.dumps(schema))
+    _widgets(tmp_path, f"  name: {BACKTRACKS}\n")
+    started = time.monotonic()
+    run = check(tmp_path, ".", "--schema-location", "schemas")
+    assert time.monotonic() - started < 10
+    assert ("app/widgets.yaml", 7, "schema") in run.located()
+
+
+@pytest.mark.parametrize("pattern, value, matches", [
+    (r"^\p{L}+\z", "Grüße", True),  # Python's re has neither: such a pattern was left out before
+    (r"^\p{L}+\z", "abc1", False),
+    (r"^[a-z]+$", '"abc\\n"', False),  # Go's $ is the end of the text: Python's re would match
+])
+def test_crd_patterns_are_read_as_go_reads_them(tmp_path: Path, pattern: str, value: str, matches: bool) -> None:
+    write(tmp_path, "crds/widget.yaml", _crd(f"              name: {{type: string, pattern: '{pattern}'}}\n"))
+    _widgets(tmp_path, f"  name: {value}\n")
+    run = check(tmp_path, ".")
+    assert (("app/widgets.yaml", 7, "schema") not in run.located()) == matches, run.out
+
+
+def test_a_pattern_re2_cannot_compile_is_one_info_naming_the_crd_and_field(tmp_path: Path) -> None:
+    write(tmp_path, "crds/widget.yaml", _crd("              name: {type: string, pattern: '^(?!x)'}\n"
+                                             "              ports:\n                type: array\n"
+                                             "                items: {type: string, pattern: '(a)\\1'}\n"))
+    _widgets(tmp_path, "  name: xyz\n  ports: [aa]\n", count=3)
+    write(tmp_path, "other/kustomization.yaml", "resources:\n- ../app/widgets.yaml\n")
+    run = check(tmp_path, ".", "--load-restrictor", "LoadRestrictionsNone")
+    [info] = [d for d in run.report["defects"] if d["validator"] == "schema-unjudged"]
+    assert info["severity"] == "info" and info["roots"] == ["app", "other"]
+    assert info["message"] == (
+        "2 patterns of Widget (example.com/v1) not judged in 2 roots: RE2 (Go's syntax, as the API server "
+        "reads it) cannot compile spec.name: '^(?!x)' (invalid perl operator: (?!); spec.ports[*]: '(a)\\\\1' "
+        "(invalid escape sequence: \\1); the schema is in crds/widget.yaml")
+    assert not [d for d in run.report["defects"] if d["validator"] == "schema"]  # neither pattern judged
+
+
+@pytest.mark.parametrize("rule", [
+    "self.name.matches('^(a+)+$')",
+    "self.name.find('^(a+)+$') != ''",
+    "self.name.findAll('(a+)+$').size() > 0",
+])
+def test_a_cel_rules_pattern_is_matched_in_linear_time(tmp_path: Path, rule: str) -> None:
+    from krmcheck.schemas import cel
+    if not cel.available():
+        pytest.skip("CEL needs cel-expr-python (Python 3.11 or newer)")
+    rules = f"            x-kubernetes-validations:\n            - rule: \"{rule}\"\n              message: no\n"
+    write(tmp_path, "crds/widget.yaml", _crd("              name: {type: string}\n", rules))
+    _widgets(tmp_path, f"  name: {BACKTRACKS}\n")
+    started = time.monotonic()
+    run = check(tmp_path, ".")
+    assert time.monotonic() - started < 10
+    assert [(d["line"], d["message"]) for d in run.report["defects"] if d["validator"] == "schema"] == [
+        (6, "spec: no")]
