@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, cast
 from krmcheck.applied import REASONS
 from krmcheck.fn.spec import ExternalValidator, FunctionSpec, Mount
 from krmcheck.gitops.envsubst import Variable
+from krmcheck.resource.files import read_bounded
 from krmcheck.scope import PathPatterns
 from krmcheck.tree.load import LoadError, load_documents
 from krmcheck.tree.node import Mapping, Node, Scalar, lookup
@@ -40,9 +41,10 @@ BY = "krmcheck config"
 # Ids of findings that come from somewhere else than a registered validator:
 # the schema validator's kinds without a schema, kubectl's deprecation
 # warnings, ignore comments or annotations that silence nothing, and roots
-# not checked because they need the network.
+# not checked because they need the network, and files a scan of the
+# repository did not read.
 EXTRA_IDS = ("schema-missing", "schema-unjudged", "deprecation", "unused-ignore", "duplicate",
-             "substitution", "helm", "remote")
+             "substitution", "helm", "remote", "scan")
 
 
 class ConfigError(Exception):
@@ -172,7 +174,7 @@ def load(path: Path, display: str) -> Config:
 
 def _document(path: Path, display: str) -> Mapping | None:
     try:
-        docs = load_documents(path.read_text(encoding="utf-8"), display, by=BY)
+        docs = load_documents(read_bounded(path).decode("utf-8"), display, by=BY)
     except OSError as e:
         raise ConfigError([(Location(display, 1, 1), f"cannot read: {e.strerror}")]) from None
     except UnicodeDecodeError:
@@ -484,7 +486,7 @@ def _config_file(node: Node, directory: Path, display: str) -> Mapping:
     path = directory / written
     shown = str(Path(display).parent / written) if Path(display).parent != Path(".") else written
     try:
-        docs = load_documents(path.read_text(encoding="utf-8"), Path(shown).as_posix(), by="functionConfig")
+        docs = load_documents(read_bounded(path).decode("utf-8"), Path(shown).as_posix(), by="functionConfig")
     except OSError as e:
         raise ConfigError([(node.origin.location, f"configPath: {written}: {e.strerror}")]) from None
     except LoadError as e:

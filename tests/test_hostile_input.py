@@ -455,3 +455,125 @@ def test_a_cel_rules_pattern_is_matched_in_linear_time(tmp_path: Path, rule: str
     assert time.monotonic() - started < 10
     assert [(d["line"], d["message"]) for d in run.report["defects"] if d["validator"] == "schema"] == [
         (6, "spec: no")]
+
+
+# --- reads outside the build: the scans of the repository, configuration, baselines --------
+
+def _bounded_check(root: Path, *args: str, seconds: float = 60,
+                   memory: int = 1536 * 1024 * 1024) -> tuple[int, str, dict]:
+    """``krmcheck ARGS .`` in a child process whose address space and time
+    are limited: what would fill memory or wait forever fails instead."""
+    import json
+    import resource
+    import subprocess
+    import sys
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (memory, resource.getrlimit(resource.RLIMIT_AS)[1]))
+    (root / ".git").mkdir(exist_ok=True)
+    env = {k: v for k, v in os.environ.items() if k not in ("GITHUB_ACTIONS", "KRMCHECK_NETWORK")}
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parent.parent)
+    report = root.parent / "report.json"
+    try:
+        done = subprocess.run([sys.executable, "-m", "krmcheck", *args, "--github", "off", "--json", str(report),
+                               "."], cwd=root, env=env, capture_output=True, text=True, timeout=seconds,
+                              preexec_fn=limit, check=False)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"krmcheck still ran after {seconds:g} s")
+    assert "Traceback" not in done.stderr, done.stderr[-2000:]
+    return done.returncode, done.stdout + done.stderr, json.loads(report.read_text()) if report.exists() else {}
+
+
+def _special(root: Path, rel: str, what: str) -> None:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if what == "dev-zero":
+        os.symlink("/dev/zero", path)  # endless
+    elif what == "fifo":
+        os.mkfifo(path)  # opening it waits for a writer
+    elif what == "sparse-2g":
+        with open(path, "wb") as f:  # 2 GB that take no disk space
+            f.truncate(2 * 1024 ** 3)
+    else:  # a link to a file outside the repository
+        write(root.parent, "outside.yaml", CONFIGMAP.format(name="outside"))
+        os.symlink(os.path.relpath(root.parent / "outside.yaml", path.parent), path)
+
+
+REFUSED = {
+    "dev-zero": "a symbolic link to a file outside the repository",
+    "fifo": "not a regular file (a FIFO)",
+    "sparse-2g": "2,147,483,648 bytes, more than the limit of 134,217,728 for one file",
+    "link-out": "a symbolic link to a file outside the repository",
+}
+
+
+@pytest.mark.parametrize("what", REFUSED)
+def test_a_file_the_scans_cannot_read_is_refused_with_one_warning(tmp_path: Path, what: str) -> None:
+    repo = tmp_path / "repo"
+    _good_root(repo)
+    _special(repo, "crds/thing.yaml", what)  # both the CRD scan and the search for manifests see it
+    code, output, report = _bounded_check(repo)
+    assert code == 1, output  # good/'s finding; nothing else stopped the run
+    [scan] = [d for d in report["defects"] if d["validator"] == "scan"]
+    assert (scan["path"], scan["line"], scan["severity"]) == ("crds/thing.yaml", 1, "warning")
+    assert scan["message"] == f"not read: {REFUSED[what]}"
+    assert ("good/cm.yaml", 4, "metadata") in [(d["path"], d["line"], d["validator"]) for d in report["defects"]]
+
+
+def test_the_scan_for_crd_files_is_bounded_in_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from krmcheck import discover
+    _good_root(tmp_path)
+    write(tmp_path, "crds/widget.yaml", _crd("              name: {type: string}\n"))
+    monkeypatch.setattr(discover, "SCAN_SECONDS", -1.0)  # out of time from the first file on
+    run = check(tmp_path, ".")
+    said = sorted((d["path"], d["message"]) for d in run.report["defects"] if d["validator"] == "scan")
+    assert said == [
+        (".", "the scan for CRD files reached its time limit of -1 s here: what is here and after it "
+              "(in path order) was not read"),
+        (".", "the scan for plain manifests reached its time limit of -1 s here: what is here and after "
+              "it (in path order) was not read")], said
+    assert ("good/cm.yaml", 4, "metadata") in run.located()
+
+
+@pytest.mark.parametrize("name, what, args, message", [
+    (".krmcheck.yaml", "sparse-2g", (), ".krmcheck.yaml:1:1: cannot read: 2,147,483,648 bytes, more than the "
+                                        "limit of 134,217,728 for one file"),
+    ("baseline.json", "fifo", ("--baseline", "baseline.json"), "baseline.json: cannot read the baseline: "
+                                                               "not a regular file (a FIFO)"),
+    ("baseline.json", "sparse-2g", ("--baseline", "baseline.json"), "baseline.json: cannot read the baseline: "
+                                                                    "2,147,483,648 bytes, more than the limit"),
+])
+def test_configuration_and_baseline_reads_are_bounded(tmp_path: Path, name: str, what: str,
+                                                      args: tuple[str, ...], message: str) -> None:
+    _good_root(tmp_path)
+    _special(tmp_path, name, what)
+    code, output, _ = _bounded_check(tmp_path, *args)
+    assert code == 2 and message in output, output
+
+
+@pytest.mark.parametrize("kustomization", [
+    "resources:\n- cm.yaml\nreplicas:\n- name: a\n  count: 1\n  ? {big}\n  : x\n",
+    "resources:\n- cm.yaml\n? {big}\n: x\n",
+    "resources:\n- cm.yaml\nreplicas:\n- name: a\n  count: {big}\n",
+    "resources:\n- cm.yaml\nimages:\n- name: a\n  ? {big}\n  : x\n",
+])
+def test_an_integer_of_thousands_of_digits_is_an_error_at_its_line(tmp_path: Path, kustomization: str) -> None:
+    big = "9" * 5000  # more digits than Python turns into an int without being told to
+    write(tmp_path, "bad/kustomization.yaml", kustomization.format(big=big))
+    write(tmp_path, "bad/cm.yaml", CONFIGMAP.format(name="a"))
+    _good_root(tmp_path)
+    run = check(tmp_path, ".")
+    assert run.code == 2 and "Traceback" not in run.err
+    [(path, _, _, message)] = _build_errors(run.report)
+    assert path == "bad/kustomization.yaml"
+    assert "unknown field" in message or "replicas[0].count must be an integer, not a string" in message
+    assert [r["root"] for r in run.report["roots"]] == ["bad", "good"]  # cm.yaml is still bad/'s
+
+
+def test_an_integer_of_thousands_of_digits_in_a_resource_stays_a_string(tmp_path: Path) -> None:
+    write(tmp_path, "app/kustomization.yaml", "resources:\n- cm.yaml\n")
+    write(tmp_path, "app/cm.yaml", CONFIGMAP.format(name="a") + f"  ? {'9' * 5000}\n  : x\n  n: {'8' * 5000}\n")
+    code, out, err = _main("build", str(tmp_path / "app"))
+    assert code == 0, err
+    assert f"  ? {'9' * 5000}\n  : x\n" in out  # as written: no Go integer or float holds them
+    assert f"  \"n\": {'8' * 5000}\n" in out

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from krmcheck import journal
+from krmcheck.resource.files import read_bounded
 
 PULLED = "catalogs"  # CACHE/catalogs/NAME/ holds a pulled catalog in the CRDs-catalog layout
 CATALOG_LAYOUT = "{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json"
@@ -95,7 +96,7 @@ def _read(path: Path) -> tuple[dict[str, Any], str] | None:
     if not os.path.isfile(path):  # also False for a name too long or holding a NUL
         return None
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
+        doc = json.loads(read_bounded(path).decode("utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
         raise LocationError(f"{path}: not a JSON schema: {e}") from None
     return (doc, str(path)) if isinstance(doc, dict) else None
