@@ -62,8 +62,10 @@ class Scan:
     bounded in time (``SCAN_SECONDS``). What it refused and where it stopped
     are kept for the run to report (``refused``)."""
 
-    top: Path | None = None  # files must really be at or below it
+    top: Path | None = None  # files must really be at or below it...
     what: str = "files"  # what the walk looks for, for the message where it stops
+    # ...or be one a kustomization reads (lifting its load restrictor), resolved
+    also: frozenset[Path] = frozenset()
     refused: list[Refusal] = field(default_factory=list)
     started: float = field(default_factory=time.monotonic)
     stopped: bool = False
@@ -71,7 +73,7 @@ class Scan:
     def text(self, path: Path) -> str | None:
         """The file's text; None when it cannot be read or was refused."""
         try:
-            return read_text_bounded(path, self.top)
+            return read_text_bounded(path, None if self.also and _resolved(path) in self.also else self.top)
         except Refused as e:
             self.refused.append(Refusal(path, f"not read: {e.reason}"))
         except (OSError, ValueError):

@@ -319,7 +319,8 @@ def check_run(run: Run, progress: Progress) -> RunReport:
     schema_sources.new_run()
     excludes = _excludes(run)
     selection, roots = _roots(run, excludes)
-    crd_scan = discover.Scan(top.resolve(), "CRD files")
+    crd_scan = discover.Scan(top.resolve(), "CRD files",
+                             also=frozenset(f for info in selection.infos.values() for f in info.files))
     vopts = ValidatorOptions(opts.kubernetes_version, opts.strict,
                              _schema_settings(run, selection, excludes, crd_scan))
     _check_validator_options(vopts)
@@ -935,13 +936,18 @@ def _check_root(builder: Builder, files: Files, root: Root, vopts: ValidatorOpti
     """A root's report with every Secret value the build read or made masked
     (redact.py): the one place where a root's messages leave the build and
     validate steps, whichever process ran them and however the build ended,
-    before anything fingerprints, groups, baselines or reports them."""
-    report = _root_report(builder, files, root, vopts, config, diff)
-    return redact.root_report(report, frozenset(builder.secrets))
+    before anything fingerprints, groups, baselines or reports them. The
+    rendered resources tell which values came from a Secret's data."""
+    resources: list[Resource] = []
+    report = _root_report(builder, files, root, vopts, config, diff, resources)
+    secrets = redact.Secrets(frozenset(builder.secrets), frozenset(builder.secret_places),
+                             root.secret_values if isinstance(root, ControllerRoot) else frozenset())
+    return redact.root_report(report, secrets, resources)
 
 
 def _root_report(builder: Builder, files: Files, root: Root, vopts: ValidatorOptions,
-                 config: krmconfig.Config, diff: kdiff.Context | None = None) -> RootReport:
+                 config: krmconfig.Config, diff: kdiff.Context | None = None,
+                 rendered_into: list[Resource] | None = None) -> RootReport:
     name = _root_name(files, root)
     try:
         rendered = _render_root(builder, root, config)
@@ -955,6 +961,8 @@ def _root_report(builder: Builder, files: Files, root: Root, vopts: ValidatorOpt
         return RootReport(name, (), (_build_finding(e, name),) + _deprecations(builder, name, config),
                           build_failed=True)
     resources = rendered.resources
+    if rendered_into is not None:
+        rendered_into.extend(resources)
     # Results the build's KRM functions reported come first, then the validators'.
     results = [r for r, _ in builder.function_results] + _validate(resources, vopts, config)
     outputs = _rendered(resources, builder, diff) if diff is not None else ()
