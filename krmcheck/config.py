@@ -26,7 +26,7 @@ from krmcheck.applied import REASONS
 from krmcheck.fn.spec import ExternalValidator, FunctionSpec, Mount
 from krmcheck.gitops.envsubst import Variable
 from krmcheck.resource.files import read_bounded
-from krmcheck.scope import PathPatterns
+from krmcheck.scope import PathPatterns, refusal
 from krmcheck.tree.load import LoadError, load_documents
 from krmcheck.tree.node import Mapping, Node, Scalar, lookup
 from krmcheck.tree.node import Sequence as SequenceNode
@@ -262,6 +262,7 @@ def _config(root: Mapping, display: str, directory: Path) -> Config:
             problems += e.problems
     names = {v.name for v in externals}
     problems += _unknown_ids(root, names)
+    problems += _pattern_problems(root)
     if problems:
         raise ConfigError(problems)
     base = posixpath.dirname(display)
@@ -301,6 +302,27 @@ def _config(root: Mapping, display: str, directory: Path) -> Config:
                                 _text(o.get("load-restrictor")))
                                for o in (root.sequence("overrides") or SequenceNode()).items
                                if isinstance(o, Mapping) and "load-restrictor" in o))
+
+
+def _pattern_problems(root: Mapping) -> list[tuple[Location, str]]:
+    """Each path pattern (``exclude``, ``overrides[].paths``, ``clusters``,
+    ``substitute``) that cannot be compiled, at its line."""
+    nodes: list[Node] = list(_items(root.get("exclude")))
+    for o in _items(root.get("overrides")):
+        nodes += _items(o.get("paths")) if isinstance(o, Mapping) else []
+    for paths in (root.mapping("clusters") or Mapping()).items.values():
+        nodes += _items(paths)
+    problems = [(n.origin.location, f"{n.as_string()!r}: {why}") for n in nodes
+                if isinstance(n, Scalar) and (why := refusal(n.as_string())) is not None]
+    for pattern, node in (root.mapping("substitute") or Mapping()).items.items():
+        why = refusal(pattern)
+        if why is not None:
+            problems.append((node.origin.location, f"substitute: {pattern!r}: {why}"))
+    return problems
+
+
+def _items(node: Node | None) -> list[Node]:
+    return node.items if isinstance(node, SequenceNode) else []
 
 
 def _substitute(node: Mapping | None, base: str, display: str

@@ -19,7 +19,7 @@ import yaml
 
 from krmcheck import cache
 from krmcheck import config as krmconfig
-from krmcheck import discover, stack, suppression
+from krmcheck import discover, scope, stack, suppression
 from krmcheck import gitops
 from krmcheck import redact
 from krmcheck import render_cache
@@ -721,6 +721,10 @@ def _excludes(run: Run) -> tuple[PathPatterns, ...]:
     pattern that leads into it is taken from its top)."""
     config, opts = run.config, run.options
     found = [config.exclude] if config.exclude is not None else []
+    for pattern in opts.exclude:
+        why = scope.refusal(pattern)
+        if why is not None:
+            raise UsageError(f"--exclude {pattern!r}: {why}")
     if opts.exclude:
         here = run.here()
         if here.startswith(".."):

@@ -577,3 +577,28 @@ def test_an_integer_of_thousands_of_digits_in_a_resource_stays_a_string(tmp_path
     assert code == 0, err
     assert f"  ? {'9' * 5000}\n  : x\n" in out  # as written: no Go integer or float holds them
     assert f"  \"n\": {'8' * 5000}\n" in out
+
+
+@pytest.mark.parametrize("config, args, message", [
+    ('exclude:\n- "\\\\"\n', (), ".krmcheck.yaml:2:3: '\\\\': Invalid git pattern: '\\\\'"),  # one backslash
+    ("overrides:\n- paths: ['[[:alpha:]]x']\n  validators: {schema: false}\n", (),
+     ".krmcheck.yaml:2:11: '[[:alpha:]]x': RE2 cannot compile the regular expression it makes"),
+    ("", ("--exclude", "[[:alpha:]]x"), "--exclude '[[:alpha:]]x': RE2 cannot compile the regular expression it makes"),
+])
+def test_a_path_pattern_that_cannot_be_compiled_is_an_error_where_it_is_written(
+        tmp_path: Path, config: str, args: tuple[str, ...], message: str) -> None:
+    _good_root(tmp_path)
+    if config:
+        write(tmp_path, ".krmcheck.yaml", config)
+    run = check(tmp_path, ".", *args)
+    assert run.code == 2 and message in run.err and "Traceback" not in run.err, run.err
+
+
+def test_path_patterns_are_matched_in_linear_time(tmp_path: Path) -> None:
+    _good_root(tmp_path)
+    write(tmp_path, "a" * 120 + "/cm.yaml", CONFIGMAP.format(name="Bad_Name"))
+    write(tmp_path, ".krmcheck.yaml", "exclude:\n- '" + "a*" * 12 + "b'\n")
+    started = time.monotonic()
+    run = check(tmp_path, ".")
+    assert time.monotonic() - started < 30  # Python's re: a[^/]*a[^/]*... against 120 a's takes ages
+    assert ("a" * 120 + "/cm.yaml", 4, "metadata") in run.located()
