@@ -85,6 +85,8 @@ def load(path: Path, display: str) -> Baseline:
         doc = json.loads(text)
     except json.JSONDecodeError as e:
         raise BaselineError(f"{display}:{e.lineno}:{e.colno}: not JSON: {e.msg}") from None
+    except ValueError as e:  # an integer of more digits than Python converts
+        raise BaselineError(f"{display}: not JSON: {e}") from None
     import jsonschema  # here: only a run with a baseline needs it
 
     error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(_SCHEMA).iter_errors(doc))

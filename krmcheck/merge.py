@@ -144,6 +144,8 @@ def _json_report(path: Path, text: str) -> Report:
         doc = json.loads(text)
     except json.JSONDecodeError as e:
         raise MergeError(f"{path}:{e.lineno}:{e.colno}: not valid JSON: {e.msg}") from None
+    except ValueError as e:  # an integer of more digits than Python converts
+        raise MergeError(f"{path}: not valid JSON: {e}") from None
     if isinstance(doc, dict) and "runs" in doc:
         _check_shape(path, doc, _SARIF_SCHEMA, "SARIF 2.1.0 log")
         return Report(str(path), SARIF, doc)

@@ -602,3 +602,26 @@ def test_path_patterns_are_matched_in_linear_time(tmp_path: Path) -> None:
     run = check(tmp_path, ".")
     assert time.monotonic() - started < 30  # Python's re: a[^/]*a[^/]*... against 120 a's takes ages
     assert ("a" * 120 + "/cm.yaml", 4, "metadata") in run.located()
+
+
+def test_an_integer_of_thousands_of_digits_in_a_json_input_is_an_error_not_a_traceback(tmp_path: Path) -> None:
+    big = "9" * 5000
+    crd = _crd(f"              n: {{type: integer, maximum: {big}}}\n")
+    import json
+
+    import yaml
+    write(tmp_path, "crds/widget.json", json.dumps(yaml.safe_load(crd.replace(big, "1"))).replace(": 1}", f": {big}}}"))
+    write(tmp_path, "schemas/example.com/widget_v1.json", '{"type": "object", "maximum": ' + big + "}")
+    write(tmp_path, "baseline.json", '{"version": ' + big + ', "entries": []}')
+    _widgets(tmp_path, "  n: 1\n")
+    run = check(tmp_path, ".")  # the JSON CRD is no schema source, as any unreadable file
+    assert run.code == 0 and "Traceback" not in run.err
+    assert [d["validator"] for d in run.report["defects"]] == ["schema-missing"]
+    run = check(tmp_path, ".", "--schema-location", "schemas")
+    assert [d["message"].endswith("Exceeds the limit (4300 digits) for integer string conversion: value has "
+                                  "5000 digits; use sys.set_int_max_str_digits() to increase the limit")
+            for d in run.report["defects"] if d["validator"] == "schema"] == [True]
+    run = check(tmp_path, ".", "--baseline", "baseline.json")
+    assert run.code == 2 and "baseline.json: not JSON: Exceeds the limit (4300 digits)" in run.err
+    code, _, err = _main("merge-reports", "--json", str(tmp_path / "merged.json"), str(tmp_path / "baseline.json"))
+    assert code == 2 and "baseline.json: not valid JSON: Exceeds the limit (4300 digits)" in err

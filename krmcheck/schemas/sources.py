@@ -247,7 +247,7 @@ def _documents(text: str, path: str) -> list[Any]:
         if text.lstrip().startswith("{"):
             return [json.loads(text)]
         return [d.to_data() for d in load_documents(text, path)]
-    except (LoadError, json.JSONDecodeError, RecursionError):
+    except (LoadError, ValueError, RecursionError):  # ValueError: bad JSON, an integer of thousands of digits
         return []  # not a schema source then; a root that reads it reports the problem
 
 
