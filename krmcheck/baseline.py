@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from krmcheck.resource.files import read_bounded
 from krmcheck.results import Finding, fingerprint
 
 FORMAT_KEY = "krmcheck-baseline"
@@ -75,7 +76,7 @@ class Baseline:
 
 def load(path: Path, display: str) -> Baseline:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_bounded(path).decode("utf-8")
     except OSError as e:
         raise BaselineError(f"{display}: cannot read the baseline: {e.strerror or e}") from None
     except UnicodeDecodeError:
@@ -84,6 +85,8 @@ def load(path: Path, display: str) -> Baseline:
         doc = json.loads(text)
     except json.JSONDecodeError as e:
         raise BaselineError(f"{display}:{e.lineno}:{e.colno}: not JSON: {e.msg}") from None
+    except ValueError as e:  # an integer of more digits than Python converts
+        raise BaselineError(f"{display}: not JSON: {e}") from None
     import jsonschema  # here: only a run with a baseline needs it
 
     error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(_SCHEMA).iter_errors(doc))

@@ -31,7 +31,7 @@ from krmcheck.gitops.root import ControllerRoot, Root
 from krmcheck.reporters import relative
 from krmcheck.reporters.safe import MessageStream, json_text
 from krmcheck.resource.errors import BuildError
-from krmcheck.resource.files import Files, inside
+from krmcheck.resource.files import Files, inside, read_bounded
 from krmcheck.resource.resid import ResId
 from krmcheck.resource.resource import Resource
 from krmcheck.tree import fieldpath
@@ -401,7 +401,7 @@ def _index(top: Path, path: str) -> _Index | None:
         return None
     index: _Index = {}
     try:
-        for doc in load_documents(full.read_text(encoding="utf-8"), path, duplicate_keys=True):
+        for doc in load_documents(read_bounded(full).decode("utf-8"), path, duplicate_keys=True):
             if isinstance(doc, Mapping):
                 _collect(doc, doc, (), index)
     except (OSError, UnicodeDecodeError, LoadError, RecursionError):

@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING, Any, cast
 from krmcheck.applied import REASONS
 from krmcheck.resource.function import ExternalValidator, FunctionSpec, Mount
 from krmcheck.gitops.envsubst import Variable
-from krmcheck.scope import PathPatterns
+from krmcheck.resource.files import read_bounded
+from krmcheck.scope import PathPatterns, refusal
 from krmcheck.tree.load import LoadError, load_documents
 from krmcheck.tree.node import Mapping, Node, Scalar, lookup
 from krmcheck.tree.node import Sequence as SequenceNode
@@ -40,9 +41,10 @@ BY = "krmcheck config"
 # Ids of findings that come from somewhere else than a registered validator:
 # the schema validator's kinds without a schema, kubectl's deprecation
 # warnings, ignore comments or annotations that silence nothing, and roots
-# not checked because they need the network.
+# not checked because they need the network, and files a scan of the
+# repository did not read.
 EXTRA_IDS = ("schema-missing", "schema-unjudged", "deprecation", "unused-ignore", "duplicate",
-             "substitution", "helm", "remote")
+             "substitution", "helm", "remote", "scan")
 
 
 class ConfigError(Exception):
@@ -172,7 +174,7 @@ def load(path: Path, display: str) -> Config:
 
 def _document(path: Path, display: str) -> Mapping | None:
     try:
-        docs = load_documents(path.read_text(encoding="utf-8"), display, by=BY)
+        docs = load_documents(read_bounded(path).decode("utf-8"), display, by=BY)
     except OSError as e:
         raise ConfigError([(Location(display, 1, 1), f"cannot read: {e.strerror}")]) from None
     except UnicodeDecodeError:
@@ -260,6 +262,7 @@ def _config(root: Mapping, display: str, directory: Path) -> Config:
             problems += e.problems
     names = {v.name for v in externals}
     problems += _unknown_ids(root, names)
+    problems += _pattern_problems(root)
     if problems:
         raise ConfigError(problems)
     base = posixpath.dirname(display)
@@ -299,6 +302,27 @@ def _config(root: Mapping, display: str, directory: Path) -> Config:
                                 _text(o.get("load-restrictor")))
                                for o in (root.sequence("overrides") or SequenceNode()).items
                                if isinstance(o, Mapping) and "load-restrictor" in o))
+
+
+def _pattern_problems(root: Mapping) -> list[tuple[Location, str]]:
+    """Each path pattern (``exclude``, ``overrides[].paths``, ``clusters``,
+    ``substitute``) that cannot be compiled, at its line."""
+    nodes: list[Node] = list(_items(root.get("exclude")))
+    for o in _items(root.get("overrides")):
+        nodes += _items(o.get("paths")) if isinstance(o, Mapping) else []
+    for paths in (root.mapping("clusters") or Mapping()).items.values():
+        nodes += _items(paths)
+    problems = [(n.origin.location, f"{n.as_string()!r}: {why}") for n in nodes
+                if isinstance(n, Scalar) and (why := refusal(n.as_string())) is not None]
+    for pattern, node in (root.mapping("substitute") or Mapping()).items.items():
+        why = refusal(pattern)
+        if why is not None:
+            problems.append((node.origin.location, f"substitute: {pattern!r}: {why}"))
+    return problems
+
+
+def _items(node: Node | None) -> list[Node]:
+    return node.items if isinstance(node, SequenceNode) else []
 
 
 def _substitute(node: Mapping | None, base: str, display: str
@@ -484,7 +508,7 @@ def _config_file(node: Node, directory: Path, display: str) -> Mapping:
     path = directory / written
     shown = str(Path(display).parent / written) if Path(display).parent != Path(".") else written
     try:
-        docs = load_documents(path.read_text(encoding="utf-8"), Path(shown).as_posix(), by="functionConfig")
+        docs = load_documents(read_bounded(path).decode("utf-8"), Path(shown).as_posix(), by="functionConfig")
     except OSError as e:
         raise ConfigError([(node.origin.location, f"configPath: {written}: {e.strerror}")]) from None
     except LoadError as e:

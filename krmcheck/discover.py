@@ -5,15 +5,17 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 import yaml
 
 from krmcheck.applied import REASONS, SetAside, Sorter
 from krmcheck.kustomize.kustomization import FILENAMES
-from krmcheck.resource.files import inside
+from krmcheck.resource.files import Refused, inside, read_text_bounded
 from krmcheck.tree.load import FAST_LOADER
 
 SKIP_DIRS = frozenset({".git", "node_modules", ".venv", "__pycache__", ".terraform"})
@@ -36,6 +38,60 @@ class KustomizationInfo:
     is_component: bool = False
     dirs: set[Path] = field(default_factory=set)  # kustomization directories it includes
     files: set[Path] = field(default_factory=set)  # other files it reads
+
+
+# How long one walk over the repository that reads its files (the scan for
+# CRD files, the search for plain manifests) may take; the real-world
+# corpus's kubeflow/manifests is scanned in under half a second.
+SCAN_SECONDS = 60.0
+SCAN = "scan"  # the id of the findings about files a scan did not read
+
+
+class Refusal(NamedTuple):
+    """A file a scan did not read, or where it stopped, and why."""
+
+    path: Path
+    reason: str
+
+
+@dataclass
+class Scan:
+    """One walk over the repository that reads files: each read bounded
+    (:func:`krmcheck.resource.files.read_bounded`: its size, special files,
+    and, with ``top``, symbolic links out of the repository), the walk
+    bounded in time (``SCAN_SECONDS``). What it refused and where it stopped
+    are kept for the run to report (``refused``)."""
+
+    top: Path | None = None  # files must really be at or below it...
+    what: str = "files"  # what the walk looks for, for the message where it stops
+    # ...or be one a kustomization reads (lifting its load restrictor), resolved
+    also: frozenset[Path] = frozenset()
+    refused: list[Refusal] = field(default_factory=list)
+    started: float = field(default_factory=time.monotonic)
+    stopped: bool = False
+
+    def text(self, path: Path) -> str | None:
+        """The file's text; None when it cannot be read or was refused."""
+        try:
+            return read_text_bounded(path, None if self.also and _resolved(path) in self.also else self.top)
+        except Refused as e:
+            self.refused.append(Refusal(path, f"not read: {e.reason}"))
+        except (OSError, ValueError):
+            pass  # gone, unreadable, a NUL byte: nothing to look at
+        return None
+
+    def out_of_time(self, path: Path) -> bool:
+        """Whether the walk's time is up; said once, at ``path``, the first
+        place not looked at."""
+        if self.stopped:
+            return True
+        if time.monotonic() - self.started <= SCAN_SECONDS:
+            return False
+        self.stopped = True
+        self.refused.append(Refusal(path, f"the scan for {self.what} reached its time limit of "
+                                          f"{SCAN_SECONDS:g} s here: what is here and after it "
+                                          f"(in path order) was not read"))
+        return True
 
 
 def repo_root(start: Path) -> Path:
@@ -105,21 +161,25 @@ LOCAL_CONFIG = "config.kubernetes.io/local-config"
 
 def find_manifests(paths: list[Path], infos: dict[Path, KustomizationInfo],
                    skip: Skip = _never, also_read: Iterable[Path] = (),
-                   sorter: Sorter | None = None) -> list[Path]:
+                   sorter: Sorter | None = None, scan: Scan | None = None) -> list[Path]:
     """YAML files under ``paths`` (or among them, when they are files) that
     hold Kubernetes objects and that nothing reads: no kustomization of
     ``infos``, no Kptfile beside them, nothing in ``also_read`` (function
     configurations the run's configuration names). Helm charts (a directory
     with ``Chart.yaml``) hold templates, not objects. Files that ``sorter``
     sets aside as not applied (:mod:`krmcheck.applied`) are kept in its
-    ``found`` list instead."""
+    ``found`` list instead. Files are read through ``scan``, which keeps
+    what it refused."""
+    scan = scan if scan is not None else Scan(what="plain manifests")
     read = {f for info in infos.values() for f in info.files} | {_resolved(p) for p in also_read}
     charts: list[Path] = []
     files = [p for p in paths if os.path.isfile(p) and not skip(_resolved(p), False)]
     if sorter is not None:
         for f in files:  # what marks a given file's directory is above it
-            _learn_above(sorter, _resolved(f).parent, skip)
+            _learn_above(sorter, _resolved(f).parent, skip, scan)
     for directory, names in _walk([p for p in paths if os.path.isdir(p)], skip):
+        if scan.out_of_time(directory):
+            break
         if "Chart.yaml" in names:
             charts.append(directory)
         if any(inside(directory, c, resolve=False) for c in charts):
@@ -131,13 +191,15 @@ def find_manifests(paths: list[Path], infos: dict[Path, KustomizationInfo],
         files.extend(directory / n for n in names)
     candidates: dict[Path, str] = {}
     for path in files:
-        path = _resolved(path)
-        if path.suffix in MANIFEST_SUFFIXES and path.name not in FILENAMES and path not in read:
-            text = manifest_text(path)
+        if scan.out_of_time(path):
+            break
+        real = _resolved(path)
+        if real.suffix in MANIFEST_SUFFIXES and real.name not in FILENAMES and real not in read:
+            text = manifest_text(path, scan)  # a refusal names the file as the repository does
             if text is not None:
-                candidates[path] = text
+                candidates[real] = text
                 if sorter is not None:
-                    sorter.learn_text(path, text)
+                    sorter.learn_text(real, text)
     if sorter is None:
         return sorted(candidates)
     found: list[Path] = []
@@ -150,7 +212,7 @@ def find_manifests(paths: list[Path], infos: dict[Path, KustomizationInfo],
     return found
 
 
-def _learn_above(sorter: Sorter, directory: Path, skip: Skip) -> None:
+def _learn_above(sorter: Sorter, directory: Path, skip: Skip, scan: Scan) -> None:
     """Teach ``sorter`` the markers of ``directory`` and the directories above
     it, up to the top of the repository, as a walk of the whole would."""
     for d in (directory, *directory.parents):
@@ -164,7 +226,7 @@ def _learn_above(sorter: Sorter, directory: Path, skip: Skip) -> None:
         sorter.learn_names(d, names)
         for n in names:
             if n.endswith(MANIFEST_SUFFIXES) and n not in FILENAMES:
-                text = manifest_text(d / n)
+                text = manifest_text(d / n, scan)
                 if text is not None:
                     sorter.learn_text(d / n, text)
         if d == sorter.top:
@@ -177,25 +239,29 @@ _CONFIG_PATH = re.compile(r"^\s*-?\s*configPath:\s*[\"']?([^\s\"'#]+)", re.MULTI
 def _kptfile_reads(directory: Path) -> set[Path]:
     """The function configurations a Kptfile's pipeline names (``configPath``)."""
     try:
-        text = (directory / "Kptfile").read_text(encoding="utf-8", errors="replace")
+        text = read_text_bounded(directory / "Kptfile")
     except OSError:
         return set()
     return {_resolved(directory / rel) for rel in _CONFIG_PATH.findall(text)}
 
 
-def find_crd_files(paths: list[Path], skip: Skip = _never) -> list[Path]:
+def find_crd_files(paths: list[Path], skip: Skip = _never, scan: Scan | None = None) -> list[Path]:
     """YAML and JSON files under ``paths`` that may hold CustomResourceDefinitions
-    (Helm charts' ``crds/`` folders included), for schemas of custom kinds."""
-    found = []
+    (Helm charts' ``crds/`` folders included), for schemas of custom kinds,
+    read through ``scan`` (which keeps what it refused, and where its time
+    ran out)."""
+    scan = scan if scan is not None else Scan(what="CRD files")
+    found: list[Path] = []
     for directory, names in _walk([p for p in paths if os.path.isdir(p)], skip):
+        if scan.out_of_time(directory):
+            break
         for name in names:
             if name.endswith((".yaml", ".yml", ".json")):
                 path = directory / name
-                try:
-                    text = path.read_text(encoding="utf-8", errors="replace")
-                except OSError:
-                    continue
-                if "CustomResourceDefinition" in text:
+                if scan.out_of_time(path):
+                    return sorted(found)
+                text = scan.text(path)
+                if text is not None and "CustomResourceDefinition" in text:
                     found.append(path)
     return sorted(found)
 
@@ -213,12 +279,18 @@ def is_manifest(path: Path) -> bool:
     return manifest_text(path) is not None
 
 
-def manifest_text(path: Path) -> str | None:
-    """The text of a file that looks like Kubernetes objects, else None."""
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
+def manifest_text(path: Path, scan: Scan | None = None) -> str | None:
+    """The text of a file that looks like Kubernetes objects, else None
+    (read through ``scan`` when given, which keeps a refusal)."""
+    if scan is not None:
+        text = scan.text(path)
+        if text is None:
+            return None
+    else:
+        try:
+            text = read_text_bounded(path)
+        except (OSError, ValueError):
+            return None
     if LOCAL_CONFIG in text:
         return None  # kpt's marker for configuration that is never applied
     versions = _API_VERSION.findall(text)
@@ -237,9 +309,8 @@ def read_info(directory: Path) -> KustomizationInfo:
         if os.path.isfile(path):
             info.files.add(_resolved(path))
             try:
-                data = yaml.load(path.read_text(encoding="utf-8", errors="replace"),
-                                 Loader=FAST_LOADER)
-            except (OSError, yaml.YAMLError):
+                data = yaml.load(read_text_bounded(path), Loader=FAST_LOADER)
+            except (OSError, ValueError, yaml.YAMLError, RecursionError):
                 return info
             if isinstance(data, dict):
                 _collect(info, data)
@@ -367,6 +438,7 @@ class Selection:
     infos: dict[Path, KustomizationInfo]
     changed: bool  # only what changed files touch (pre-commit, --changed-since)
     set_aside: tuple[SetAside, ...] = ()  # would-be manifests that are not applied (krmcheck.applied)
+    refused: tuple[Refusal, ...] = ()  # files the search for manifests did not read, and why
 
 
 def select(paths: tuple[Path, ...], mode: tuple[str, ...], changed_since: str | None,
@@ -395,14 +467,17 @@ def select(paths: tuple[Path, ...], mode: tuple[str, ...], changed_since: str | 
     infos = graph(find_kustomizations(search, skip))
     kustomizations = all_roots(infos) if mode == ("all",) else default_roots(infos)
     sorter = Sorter(top.resolve(), () if mode == ("all",) else not_applied)
+    scan = Scan(top.resolve(), "plain manifests")
     if changed or changed_since:
-        manifests = find_manifests([c for c in changed if os.path.isfile(c)], infos, skip, also_read, sorter)
+        manifests = find_manifests([c for c in changed if os.path.isfile(c)], infos, skip, also_read, sorter,
+                                   scan)
         roots = touched_roots(kustomizations, changed, infos) + manifests
-        return Selection(tuple(sorted(set(roots))), infos, True, tuple(sorter.found))
-    manifests = find_manifests(directories, infos, skip, also_read, sorter)
+        return Selection(tuple(sorted(set(roots))), infos, True, tuple(sorter.found), tuple(scan.refused))
+    manifests = find_manifests(directories, infos, skip, also_read, sorter, scan)
     for d in directories:
         _something_under(d, kustomizations + manifests, skip, sorter.found, shown)
-    return Selection(tuple(sorted(set(kustomizations + manifests))), infos, False, tuple(sorter.found))
+    return Selection(tuple(sorted(set(kustomizations + manifests))), infos, False, tuple(sorter.found),
+                     tuple(scan.refused))
 
 
 def _explicit(mode: tuple[str, ...], shown: Callable[[Path], str] = str) -> Selection:

@@ -294,6 +294,10 @@ def file_digest(path: str, sig: Signature) -> str:
     known = _DIGESTS.get((path, sig))
     if known is not None:
         return known
+    from krmcheck.resource.files import MAX_FILE_BYTES
+
+    if sig[3] > MAX_FILE_BYTES:  # refused unread by every reader (files.read_bounded): its size is all that counts
+        return f"{sig[3]} bytes, over the limit"
     h = hashlib.sha256()
     try:
         with open(path, "rb") as fh:

@@ -21,6 +21,7 @@ from pathlib import Path
 from krmcheck.config import ConfigError, external_validator
 from krmcheck.resource.function import ExternalValidator
 from krmcheck.resource.errors import BuildError
+from krmcheck.resource.files import read_bounded
 from krmcheck.tree.load import LoadError, load_documents
 from krmcheck.tree.node import Mapping, Node, Scalar
 from krmcheck.tree.node import Sequence as SequenceNode
@@ -50,7 +51,7 @@ def validators(directory: Path, display: str) -> tuple[ExternalValidator, ...]:
 
 def _load(path: Path, shown: str) -> Mapping:
     try:
-        docs = load_documents(path.read_text(encoding="utf-8"), shown, by="Kptfile")
+        docs = load_documents(read_bounded(path).decode("utf-8"), shown, by="Kptfile")
     except OSError as e:
         raise BuildError(f"cannot read {shown}: {e.strerror}") from None
     except LoadError as e:

@@ -65,6 +65,11 @@ class Locator:
         node = _target(resource, result.field_path)
         return Finding(result, self.root, node.origin.location, node.trail, source_id(resource))
 
+    def node(self, resource: Resource, field_path: str) -> Node:
+        """The node of ``resource`` a Result with ``field_path`` is located
+        at (the deepest that exists and has a known origin)."""
+        return _target(resource, field_path)
+
     # --- which resource (krmcheck.resource.lookup) ------------------------------
     def find(self, result: Result) -> Resource | None:
         """The resource a Result is about: by resourceRef, then by file."""

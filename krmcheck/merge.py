@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 from urllib.parse import unquote
 
 from krmcheck.reporters import json_report, safe
+from krmcheck.resource.files import read_bounded
 from krmcheck.results import SEVERITIES, SEVERITY_RANK
 
 JUNIT, SARIF, JSON = "junit", "sarif", "json"
@@ -112,7 +113,7 @@ class Tally(NamedTuple):
 
 def load(path: Path) -> Report:
     try:
-        data = path.read_bytes()
+        data = read_bounded(path)
     except OSError as e:
         raise MergeError(f"{path}: cannot read: {e.strerror or e}") from None
     head = data.lstrip(b"\xef\xbb\xbf \t\r\n")
@@ -143,6 +144,8 @@ def _json_report(path: Path, text: str) -> Report:
         doc = json.loads(text)
     except json.JSONDecodeError as e:
         raise MergeError(f"{path}:{e.lineno}:{e.colno}: not valid JSON: {e.msg}") from None
+    except ValueError as e:  # an integer of more digits than Python converts
+        raise MergeError(f"{path}: not valid JSON: {e}") from None
     if isinstance(doc, dict) and "runs" in doc:
         _check_shape(path, doc, _SARIF_SCHEMA, "SARIF 2.1.0 log")
         return Report(str(path), SARIF, doc)

@@ -13,16 +13,35 @@ of a Secret that a later patch deletes is still known.
 
 Where: ``runner`` masks each root's report as it is made (its build error,
 the Results of functions, validators and external validators, every
-finding), and the error line of ``krmcheck build``. Fingerprints, baselines,
-defects and every reporter only ever see masked text, and a finding keeps
-its fingerprint when the Secret's value changes.
+finding, the names of the resources it rendered), and the error line of
+``krmcheck build``. Fingerprints, baselines, defects and every reporter only
+ever see masked text, and a finding keeps its fingerprint when the Secret's
+value changes.
+
+Masking follows provenance. The builder also keeps where each value was
+written (:func:`secret_places`: the origins of Secret data), and a node
+keeps the origins of every earlier writer in its trail wherever a
+replacement, a var or a patch copies it. A node is *public* when neither it
+nor any earlier writer wrote Secret data, no program (a KRM function, an
+exec plugin) wrote it, and its value is none a controller took from a
+Secret (:class:`Secrets`, ``unplaced``). Then:
+
+- a finding about a public node shows that node's values, and the name and
+  namespace of its resource when those are public, even when a Secret
+  holds the same text (a namespace ``user0`` beside a Secret holding
+  ``user0``; ``kubernetes.io/service-account.name: argo-server`` beside an
+  SSO Secret whose client id is ``argo-server``);
+- every other place where a secret value may appear (a message about a
+  node that came from a Secret, a build error, which has no node) masks
+  every secret value, wherever the value travelled;
+- a resource's name or namespace that is a secret value and not public (a
+  patch copied a Secret's value into ``metadata.name``) is masked in the
+  report's resource references (JSON, SARIF, JUnit), not only in messages.
 
 Values are masked in messages about any resource, not only about Secrets:
 replacements, vars and patches copy them into Deployments and ConfigMaps,
-where a validator may quote them. A value that is also an ordinary word of
-a report (a namespace, say) is masked there too. A short or common value
-would mask half of every report, so how a value is matched depends on its
-length:
+where a validator may quote them. A short or common value would mask half
+of every report, so how a value is matched depends on its length:
 
 - 8 characters or more: wherever it occurs, and also where a message cut it
   short (a first part of 8 or more characters followed by ``...``);
@@ -42,11 +61,13 @@ import dataclasses
 import functools
 import json
 import re
-from typing import Iterable
+from collections.abc import Iterable, Iterator
+from collections.abc import Sequence as Listed
 
 from krmcheck.resource.resource import Resource
-from krmcheck.results import Finding, Result, RootReport
+from krmcheck.results import Finding, ResourceRef, Result, RootReport
 from krmcheck.tree.node import Mapping, Node, Scalar, Sequence, walk
+from krmcheck.tree.origin import Location
 
 MASK = "<redacted>"
 ANYWHERE = 8  # values this long are masked wherever they occur
@@ -80,6 +101,35 @@ def secret_values(resources: Iterable[Resource]) -> frozenset[str]:
                     else:  # as a function that moves it to data would write it
                         found.add(base64.b64encode(node.as_string().encode("utf-8")).decode("ascii"))
     return frozenset(v for v in found if v.strip())
+
+
+def secret_places(resources: Iterable[Resource]) -> frozenset[Location]:
+    """Where each value held in ``data`` or ``stringData`` of the Secrets
+    was written: the origin of each of its scalars."""
+    return frozenset(node.origin.location for res in resources if res.kind == "Secret"
+                     for key in ("data", "stringData") if res.node.items.get(key) is not None
+                     for node in walk(res.node.items[key]) if isinstance(node, Scalar))
+
+
+# What a program the build ran wrote (kustomize/fn): where it took a value from is unknown.
+PROGRAMS = frozenset({"function", "plugin"})
+
+
+@dataclasses.dataclass(frozen=True)
+class Secrets:
+    """What one root's build knew to be secret: the values (as messages may
+    spell them), where Secret data was written, and values known without a
+    place (the variables a controller took from Secrets)."""
+
+    values: frozenset[str]
+    places: frozenset[Location] = frozenset()
+    unplaced: frozenset[str] = frozenset()
+
+    def public(self, node: Node) -> bool:
+        """Whether ``node`` demonstrably did not come from a Secret."""
+        if any(o.location in self.places or o.by in PROGRAMS for o in (node.origin, *node.trail)):
+            return False
+        return not (isinstance(node, Scalar) and self.unplaced and _spellings(node) & self.unplaced)
 
 
 def generator_inputs(entry: Node) -> frozenset[str]:
@@ -212,15 +262,102 @@ def redact(result: Result, secrets: frozenset[str]) -> Result:
     return _result(result, masker(secrets)) if secrets else result
 
 
-def root_report(report: RootReport, secrets: frozenset[str]) -> RootReport:
+def root_report(report: RootReport, secrets: frozenset[str] | Secrets,
+                resources: Listed[Resource] = ()) -> RootReport:
     """A root's report with every secret value masked in every finding,
-    kept or suppressed: where a root's messages leave the build."""
-    if not secrets:
+    kept or suppressed, and in the names of the resources it lists: where
+    a root's messages leave the build. With the rendered ``resources``,
+    masking follows provenance (see the module's documentation)."""
+    known = secrets if isinstance(secrets, Secrets) else Secrets(secrets)
+    if not known.values:
         return report
-    m = masker(secrets)
+    shown = _Provenance(known, resources, report.root)
     return dataclasses.replace(
-        report, findings=tuple(_finding(f, m) for f in report.findings),
-        suppressed=tuple(dataclasses.replace(s, finding=_finding(s.finding, m)) for s in report.suppressed))
+        report, findings=tuple(shown.finding(f) for f in report.findings),
+        suppressed=tuple(dataclasses.replace(s, finding=shown.finding(s.finding)) for s in report.suppressed),
+        resources=tuple(shown.ref(r) for r in report.resources),
+        places=tuple((shown.ref(ref), at, shown.source_id(sid)) for ref, at, sid in report.places),
+        rendered=tuple((shown.ref(ref), shown.source_id(sid), text, path)
+                       for ref, sid, text, path in report.rendered))
+
+
+class _Provenance:
+    """The masking of one root's report: what each finding may show."""
+
+    def __init__(self, secrets: Secrets, resources: Listed[Resource], root: str) -> None:
+        from krmcheck.locate import Locator  # only a root whose build saw a Secret
+
+        self.secrets = secrets
+        self.masker = masker(secrets.values)
+        self.locator = Locator(resources, root)
+        # names and namespaces that are secret values and that some resource does not hold publicly
+        self.hidden: set[str] = set()
+        for res in resources:
+            for node in _identity(res):
+                if isinstance(node, Scalar) and node.as_string() in secrets.values and not secrets.public(node):
+                    self.hidden.add(node.as_string())
+
+    def finding(self, finding: Finding) -> Finding:
+        shown = self._shown(finding)
+        m = masker(self.secrets.values - shown) if shown else self.masker
+        ref = finding.result.resource_ref
+        result = _result(finding.result, m, self.ref(ref) if ref is not None else None)
+        source_id = self.source_id(finding.source_id)
+        if result is finding.result and source_id == finding.source_id:
+            return finding
+        return dataclasses.replace(finding, result=result, source_id=source_id)
+
+    def _shown(self, finding: Finding) -> frozenset[str]:
+        """The secret values ``finding`` may show: those of the public node
+        it is about (a scalar, or the scalars under it) and of its resource's
+        public name and namespace."""
+        resource = self.locator.find(finding.result)
+        if resource is None:
+            return frozenset()
+        node = self.locator.node(resource, finding.result.field_path)
+        if node.origin.location != finding.location:
+            return frozenset()  # not the node the finding was located at
+        if not self.secrets.public(node):
+            return frozenset()  # a message about a copy of a Secret's value shows no secret value at all
+        values = self.secrets.values
+        shown = {v for n in _public_scalars(node, self.secrets) for v in _spellings(n) if v in values}
+        shown |= {n.as_string() for n in _identity(resource)
+                  if isinstance(n, Scalar) and n.as_string() in values and self.secrets.public(n)}
+        return frozenset(shown - self.secrets.unplaced)
+
+    def ref(self, ref: ResourceRef) -> ResourceRef:
+        if ref.name not in self.hidden and ref.namespace not in self.hidden:
+            return ref
+        return dataclasses.replace(ref, name=MASK if ref.name in self.hidden else ref.name,
+                                   namespace=MASK if ref.namespace in self.hidden else ref.namespace)
+
+    def source_id(self, source_id: str) -> str:
+        """``Kind/namespace/name`` with a hidden name or namespace masked."""
+        if not self.hidden or not source_id:
+            return source_id
+        kind, _, rest = source_id.partition("/")
+        return "/".join([kind] + [MASK if part in self.hidden else part for part in rest.split("/")])
+
+
+def _identity(resource: Resource) -> Iterator[Node]:
+    """A resource's ``metadata.name`` and ``metadata.namespace`` nodes."""
+    metadata = resource.node.items.get("metadata")
+    if isinstance(metadata, Mapping):
+        for key in ("name", "namespace"):
+            if key in metadata.items:
+                yield metadata.items[key]
+
+
+_SHOWN_NODES = 200  # how many scalars under a finding's node are looked at
+
+
+def _public_scalars(node: Node, secrets: Secrets) -> Iterator[Scalar]:
+    """The public scalars at or under a public ``node``."""
+    for i, n in enumerate(walk(node)):
+        if i >= _SHOWN_NODES:
+            return
+        if isinstance(n, Scalar) and secrets.public(n):
+            yield n
 
 
 def text(message: str, secrets: frozenset[str]) -> str:
@@ -228,15 +365,11 @@ def text(message: str, secrets: frozenset[str]) -> str:
     return masker(secrets).text(message) if secrets else message
 
 
-def _finding(finding: Finding, m: Masker) -> Finding:
-    result = _result(finding.result, m)
-    return finding if result is finding.result else dataclasses.replace(finding, result=result)
-
-
-def _result(result: Result, m: Masker) -> Result:
+def _result(result: Result, m: Masker, ref: ResourceRef | None = None) -> Result:
     message = m.text(result.message)
     tags = tuple((k, v if k in _IDENTITY_TAGS else m.text(v)) for k, v in result.tags)
-    if message == result.message and tags == result.tags:
+    ref = result.resource_ref if ref is None else ref
+    if message == result.message and tags == result.tags and ref == result.resource_ref:
         return result
-    return dataclasses.replace(result, message=message, tags=tags)
+    return dataclasses.replace(result, message=message, tags=tags, resource_ref=ref)
 

@@ -19,7 +19,7 @@ import yaml
 
 from krmcheck import cache
 from krmcheck import config as krmconfig
-from krmcheck import discover, stack, suppression
+from krmcheck import discover, scope, stack, suppression
 from krmcheck import gitops
 from krmcheck import redact
 from krmcheck import render_cache
@@ -33,7 +33,7 @@ from krmcheck.kustomize.plugins import FunctionOptions
 from krmcheck.locate import Locator, source_id
 from krmcheck.reporters import REPORTERS, plural
 from krmcheck.resource.errors import BuildError, NeedsNetwork
-from krmcheck.resource.files import ROOT_ONLY, Files, OutsideRoot
+from krmcheck.resource.files import ROOT_ONLY, Files, OutsideRoot, read_text_bounded
 from krmcheck.results import (NOT_CHECKED, SEVERITY_RANK, Finding, Note, ResourceRef, Result,
                               RootReport, RunReport)
 from krmcheck.schemas import crds
@@ -319,14 +319,17 @@ def check_run(run: Run, progress: Progress) -> RunReport:
     schema_sources.new_run()
     excludes = _excludes(run)
     selection, roots = _roots(run, excludes)
+    crd_scan = discover.Scan(top.resolve(), "CRD files",
+                             also=frozenset(f for info in selection.infos.values() for f in info.files))
     vopts = ValidatorOptions(opts.kubernetes_version, opts.strict,
-                             _schema_settings(run, selection, excludes))
+                             _schema_settings(run, selection, excludes, crd_scan))
     _check_validator_options(vopts)
     readers = _readers(roots, selection.infos, files)
     known = _baseline(run)
     _prepare_outputs(opts, set(readers) | {config.path}, files)
     reports = _check_all(run, roots, vopts, progress)
     reports = _with_crds_of_other_roots(run, roots, reports, vopts)
+    reports = _with_refused(reports, selection.refused + tuple(crd_scan.refused), files)
     if config.clusters and config.enabled(duplicate.id):
         reports = duplicate.across_roots(reports, [r.places for r in reports], config.clusters)
     severities = dict(config.severities)
@@ -456,7 +459,7 @@ def _crd_kinds(changed: set[Path]) -> set[str]:
     kinds: set[str] = set()
     for path in changed:
         try:
-            text = path.read_text(encoding="utf-8", errors="replace")
+            text = read_text_bounded(path)
             if "CustomResourceDefinition" not in text:
                 continue
             docs = list(yaml.load_all(text, Loader=FAST_LOADER))
@@ -473,7 +476,7 @@ def _names_a_kind(reads: set[Path], kinds: set[str]) -> bool:
     pattern = re.compile(r"kind:[ \t]*[\"']?(" + "|".join(sorted(map(re.escape, kinds))) + r")\b")
     for path in reads:
         try:
-            if os.path.isfile(path) and pattern.search(path.read_text(encoding="utf-8", errors="replace")):
+            if os.path.isfile(path) and pattern.search(read_text_bounded(path)):
                 return True
         except OSError:
             continue
@@ -640,8 +643,22 @@ def _select(run: Run, excludes: tuple[PathPatterns, ...]) -> discover.Selection:
         raise UsageError(str(e)) from None
 
 
+def _with_refused(reports: tuple[RootReport, ...], refused: Sequence[discover.Refusal],
+                  files: Files) -> tuple[RootReport, ...]:
+    """A warning at each file a scan of the repository did not read (a
+    device, a FIFO, a file over the size limit, a link out of the
+    repository) and where a scan ran out of time: run-wide findings, given
+    to the first root (as ``placeholders.summarise`` does)."""
+    if not refused or not reports:
+        return reports
+    found = tuple(Finding(Result(reason, "warning", tags=(("validator", discover.SCAN),)), reports[0].root,
+                          Location(files.display(path), 1, 1))
+                  for path, reason in dict.fromkeys(refused))  # a file both scans refused is said once
+    return (dataclasses.replace(reports[0], findings=reports[0].findings + found),) + reports[1:]
+
+
 def _schema_settings(run: Run, selection: discover.Selection,
-                     excludes: tuple[PathPatterns, ...]) -> SchemaSettings:
+                     excludes: tuple[PathPatterns, ...], scan: discover.Scan | None = None) -> SchemaSettings:
     """Where schemas come from: the CRD files of the whole repository (a
     checked overlay's CRDs often live elsewhere), then ``--schema-location``
     (relative to the current directory) and the configuration's
@@ -651,7 +668,7 @@ def _schema_settings(run: Run, selection: discover.Selection,
     def skip(path: Path, directory: bool) -> bool:
         return any_match(excludes, files.display(path), directory) is not None
 
-    crd_files = tuple((str(p), files.display(p)) for p in discover.find_crd_files([files.repo_root], skip))
+    crd_files = tuple((str(p), files.display(p)) for p in discover.find_crd_files([files.repo_root], skip, scan))
     given = opts.schema_locations  # (anchored: paths are absolute)
     chosen = given + config.schema_locations
     for location in chosen:
@@ -704,6 +721,10 @@ def _excludes(run: Run) -> tuple[PathPatterns, ...]:
     pattern that leads into it is taken from its top)."""
     config, opts = run.config, run.options
     found = [config.exclude] if config.exclude is not None else []
+    for pattern in opts.exclude:
+        why = scope.refusal(pattern)
+        if why is not None:
+            raise UsageError(f"--exclude {pattern!r}: {why}")
     if opts.exclude:
         here = run.here()
         if here.startswith(".."):
@@ -748,8 +769,8 @@ def _readers(roots: Sequence[Root], infos: dict[Path, discover.KustomizationInfo
 def _comments(readers: dict[str, tuple[str, ...]], top: Path) -> Iterator[suppression.Ignore]:
     for path in sorted(readers):
         try:
-            text = (top / path).read_text(encoding="utf-8", errors="replace")
-        except OSError:
+            text = read_text_bounded(top / path)
+        except (OSError, ValueError):
             continue  # the build reports a file it cannot read
         yield from suppression.comments_in(path, text)
 
@@ -919,13 +940,18 @@ def _check_root(builder: Builder, files: Files, root: Root, vopts: ValidatorOpti
     """A root's report with every Secret value the build read or made masked
     (redact.py): the one place where a root's messages leave the build and
     validate steps, whichever process ran them and however the build ended,
-    before anything fingerprints, groups, baselines or reports them."""
-    report = _root_report(builder, files, root, vopts, config, diff)
-    return redact.root_report(report, frozenset(builder.secrets))
+    before anything fingerprints, groups, baselines or reports them. The
+    rendered resources tell which values came from a Secret's data."""
+    resources: list[Resource] = []
+    report = _root_report(builder, files, root, vopts, config, diff, resources)
+    secrets = redact.Secrets(frozenset(builder.secrets), frozenset(builder.secret_places),
+                             root.secret_values if isinstance(root, ControllerRoot) else frozenset())
+    return redact.root_report(report, secrets, resources)
 
 
 def _root_report(builder: Builder, files: Files, root: Root, vopts: ValidatorOptions,
-                 config: krmconfig.Config, diff: kdiff.Context | None = None) -> RootReport:
+                 config: krmconfig.Config, diff: kdiff.Context | None = None,
+                 rendered_into: list[Resource] | None = None) -> RootReport:
     name = _root_name(files, root)
     try:
         rendered = _render_root(builder, root, config)
@@ -939,6 +965,8 @@ def _root_report(builder: Builder, files: Files, root: Root, vopts: ValidatorOpt
         return RootReport(name, (), (_build_finding(e, name),) + _deprecations(builder, name, config),
                           build_failed=True)
     resources = rendered.resources
+    if rendered_into is not None:
+        rendered_into.extend(resources)
     # Results the build's KRM functions reported come first, then the validators'.
     results = [r for r, _ in builder.function_results] + _validate(resources, vopts, config)
     outputs = _rendered(resources, builder, diff) if diff is not None else ()

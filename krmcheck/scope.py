@@ -7,12 +7,18 @@ the same spelling every Location uses. Matching follows gitignore: a
 pattern with no slash matches at any depth, one with a slash is anchored
 at the base, ``**`` spans directories, a trailing ``/`` matches only
 directories (and everything below them), ``!`` re-includes.
+
+The patterns come from the repository: pathspec matches them with RE2
+(linear time, :mod:`krmcheck.regex`), never with Python's backtracking
+``re`` (``a*a*a*a*a*a*a*a*b`` against a long name). A pattern that cannot
+be compiled is refused where it is written (:func:`refusal`).
 """
 
 from __future__ import annotations
 
 import functools
 import posixpath
+import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -42,11 +48,38 @@ def _below(path: str, base: str) -> str | None:
     return None if relative == ".." or relative.startswith("../") else relative
 
 
+class PatternError(ValueError):
+    """A gitignore-style pattern that cannot be compiled, and why."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def refusal(pattern: str) -> str | None:
+    """Why ``pattern`` cannot be used, or None."""
+    try:
+        _spec((pattern,))
+    except PatternError as e:
+        return e.reason
+    return None
+
+
 @functools.lru_cache(maxsize=64)
 def _spec(patterns: tuple[str, ...]) -> pathspec.PathSpec:
     import pathspec
+    import re2
 
-    return pathspec.GitIgnoreSpec.from_lines(patterns)
+    with warnings.catch_warnings():
+        # pathspec also compiles each pattern with re, which warns about
+        # what it would read differently; RE2 matches them
+        warnings.simplefilter("ignore")
+        try:
+            return pathspec.GitIgnoreSpec.from_lines(patterns, backend="re2")
+        except (ValueError, re2.error) as e:
+            if isinstance(e, re2.error):  # RE2 refused the regular expression pathspec made of it
+                raise PatternError("RE2 cannot compile the regular expression it makes") from None
+            raise PatternError(str(e)) from None
 
 
 def any_match(scopes: tuple[PathPatterns, ...], path: str, directory: bool = False) -> PathPatterns | None:

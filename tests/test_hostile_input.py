@@ -361,3 +361,267 @@ def test_a_flux_build_reads_no_file_outside_the_repository(tmp_path: Path) -> No
     [(path, line, _, message)] = _build_errors(run.report)
     assert (path, line) == ("app/kustomization.yaml", 3)
     assert "security; file '../outside.yaml' is outside the repository" in message
+
+
+# --- regular expressions a repository, a catalog or a schema location holds -----------
+
+def _crd(properties: str, rules: str = "") -> str:
+    return ("apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n"
+            "metadata: {name: widgets.example.com}\n"
+            "spec:\n  group: example.com\n  names: {kind: Widget, plural: widgets}\n  scope: Namespaced\n"
+            "  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n"
+            "      openAPIV3Schema:\n        type: object\n        properties:\n          spec:\n"
+            "            type: object\n" + rules + "            properties:\n" + properties)
+
+
+def _widgets(root: Path, spec: str, count: int = 1) -> None:
+    write(root, "app/kustomization.yaml", "resources:\n- widgets.yaml\n")
+    write(root, "app/widgets.yaml", "".join(f"---\napiVersion: example.com/v1\nkind: Widget\nmetadata:\n"
+                                            f"  name: w{i}\nspec:\n{spec}" for i in range(count)))
+
+
+BACKTRACKS = "a" * 28 + "!"  # '^(a+)+$' against it: 17 s with Python's re; 34 characters: hours
+
+
+@pytest.mark.parametrize("compiled", [False, True], ids=["jsonschema", "fastjsonschema"])
+def test_a_crd_pattern_is_matched_in_linear_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                 compiled: bool) -> None:
+    from krmcheck.schemas import sources
+    if compiled:  # the compiled validator from the first object on
+        monkeypatch.setitem(sources.COMPILE_AFTER, sources.REPOSITORY, 0)
+    write(tmp_path, "crds/widget.yaml", _crd("              name: {type: string, pattern: '^(a+)+$'}\n"))
+    _widgets(tmp_path, f"  name: {BACKTRACKS}\n")
+    started = time.monotonic()
+    run = check(tmp_path, ".")
+    assert time.monotonic() - started < 10  # the run, start-up included; the match itself takes microseconds
+    assert [d["message"] for d in run.report["defects"] if d["validator"] == "schema"] == [
+        f"spec.name: '{BACKTRACKS}' does not match '^(a+)+$'"]
+
+
+def test_a_schema_locations_pattern_is_matched_in_linear_time(tmp_path: Path) -> None:
+    import json
+    schema = {"type": "object", "properties": {"spec": {"type": "object", "properties": {
+        "name": {"type": "string", "pattern": "^(a+)+$"}}}}}
+    write(tmp_path, "schemas/example.com/widget_v1.json", json.dumps(schema))
+    _widgets(tmp_path, f"  name: {BACKTRACKS}\n")
+    started = time.monotonic()
+    run = check(tmp_path, ".", "--schema-location", "schemas")
+    assert time.monotonic() - started < 10
+    assert ("app/widgets.yaml", 7, "schema") in run.located()
+
+
+@pytest.mark.parametrize("pattern, value, matches", [
+    (r"^\p{L}+\z", "Grüße", True),  # Python's re has neither: such a pattern was left out before
+    (r"^\p{L}+\z", "abc1", False),
+    (r"^[a-z]+$", '"abc\\n"', False),  # Go's $ is the end of the text: Python's re would match
+])
+def test_crd_patterns_are_read_as_go_reads_them(tmp_path: Path, pattern: str, value: str, matches: bool) -> None:
+    write(tmp_path, "crds/widget.yaml", _crd(f"              name: {{type: string, pattern: '{pattern}'}}\n"))
+    _widgets(tmp_path, f"  name: {value}\n")
+    run = check(tmp_path, ".")
+    assert (("app/widgets.yaml", 7, "schema") not in run.located()) == matches, run.out
+
+
+def test_a_pattern_re2_cannot_compile_is_one_info_naming_the_crd_and_field(tmp_path: Path) -> None:
+    write(tmp_path, "crds/widget.yaml", _crd("              name: {type: string, pattern: '^(?!x)'}\n"
+                                             "              ports:\n                type: array\n"
+                                             "                items: {type: string, pattern: '(a)\\1'}\n"))
+    _widgets(tmp_path, "  name: xyz\n  ports: [aa]\n", count=3)
+    write(tmp_path, "other/kustomization.yaml", "resources:\n- ../app/widgets.yaml\n")
+    run = check(tmp_path, ".", "--load-restrictor", "LoadRestrictionsNone")
+    [info] = [d for d in run.report["defects"] if d["validator"] == "schema-unjudged"]
+    assert info["severity"] == "info" and info["roots"] == ["app", "other"]
+    assert info["message"] == (
+        "2 patterns of Widget (example.com/v1) not judged in 2 roots: RE2 (Go's syntax, as the API server "
+        "reads it) cannot compile spec.name: '^(?!x)' (invalid perl operator: (?!); spec.ports[*]: '(a)\\\\1' "
+        "(invalid escape sequence: \\1); the schema is in crds/widget.yaml")
+    assert not [d for d in run.report["defects"] if d["validator"] == "schema"]  # neither pattern judged
+
+
+@pytest.mark.parametrize("rule", [
+    "self.name.matches('^(a+)+$')",
+    "self.name.find('^(a+)+$') != ''",
+    "self.name.findAll('(a+)+$').size() > 0",
+])
+def test_a_cel_rules_pattern_is_matched_in_linear_time(tmp_path: Path, rule: str) -> None:
+    from krmcheck.schemas import cel
+    if not cel.available():
+        pytest.skip("CEL needs cel-expr-python (Python 3.11 or newer)")
+    rules = f"            x-kubernetes-validations:\n            - rule: \"{rule}\"\n              message: no\n"
+    write(tmp_path, "crds/widget.yaml", _crd("              name: {type: string}\n", rules))
+    _widgets(tmp_path, f"  name: {BACKTRACKS}\n")
+    started = time.monotonic()
+    run = check(tmp_path, ".")
+    assert time.monotonic() - started < 10
+    assert [(d["line"], d["message"]) for d in run.report["defects"] if d["validator"] == "schema"] == [
+        (6, "spec: no")]
+
+
+# --- reads outside the build: the scans of the repository, configuration, baselines --------
+
+def _bounded_check(root: Path, *args: str, seconds: float = 60,
+                   memory: int = 1536 * 1024 * 1024) -> tuple[int, str, dict]:
+    """``krmcheck ARGS .`` in a child process whose address space and time
+    are limited: what would fill memory or wait forever fails instead."""
+    import json
+    import resource
+    import subprocess
+    import sys
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (memory, resource.getrlimit(resource.RLIMIT_AS)[1]))
+    (root / ".git").mkdir(exist_ok=True)
+    env = {k: v for k, v in os.environ.items() if k not in ("GITHUB_ACTIONS", "KRMCHECK_NETWORK")}
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parent.parent)
+    report = root.parent / "report.json"
+    try:
+        done = subprocess.run([sys.executable, "-m", "krmcheck", *args, "--github", "off", "--json", str(report),
+                               "."], cwd=root, env=env, capture_output=True, text=True, timeout=seconds,
+                              preexec_fn=limit, check=False)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"krmcheck still ran after {seconds:g} s")
+    assert "Traceback" not in done.stderr, done.stderr[-2000:]
+    return done.returncode, done.stdout + done.stderr, json.loads(report.read_text()) if report.exists() else {}
+
+
+def _special(root: Path, rel: str, what: str) -> None:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if what == "dev-zero":
+        os.symlink("/dev/zero", path)  # endless
+    elif what == "fifo":
+        os.mkfifo(path)  # opening it waits for a writer
+    elif what == "sparse-2g":
+        with open(path, "wb") as f:  # 2 GB that take no disk space
+            f.truncate(2 * 1024 ** 3)
+    else:  # a link to a file outside the repository
+        write(root.parent, "outside.yaml", CONFIGMAP.format(name="outside"))
+        os.symlink(os.path.relpath(root.parent / "outside.yaml", path.parent), path)
+
+
+REFUSED = {
+    "dev-zero": "a symbolic link to a file outside the repository",
+    "fifo": "not a regular file (a FIFO)",
+    "sparse-2g": "2,147,483,648 bytes, more than the limit of 134,217,728 for one file",
+    "link-out": "a symbolic link to a file outside the repository",
+}
+
+
+@pytest.mark.parametrize("what", REFUSED)
+def test_a_file_the_scans_cannot_read_is_refused_with_one_warning(tmp_path: Path, what: str) -> None:
+    repo = tmp_path / "repo"
+    _good_root(repo)
+    _special(repo, "crds/thing.yaml", what)  # both the CRD scan and the search for manifests see it
+    code, output, report = _bounded_check(repo)
+    assert code == 1, output  # good/'s finding; nothing else stopped the run
+    [scan] = [d for d in report["defects"] if d["validator"] == "scan"]
+    assert (scan["path"], scan["line"], scan["severity"]) == ("crds/thing.yaml", 1, "warning")
+    assert scan["message"] == f"not read: {REFUSED[what]}"
+    assert ("good/cm.yaml", 4, "metadata") in [(d["path"], d["line"], d["validator"]) for d in report["defects"]]
+
+
+def test_the_scan_for_crd_files_is_bounded_in_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from krmcheck import discover
+    _good_root(tmp_path)
+    write(tmp_path, "crds/widget.yaml", _crd("              name: {type: string}\n"))
+    monkeypatch.setattr(discover, "SCAN_SECONDS", -1.0)  # out of time from the first file on
+    run = check(tmp_path, ".")
+    said = sorted((d["path"], d["message"]) for d in run.report["defects"] if d["validator"] == "scan")
+    assert said == [
+        (".", "the scan for CRD files reached its time limit of -1 s here: what is here and after it "
+              "(in path order) was not read"),
+        (".", "the scan for plain manifests reached its time limit of -1 s here: what is here and after "
+              "it (in path order) was not read")], said
+    assert ("good/cm.yaml", 4, "metadata") in run.located()
+
+
+@pytest.mark.parametrize("name, what, args, message", [
+    (".krmcheck.yaml", "sparse-2g", (), ".krmcheck.yaml:1:1: cannot read: 2,147,483,648 bytes, more than the "
+                                        "limit of 134,217,728 for one file"),
+    ("baseline.json", "fifo", ("--baseline", "baseline.json"), "baseline.json: cannot read the baseline: "
+                                                               "not a regular file (a FIFO)"),
+    ("baseline.json", "sparse-2g", ("--baseline", "baseline.json"), "baseline.json: cannot read the baseline: "
+                                                                    "2,147,483,648 bytes, more than the limit"),
+])
+def test_configuration_and_baseline_reads_are_bounded(tmp_path: Path, name: str, what: str,
+                                                      args: tuple[str, ...], message: str) -> None:
+    _good_root(tmp_path)
+    _special(tmp_path, name, what)
+    code, output, _ = _bounded_check(tmp_path, *args)
+    assert code == 2 and message in output, output
+
+
+@pytest.mark.parametrize("kustomization", [
+    "resources:\n- cm.yaml\nreplicas:\n- name: a\n  count: 1\n  ? {big}\n  : x\n",
+    "resources:\n- cm.yaml\n? {big}\n: x\n",
+    "resources:\n- cm.yaml\nreplicas:\n- name: a\n  count: {big}\n",
+    "resources:\n- cm.yaml\nimages:\n- name: a\n  ? {big}\n  : x\n",
+])
+def test_an_integer_of_thousands_of_digits_is_an_error_at_its_line(tmp_path: Path, kustomization: str) -> None:
+    big = "9" * 5000  # more digits than Python turns into an int without being told to
+    write(tmp_path, "bad/kustomization.yaml", kustomization.format(big=big))
+    write(tmp_path, "bad/cm.yaml", CONFIGMAP.format(name="a"))
+    _good_root(tmp_path)
+    run = check(tmp_path, ".")
+    assert run.code == 2 and "Traceback" not in run.err
+    [(path, _, _, message)] = _build_errors(run.report)
+    assert path == "bad/kustomization.yaml"
+    assert "unknown field" in message or "replicas[0].count must be an integer, not a string" in message
+    assert [r["root"] for r in run.report["roots"]] == ["bad", "good"]  # cm.yaml is still bad/'s
+
+
+def test_an_integer_of_thousands_of_digits_in_a_resource_stays_a_string(tmp_path: Path) -> None:
+    write(tmp_path, "app/kustomization.yaml", "resources:\n- cm.yaml\n")
+    write(tmp_path, "app/cm.yaml", CONFIGMAP.format(name="a") + f"  ? {'9' * 5000}\n  : x\n  n: {'8' * 5000}\n")
+    code, out, err = _main("build", str(tmp_path / "app"))
+    assert code == 0, err
+    assert f"  ? {'9' * 5000}\n  : x\n" in out  # as written: no Go integer or float holds them
+    assert f"  \"n\": {'8' * 5000}\n" in out
+
+
+@pytest.mark.parametrize("config, args, message", [
+    ('exclude:\n- "\\\\"\n', (), ".krmcheck.yaml:2:3: '\\\\': Invalid git pattern: '\\\\'"),  # one backslash
+    ("overrides:\n- paths: ['[[:alpha:]]x']\n  validators: {schema: false}\n", (),
+     ".krmcheck.yaml:2:11: '[[:alpha:]]x': RE2 cannot compile the regular expression it makes"),
+    ("", ("--exclude", "[[:alpha:]]x"), "--exclude '[[:alpha:]]x': RE2 cannot compile the regular expression it makes"),
+])
+def test_a_path_pattern_that_cannot_be_compiled_is_an_error_where_it_is_written(
+        tmp_path: Path, config: str, args: tuple[str, ...], message: str) -> None:
+    _good_root(tmp_path)
+    if config:
+        write(tmp_path, ".krmcheck.yaml", config)
+    run = check(tmp_path, ".", *args)
+    assert run.code == 2 and message in run.err and "Traceback" not in run.err, run.err
+
+
+def test_path_patterns_are_matched_in_linear_time(tmp_path: Path) -> None:
+    _good_root(tmp_path)
+    write(tmp_path, "a" * 120 + "/cm.yaml", CONFIGMAP.format(name="Bad_Name"))
+    write(tmp_path, ".krmcheck.yaml", "exclude:\n- '" + "a*" * 12 + "b'\n")
+    started = time.monotonic()
+    run = check(tmp_path, ".")
+    assert time.monotonic() - started < 30  # Python's re: a[^/]*a[^/]*... against 120 a's takes ages
+    assert ("a" * 120 + "/cm.yaml", 4, "metadata") in run.located()
+
+
+def test_an_integer_of_thousands_of_digits_in_a_json_input_is_an_error_not_a_traceback(tmp_path: Path) -> None:
+    big = "9" * 5000
+    crd = _crd(f"              n: {{type: integer, maximum: {big}}}\n")
+    import json
+
+    import yaml
+    write(tmp_path, "crds/widget.json", json.dumps(yaml.safe_load(crd.replace(big, "1"))).replace(": 1}", f": {big}}}"))
+    write(tmp_path, "schemas/example.com/widget_v1.json", '{"type": "object", "maximum": ' + big + "}")
+    write(tmp_path, "baseline.json", '{"version": ' + big + ', "entries": []}')
+    _widgets(tmp_path, "  n: 1\n")
+    run = check(tmp_path, ".")  # the JSON CRD is no schema source, as any unreadable file
+    assert run.code == 0 and "Traceback" not in run.err
+    assert [d["validator"] for d in run.report["defects"]] == ["schema-missing"]
+    run = check(tmp_path, ".", "--schema-location", "schemas")
+    assert [d["message"].endswith("Exceeds the limit (4300 digits) for integer string conversion: value has "
+                                  "5000 digits; use sys.set_int_max_str_digits() to increase the limit")
+            for d in run.report["defects"] if d["validator"] == "schema"] == [True]
+    run = check(tmp_path, ".", "--baseline", "baseline.json")
+    assert run.code == 2 and "baseline.json: not JSON: Exceeds the limit (4300 digits)" in run.err
+    code, _, err = _main("merge-reports", "--json", str(tmp_path / "merged.json"), str(tmp_path / "baseline.json"))
+    assert code == 2 and "baseline.json: not valid JSON: Exceeds the limit (4300 digits)" in err

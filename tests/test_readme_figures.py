@@ -169,6 +169,7 @@ def test_realworld_roots_and_repositories() -> None:
 # --- limits and tables ------------------------------------------------------------
 
 def test_input_limits_table() -> None:
+    from krmcheck.discover import SCAN_SECONDS
     from krmcheck.resource.files import MAX_FILE_BYTES
     from krmcheck.shard import MAX_SHARDS
     from krmcheck.tree.load import MAX_DEPTH, MAX_DOCUMENTS
@@ -176,6 +177,7 @@ def test_input_limits_table() -> None:
     assert quoted(r"\| YAML nesting depth \| ([\d,]+) levels") == (MAX_DEPTH,)
     assert quoted(r"\| one file \| ([\d,]+) MiB") == (MAX_FILE_BYTES // MIB,)
     assert quoted(r"\| documents in one file \| ([\d,]+) \|") == (MAX_DOCUMENTS,)
+    assert quoted(r"\| a scan of the repository \| ([\d,]+) s each") == (SCAN_SECONDS,)
     assert quoted(r"\| `--shard K/N` \| N at most ([\d,]+) \|") == (MAX_SHARDS,)
 
 

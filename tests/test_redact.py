@@ -133,3 +133,19 @@ def test_a_value_that_is_a_word_of_krmchecks_own_messages_is_masked_only_when_qu
     assert _masked("ServiceAccount 'sa' is not defined in this root", "root") == \
         "ServiceAccount 'sa' is not defined in this root"
     assert _masked("user 'root' is wrong", "root") == "user '<redacted>' is wrong"
+
+
+def test_a_node_is_public_when_no_writer_of_it_wrote_secret_data() -> None:
+    from krmcheck.redact import Secrets
+    from krmcheck.tree.node import Scalar
+    from krmcheck.tree.origin import Location, Origin
+
+    data = Origin("s.yaml", 6, 3)  # a Secret's data line
+    secrets = Secrets(frozenset({"user0", "tok"}), frozenset({data.location}), unplaced=frozenset({"tok"}))
+    assert secrets.public(Scalar("user0", Origin("ns.yaml", 4, 3)))  # a namespace that happens to match
+    assert not secrets.public(Scalar("user0", data))  # the Secret's own value
+    copied = Scalar("user0", Origin("k.yaml", 9, 3, "replacement"), (data, Origin("d.yaml", 20, 9)))
+    assert not secrets.public(copied)  # a copy keeps the Secret's line in its trail
+    assert not secrets.public(Scalar("user0", Origin("k.yaml", 12, 3, "function")))  # a program's: unknown
+    assert not secrets.public(Scalar("tok", Origin("ns.yaml", 5, 3)))  # a controller's variable from a Secret
+    assert Location("s.yaml", 6, 3) in secrets.places

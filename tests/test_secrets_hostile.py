@@ -6,8 +6,9 @@ provokes build errors and findings that quote them: a replacement that
 cannot write a Secret's value, a schema error about a Secret's ``data``, a
 value that a replacement, a var or a patch copied into another resource.
 Every output of the run is searched for every planted value: stdout,
-stderr, the GitHub annotations and job summary, the JSON, SARIF and JUnit
-reports and a written baseline.
+stderr, the GitHub annotations and job summary, the JSON, SARIF, JUnit and
+GitLab reports and a written baseline. Masking follows provenance: a
+public value that a Secret happens to hold too is shown.
 """
 
 from __future__ import annotations
@@ -139,6 +140,13 @@ DELETED = {  # the Secret is gone from the output; the copy of its value is not
                                           "    $patch: delete\n    apiVersion: v1\n    kind: Secret\n"
                                           "    metadata:\n      name: gone\n",
 }
+NAMED = {  # a JSON patch copies a Secret's values into its own name and namespace
+    "named/kustomization.yaml": (
+        "resources:\n- res.yaml\npatches:\n- target:\n    kind: Secret\n    name: plain\n  patch: |\n"
+        "    - op: copy\n      from: /stringData/label\n      path: /metadata/name\n"
+        "    - op: copy\n      from: /stringData/token\n      path: /metadata/namespace\n"),
+    "named/res.yaml": _secret("plain", f"stringData:\n  label: {LABEL_SECRET}\n  token: {API_TOKEN}\n"),
+}
 GENERATED_ERROR = {  # a build that fails after the generator made the Secret
     "generated-error/kustomization.yaml": (
         f"secretGenerator:\n- name: gen\n  literals:\n  - url=a|{LITERAL}\n"
@@ -153,7 +161,7 @@ PLANTED = (DB_PASSWORD, _b64(DB_PASSWORD), API_TOKEN, URL_SECRET, SCALAR_DATA, s
            _b64(ENV_VALUE), LABEL_SECRET, LONG_SECRET[:24])
 REPOSITORIES = {"replacement-error": REPLACEMENT_ERROR, "delimiter-error": DELIMITER_ERROR,
                 "schema": SCHEMA_ERRORS, "copied": COPIED, "generated": GENERATED,
-                "deleted": DELETED, "generated-error": GENERATED_ERROR}
+                "deleted": DELETED, "generated-error": GENERATED_ERROR, "named": NAMED}
 
 
 def _run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
@@ -164,7 +172,8 @@ def _run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.Capture
     summary = tmp_path / "out" / "summary.md"
     summary.parent.mkdir(exist_ok=True)
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
-    code = main([*args, "--json", "out/r.json", "--sarif", "out/r.sarif", "--junit", "out/r.xml"])
+    code = main([*args, "--json", "out/r.json", "--sarif", "out/r.sarif", "--junit", "out/r.xml",
+                 "--gitlab", "out/r.gitlab.json"])
     captured = capsys.readouterr()
     reports = [p.read_text() for p in sorted((tmp_path / "out").iterdir())]
     return code, "\n".join([captured.out, captured.err, *reports])
@@ -216,6 +225,9 @@ REPORTED = {
      "container 'web': image '<redacted>' has no tag or digest; pin a version"),
     # a copy out of a Secret that the overlay deletes (base and overlay are both roots)
     ("deleted/base/kustomization.yaml", 4, "Deployment", f"metadata.labels.app: '<redacted>' {_LABEL}"),
+    # copies into the Secret's own name (and namespace: not judged), its resource named as masked
+    ("named/kustomization.yaml", 8, "Secret", "metadata.name: '<redacted>' is not a valid Secret name: must be "
+     "lowercase letters, digits, '-' and '.', starting and ending with a letter or digit (DNS-1123 subdomain)"),
 }
 
 
@@ -256,3 +268,34 @@ def test_the_build_command_masks_its_error(tmp_path: Path, monkeypatch: pytest.M
     err = capsys.readouterr().err
     assert err.startswith(f"Error: {root}/kustomization.yaml:") and "<redacted>" in err
     assert _leaked(err) == []
+
+
+PUBLIC = {  # public names that Secrets of the root happen to hold as values too
+    "public/kustomization.yaml": "resources:\n- res.yaml\nreplacements:\n"
+                                 + _copy("sso", "stringData.user", "Deployment",
+                                         "spec.template.spec.containers.0.image"),
+    "public/res.yaml": (
+        _secret("sso", "stringData:\n  clientID: argo-server\n  user: user0\n") + "---\n"
+        # as argo-workflows' test/e2e/manifests/components/base/argo-server.service-account-token-secret.yaml
+        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: argo-server.service-account-token\n  annotations:\n"
+        "    kubernetes.io/service-account.name: argo-server\ntype: kubernetes.io/service-account-token\n---\n"
+        "apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: other\n---\n"
+        + DEPLOYMENT.replace("  name: web\n", "  name: web\n  namespace: user0\n", 1)
+                    .replace("      containers:", "      serviceAccountName: user0\n      containers:")),
+}
+
+
+def test_a_public_value_that_a_secret_also_holds_is_printed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    _write(tmp_path, PUBLIC)
+    _run(tmp_path, monkeypatch, capsys, ".")
+    report = json.loads((tmp_path / "out" / "r.json").read_text())
+    assert {(f["line"], f["message"]) for f in report["findings"]} == {
+        (14, "ServiceAccount 'argo-server' is not defined in this root; if it is made elsewhere, declare it "
+             "under provided: in .krmcheck.yaml"),
+        (39, "ServiceAccount 'user0' is not defined in this root (namespace 'user0'); if it is made elsewhere, "
+             "declare it under provided: in .krmcheck.yaml"),
+        # the Secret's own user0, copied into an image, is still masked
+        (4, "container 'web': image '<redacted>' has no tag or digest; pin a version"),
+    }
+    assert {r["namespace"] for r in report["roots"][0]["resources"] if "namespace" in r} == {"user0"}

@@ -26,6 +26,7 @@ from krmcheck.resource.resource import Resource
 from krmcheck.resource.wire import FN_ID, LEGACY_FN_ID
 from krmcheck.resource.wire import annotations_of as _annotations
 from krmcheck.results import ResourceRef, Result
+from krmcheck.tree.load import FAST_LOADER
 from krmcheck.tree.node import Mapping, Node, Scalar, Sequence, walk
 from krmcheck.tree.origin import Origin
 
@@ -68,8 +69,8 @@ def _written_id(ann: Mapping) -> ResId | None:
     if not isinstance(text, str):
         return None
     try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError:
+        data = yaml.load(text, Loader=FAST_LOADER)
+    except (yaml.YAMLError, RecursionError):
         return None
     if not isinstance(data, dict):
         return None

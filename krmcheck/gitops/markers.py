@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 
 from krmcheck import discover
+from krmcheck.resource.files import read_text_bounded
 
 # the API groups of the controller objects (flux.GROUP, helmrelease.GROUP, argocd.GROUP)
 MARKERS = ("kustomize.toolkit.fluxcd.io", "helm.toolkit.fluxcd.io", "argoproj.io")
@@ -24,7 +25,7 @@ def has_marker(path: Path) -> bool:
     if path.suffix not in discover.MANIFEST_SUFFIXES + (".json",):
         return False
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
+        text = read_text_bounded(path)
     except OSError:
         return False
     return any(m in text for m in MARKERS)

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from krmcheck import discover
-from krmcheck.resource.files import Files
+from krmcheck.resource.files import Files, read_text_bounded
 from krmcheck.resource.resource import Resource
 from krmcheck.tree.load import LoadError, load_documents
 from krmcheck.tree.node import Mapping
@@ -67,7 +67,7 @@ class Objects:
                 if path.suffix not in discover.MANIFEST_SUFFIXES:
                     continue
                 try:
-                    text = path.read_text(encoding="utf-8", errors="replace")
+                    text = read_text_bounded(path)
                 except OSError:
                     continue
                 if not any(f"kind: {k}" in text for k in KINDS):

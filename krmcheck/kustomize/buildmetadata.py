@@ -29,6 +29,7 @@ from krmcheck.kustomize.remote import RemoteFiles
 from krmcheck.resource.files import Files
 from krmcheck.resource.resource import Resource
 from krmcheck.tree.emit import emit
+from krmcheck.tree.load import FAST_LOADER
 from krmcheck.tree.node import Mapping, Node, Scalar
 from krmcheck.tree.origin import Origin
 
@@ -209,7 +210,10 @@ def _annotated(config: Mapping) -> Source | None:
     text = ann.value(ORIGIN) if ann is not None else None
     if not isinstance(text, str):
         return None
-    data = yaml.safe_load(text)
+    try:
+        data = yaml.load(text, Loader=FAST_LOADER)
+    except (yaml.YAMLError, RecursionError):
+        return None  # not an origin kustomize wrote: the resource's own file is its origin
     if not isinstance(data, dict):
         return None
     return Source(path=str(data.get("path") or ""), repo=str(data.get("repo") or ""),

@@ -31,7 +31,7 @@ from krmcheck.resource.wire import strip_wire_annotations
 from krmcheck.results import Result
 from krmcheck.tree.load import LoadError, load_documents
 from krmcheck.tree.node import Mapping, Node, Scalar, Sequence
-from krmcheck.tree.origin import Origin
+from krmcheck.tree.origin import Location, Origin
 
 # The builtin generators and transformers are imported where a
 # kustomization first uses them: a build of plain resources loads none.
@@ -73,9 +73,13 @@ class Builder:
     _cached_results: dict[str, list[tuple[Result, Resource | None]]] = field(default_factory=dict)
     function_logs: list[tuple[str, str]] = field(default_factory=list)  # (what ran, its stderr)
     # Per build: every secret value the build read or made (krmcheck.redact),
-    # kept when the build fails part-way, so that its error can be masked.
+    # kept when the build fails part-way, so that its error can be masked;
+    # and where each was written (the origins of Secret data, which a copy
+    # keeps in its trail), so that a value that did not come from a Secret
+    # is shown.
     secrets: set[str] = field(default_factory=set)
-    _cached_secrets: dict[str, frozenset[str]] = field(default_factory=dict)
+    secret_places: set[Location] = field(default_factory=set)
+    _cached_secrets: dict[str, tuple[frozenset[str], frozenset[Location]]] = field(default_factory=dict)
     # what rendering each cached directory read, counted again where it is reused
     _cached_reads: dict[str, journal.Reads] = field(default_factory=dict)
 
@@ -92,6 +96,7 @@ class Builder:
         self.function_results.clear()
         self.function_logs.clear()
         self.secrets.clear()
+        self.secret_places.clear()
         with openapi.using(self.tables.start_build()):
             acc = self._accumulate_dir(directory, None, (), top, fresh=given is not None)
         resources = list(acc)
@@ -105,7 +110,7 @@ class Builder:
         resources = [r for r in resources if not _is_local_config(r)]
         resources = order.apply(resources, order.options_of(top.field("sortOptions")))
         buildmetadata.finish(resources, self.stamper)
-        self.secrets.update(redact.secret_values(resources))
+        self._keep_secrets(resources)
         return resources
 
     def load_manifest(self, path: Path) -> list[Resource]:
@@ -116,6 +121,7 @@ class Builder:
         self.function_results.clear()
         self.function_logs.clear()
         self.secrets.clear()
+        self.secret_places.clear()
         # kubectl create gives an object with only generateName its name
         return self._load_file(path, Origin(self.files.display(path), 1, 1), generated_names=True)
 
@@ -132,7 +138,9 @@ class Builder:
             journal.replay(self._cached_reads.get(key))
             self.warnings.extend(self._cached_warnings.get(key, []))
             self.function_results.extend(self._cached_results.get(key, []))
-            self.secrets.update(self._cached_secrets.get(key, ()))
+            values, places = self._cached_secrets.get(key, (frozenset(), frozenset()))
+            self.secrets.update(values)
+            self.secret_places.update(places)
             return ResourceList([r.copy(share=True) for r in cached])  # the cached ones never change
         reads = journal.start()
         first_warning = len(self.warnings)
@@ -145,12 +153,14 @@ class Builder:
                              origin or k.node.origin)
         entered = self.tables.enter(k, self.files, self.options.load_restrictor, not stack)
         acc = ResourceList()
-        outer, self.secrets = self.secrets, set()  # this directory's own, kept for reuse
+        # this directory's own secrets, kept for reuse
+        outer, self.secrets, outer_places, self.secret_places = self.secrets, set(), self.secret_places, set()
         try:
             self._run(k, acc, stack + (real,))
         finally:
-            own, self.secrets = self.secrets, outer
+            own, self.secrets, own_places, self.secret_places = self.secrets, outer, self.secret_places, outer_places
             outer.update(own)
+            outer_places.update(own_places)
         self.tables.leave(entered, key)
         read = journal.stop(reads)
         if not self.stamper and not fresh:
@@ -158,7 +168,7 @@ class Builder:
             # caller and every later user get shares of them (copied as used)
             self._cache[key] = list(acc)
             self._cached_reads[key] = read
-            self._cached_secrets[key] = frozenset(own)
+            self._cached_secrets[key] = (frozenset(own), frozenset(own_places))
             self._cached_warnings[key] = self.warnings[first_warning:]
             # a reused base's functions do not run again; their results still count
             self._cached_results[key] = self.function_results[first_result:]
@@ -184,7 +194,12 @@ class Builder:
                 except BuildError as e:
                     raise e.add_context(f"{what} of {k.display}")
         finally:  # what patches, functions and charts put in Secrets, even when a step failed
-            self.secrets.update(redact.secret_values(acc.items))
+            self._keep_secrets(acc.items)
+
+    def _keep_secrets(self, resources: list[Resource]) -> None:
+        """The values of the Secrets among ``resources``, and where each was written."""
+        self.secrets.update(redact.secret_values(resources))
+        self.secret_places.update(redact.secret_places(resources))
 
     def _check_catalogs(self, k: Kustomization) -> None:
         """An error on the first catalog of ``k`` that may not be used (the
@@ -232,7 +247,7 @@ class Builder:
             if isinstance(doc, Scalar) and doc.value is None:
                 continue  # an empty document (a trailing ---) holds nothing, as in kustomize
             out.extend(_resources_of(doc, generated_names))
-        self.secrets.update(redact.secret_values(out))
+        self._keep_secrets(out)
         if self.stamper:
             self.stamper.loaded(out, self.files, path)
         return out

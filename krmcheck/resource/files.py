@@ -92,21 +92,76 @@ class Files:
 
 
     def _read(self, path: Path, origin: Origin | None) -> bytes:
-        """The file's bytes, refusing one larger than MAX_FILE_BYTES before
-        reading it (a device or a FIFO is refused too)."""
-        info = os.stat(path)
-        if not stat.S_ISREG(info.st_mode) and not stat.S_ISDIR(info.st_mode):
-            # opening a FIFO would wait for a writer forever
-            raise BuildError(f"{_shown(self.display(path))}: not a regular file", origin)
-        with open(path, "rb") as f:
-            info = os.fstat(f.fileno())
-            if info.st_size > MAX_FILE_BYTES:
-                raise BuildError(f"{_shown(self.display(path))}: {info.st_size:,} bytes, more than the "
-                                 f"limit of {MAX_FILE_BYTES:,} for one file", origin)
-            return f.read(MAX_FILE_BYTES + 1)
+        """The file's bytes, read by :func:`read_bounded`; a refused file
+        is an error at ``origin``."""
+        try:
+            return read_bounded(path)
+        except Refused as e:
+            raise BuildError(f"{_shown(self.display(path))}: {e.reason}", origin) from None
 
 
-MAX_FILE_BYTES = 128 * 1024 * 1024  # a file a build reads; the largest real manifests are a few MB
+MAX_FILE_BYTES = 128 * 1024 * 1024  # any file read; the largest real manifests are a few MB
+
+
+class Refused(OSError):
+    """A file not read: not a regular file (a FIFO would wait for a writer
+    forever, a device never ends), larger than the limit, or a symbolic
+    link that leads out of the directory it must stay in. An ``OSError``,
+    so that a reader that treats an unreadable file as absent does the
+    same with a refused one; ``reason`` says why, for a message."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(errno.EPERM, reason)
+        self.reason = reason
+
+
+def read_bounded(path: str | os.PathLike[str], within: str | os.PathLike[str] | None = None,
+                 limit: int | None = None) -> bytes:
+    """The bytes of the file at ``path``, the one way krmcheck reads a file
+    of a repository: at most ``limit`` bytes (default ``MAX_FILE_BYTES``),
+    a regular file only, and with ``within``, only where it really is at or
+    below that directory. Raises :class:`Refused`, or the ``OSError`` of
+    the file system (FileNotFoundError, IsADirectoryError...)."""
+    limit = MAX_FILE_BYTES if limit is None else limit
+    if within is not None and not inside(path, within, resolve=True):
+        raise Refused("a symbolic link to a file outside the repository")
+    info = os.stat(path)
+    if not stat.S_ISREG(info.st_mode) and not stat.S_ISDIR(info.st_mode):
+        raise Refused(f"not a regular file ({_special(info.st_mode)})")
+    # Opened without blocking: a FIFO put in the file's place after the stat
+    # above must not wait for a writer; what was opened is checked again.
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    with os.fdopen(fd, "rb") as f:
+        info = os.fstat(f.fileno())
+        if stat.S_ISDIR(info.st_mode):
+            raise IsADirectoryError(errno.EISDIR, "Is a directory", str(path))
+        if not stat.S_ISREG(info.st_mode):
+            raise Refused(f"not a regular file ({_special(info.st_mode)})")
+        if info.st_size > limit:
+            raise Refused(_too_large(info.st_size, limit))
+        os.set_blocking(fd, True)
+        data = f.read(limit + 1)
+    if len(data) > limit:  # it grew while read, or says it is smaller than it is
+        raise Refused(f"more than the limit of {limit:,} bytes for one file")
+    return data
+
+
+def read_text_bounded(path: str | os.PathLike[str], within: str | os.PathLike[str] | None = None) -> str:
+    """:func:`read_bounded` as text, undecodable bytes replaced: for the
+    readers that only look at a file (discovery, markers, the CRD scan)."""
+    return read_bounded(path, within).decode("utf-8", errors="replace")
+
+
+def _too_large(size: int, limit: int) -> str:
+    return f"{size:,} bytes, more than the limit of {limit:,} for one file"
+
+
+def _special(mode: int) -> str:
+    for test, name in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return "a special file"
 
 
 def _reason(e: OSError) -> str:

@@ -22,6 +22,8 @@ from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from typing import Any
 
+from krmcheck import regex
+
 
 class CelFunctionError(Exception):
     """An evaluation error of a library function (CEL turns it into an error value)."""
@@ -41,22 +43,29 @@ def _untag(value: Any, kind: str) -> str:
 
 # --- regex -------------------------------------------------------------------------------
 
-@functools.lru_cache(maxsize=1024)
-def _regex(pattern: str) -> re.Pattern[str]:
-    try:
-        return re.compile(pattern)
-    except re.error as e:
-        raise CelFunctionError(f"invalid regular expression {pattern!r}: {e}") from None
-
-
 def find(s: str, pattern: str) -> str:
-    m = _regex(pattern).search(s)
+    """The first match of ``pattern`` (Go's syntax, RE2: linear time), or ""."""
+    try:
+        m = regex.compile_go(pattern).search(s)
+    except regex.RegexError as e:
+        raise CelFunctionError(str(e)) from None
     return m.group(0) if m else ""
 
 
 def find_all(s: str, pattern: str, limit: int = -1) -> list[str]:
-    found = [m.group(0) for m in _regex(pattern).finditer(s)]
-    return found if limit < 0 else found[:limit]
+    """The matches of ``pattern`` as Go's ``FindAllString`` gives them, at
+    most ``limit`` of them when it is not negative."""
+    if limit == 0:
+        return []
+    found: list[str] = []
+    try:
+        for match in regex.find_all(pattern, s):
+            found.append(match)
+            if len(found) == limit:
+                break
+    except regex.RegexError as e:
+        raise CelFunctionError(str(e)) from None
+    return found
 
 
 # --- lists -------------------------------------------------------------------------------

@@ -46,18 +46,20 @@ stays open (a location may serve schemas not made from a CRD, and the CRD's
 ``default`` and ``x-kubernetes-validations`` (CEL rules) are kept in the
 original schema, which defaulting and the CEL evaluation walk; the converted
 schema has no ``default`` (fastjsonschema would fill it into the checked
-data). A ``pattern`` Python's ``re`` would read differently from Go's RE2 is
-left out; ``format`` is not asserted (the API server validates few formats,
-and differently from JSON Schema).
+data). A ``pattern`` is a regular expression in Go's syntax, matched by
+RE2 as the API server matches it (:mod:`krmcheck.regex`; the validators of
+:mod:`krmcheck.schemas.sources` never hand it to Python's ``re``); one RE2
+cannot compile is left out and listed (:class:`Unjudged`), so that the run
+says which field of which CRD was not judged. ``format`` is not asserted
+(the API server validates few formats, and differently from JSON Schema).
 """
 
 from __future__ import annotations
 
-import functools
-import re
-import warnings
 from collections.abc import Iterator
 from typing import Any, NamedTuple
+
+from krmcheck import regex
 
 Schema = dict[str, Any]
 
@@ -151,21 +153,31 @@ _EMBEDDED_TYPE_META: dict[str, Schema] = {
 }
 
 
+class Unjudged(NamedTuple):
+    """A ``pattern`` of a schema that RE2 (Go's syntax) cannot compile."""
+
+    field: str  # where in the object: spec.ports[*].name, spec.labels.*
+    pattern: str
+    reason: str  # RE2's
+
+
 class _Context(NamedTuple):
     crd: bool  # a CRD's own schema (not a catalog's conversion of one)
     prunes: bool  # False: the CRD keeps unknown fields (spec.preserveUnknownFields)
     meta: ObjectMeta | None
+    unjudged: list[Unjudged]
 
 
 def to_json_schema(schema: Schema, meta: ObjectMeta | None = None, crd: bool = True,
-                   prunes: bool = True) -> Schema:
+                   prunes: bool = True, unjudged: list[Unjudged] | None = None) -> Schema:
     """The draft 4 JSON schema that checks a custom resource of this schema.
 
     ``crd``: the schema is a CRD's (a bare ``type: object`` is closed too);
     ``prunes``: the CRD prunes unknown fields (not ``preserveUnknownFields``);
     ``meta``: the ObjectMeta schema for the root's and embedded resources'
-    ``metadata`` (else only an object)."""
-    context = _Context(crd, prunes, meta)
+    ``metadata`` (else only an object); ``unjudged`` receives the patterns
+    left out."""
+    context = _Context(crd, prunes, meta, unjudged if unjudged is not None else [])
     out = _convert(schema if isinstance(schema, dict) else {}, context, _PRUNE, resource=True)
     if meta is not None:
         out["$defs"] = meta.defs
@@ -173,28 +185,35 @@ def to_json_schema(schema: Schema, meta: ObjectMeta | None = None, crd: bool = T
     return out
 
 
-def _convert(schema: Any, context: _Context, mode: str, resource: bool = False) -> Schema:
+def _convert(schema: Any, context: _Context, mode: str, resource: bool = False, at: str = "") -> Schema:
     if not isinstance(schema, dict):
         return {}
     out: Schema = {k: schema[k] for k in _PLAIN if k in schema}
-    if isinstance(schema.get("pattern"), str) and python_regex(schema["pattern"]):
-        out["pattern"] = schema["pattern"]
+    pattern = schema.get("pattern")
+    if isinstance(pattern, str):
+        reason = regex.refusal(pattern)
+        if reason is None:
+            out["pattern"] = pattern
+        else:
+            context.unjudged.append(Unjudged(at or "(the object)", pattern, reason))
     embedded = resource or schema.get("x-kubernetes-embedded-resource") is True
     keeps = mode == _KEEP or schema.get("x-kubernetes-preserve-unknown-fields") is True
     inner = _OPEN if mode == _OPEN else _PRUNE  # known fields are pruned even where unknown ones are kept
     if isinstance(schema.get("properties"), dict):
-        out["properties"] = {k: _convert(v, context, _OPEN if embedded and k == "metadata" else inner)
+        out["properties"] = {k: _convert(v, context, _OPEN if embedded and k == "metadata" else inner,
+                                         at=f"{at}.{k}" if at else str(k))
                              for k, v in schema["properties"].items()}
     extra = schema.get("additionalProperties")
     if isinstance(extra, dict):
-        out["additionalProperties"] = _convert(extra, context, inner)
+        out["additionalProperties"] = _convert(extra, context, inner, at=f"{at}.*" if at else "*")
     if isinstance(schema.get("items"), dict):
-        out["items"] = _convert(schema["items"], context, _OPEN if mode == _OPEN else _KEEP if keeps else _PRUNE)
+        out["items"] = _convert(schema["items"], context, _OPEN if mode == _OPEN else _KEEP if keeps else _PRUNE,
+                                at=f"{at}[*]")
     if isinstance(schema.get("not"), dict):
-        out["not"] = _convert(schema["not"], context, _OPEN)
+        out["not"] = _convert(schema["not"], context, _OPEN, at=at)
     for key in _MANY:
         if isinstance(schema.get(key), list):
-            out[key] = [_convert(s, context, _OPEN) for s in schema[key]]
+            out[key] = [_convert(s, context, _OPEN, at=at) for s in schema[key]]
     if schema.get("x-kubernetes-int-or-string"):
         out["type"] = ["integer", "string"]
     if embedded:
@@ -225,22 +244,6 @@ def _resource_fields(out: Schema, context: _Context, nested: bool) -> None:
         written_required = out.get("required")
         required: list[Any] = written_required if isinstance(written_required, list) else []
         out["required"] = required + [n for n in ("apiVersion", "kind") if n not in required]
-
-
-@functools.lru_cache(maxsize=4096)
-def python_regex(pattern: str) -> bool:
-    """Whether a pattern (written for Go's RE2) means the same to Python's
-    ``re``; one that does not (``\\p{L}`` classes, RE2-only syntax) is not
-    asserted rather than misjudged."""
-    if "\\p{" in pattern or "\\P{" in pattern or "(?P<" in pattern:
-        return False
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")  # a FutureWarning means Python may read it differently
-        try:
-            re.compile(pattern)
-        except (re.error, RecursionError, OverflowError, FutureWarning):
-            return False
-    return True
 
 
 def _allow_null(out: Schema) -> None:

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from krmcheck import journal
+from krmcheck.resource.files import read_bounded
 
 PULLED = "catalogs"  # CACHE/catalogs/NAME/ holds a pulled catalog in the CRDs-catalog layout
 CATALOG_LAYOUT = "{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json"
@@ -95,8 +96,8 @@ def _read(path: Path) -> tuple[dict[str, Any], str] | None:
     if not os.path.isfile(path):  # also False for a name too long or holding a NUL
         return None
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        doc = json.loads(read_bounded(path).decode("utf-8"))
+    except (OSError, ValueError) as e:  # ValueError: not UTF-8, not JSON, an integer of thousands of digits
         raise LocationError(f"{path}: not a JSON schema: {e}") from None
     return (doc, str(path)) if isinstance(doc, dict) else None
 
@@ -142,6 +143,8 @@ def fetch(url: str, cache: Path) -> dict[str, Any] | None:
         doc = json.loads(body)
     except json.JSONDecodeError as e:
         raise LocationError(f"{url}: not a JSON schema: {e.msg}") from None
+    except ValueError as e:  # an integer of more digits than Python converts
+        raise LocationError(f"{url}: not a JSON schema: {e}") from None
     path = _cache_file(cache, url)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")

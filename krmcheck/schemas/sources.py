@@ -13,6 +13,11 @@
 
 Each kind's schema is compiled once per run (per process): a fast
 ``fastjsonschema`` check decides, and ``jsonschema`` explains the failures.
+Both match a schema's ``pattern`` with RE2 (Go's syntax, linear time:
+:mod:`krmcheck.regex`), never with Python's backtracking ``re``: jsonschema
+through its own ``pattern`` keyword, fastjsonschema (whose generated code
+calls ``re``) through a custom format that stands in for each pattern.
+Files are read through :func:`krmcheck.resource.files.read_bounded`.
 :class:`SchemaSettings` is what a run decides (picklable, for ``--jobs``
 workers); :func:`sources_for` gives the process's :class:`Sources` for it.
 """
@@ -22,12 +27,13 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from krmcheck import journal
+from krmcheck import journal, regex
+from krmcheck.resource.files import read_text_bounded
 from krmcheck.schemas import builtin, crds, locations
 from krmcheck.tree.load import LoadError, load_documents
 
@@ -71,6 +77,7 @@ class Checker:
     # the schema as written and how to follow its $ref (for x-kubernetes-list-map-keys)
     written: dict[str, Any] | None = None
     resolve: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+    unjudged: tuple[crds.Unjudged, ...] = ()  # patterns RE2 cannot compile, left out
     _full: jsonschema.protocols.Validator | None = field(default=None, repr=False)
     _fast: Callable[[Any], Any] | None = field(default=None, repr=False)
     _seen: int = field(default=0, repr=False)
@@ -225,9 +232,11 @@ _KIND_NAMED = re.compile(r"kind\b(?=\W+(\w+))")
 
 
 def _text(path: Path) -> str:
+    """A CRD file's text; "" for one that cannot be read, or that the scan
+    for CRD files refused (``discover.find_crd_files`` reported it)."""
     try:
-        return path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
+        return read_text_bounded(path)
+    except (OSError, ValueError):
         return ""
 
 
@@ -238,7 +247,7 @@ def _documents(text: str, path: str) -> list[Any]:
         if text.lstrip().startswith("{"):
             return [json.loads(text)]
         return [d.to_data() for d in load_documents(text, path)]
-    except (LoadError, json.JSONDecodeError, RecursionError):
+    except (LoadError, ValueError, RecursionError):  # ValueError: bad JSON, an integer of thousands of digits
         return []  # not a schema source then; a root that reads it reports the problem
 
 
@@ -255,9 +264,11 @@ def _json_checker(schema: dict[str, Any], source: str, where: str, version: str,
     """A checker for an OpenAPI v3 structural schema, or for a JSON schema a
     location serves (also read as one: they are converted from CRDs, see
     :mod:`krmcheck.schemas.crds` for what is trusted of them)."""
-    document = crds.to_json_schema(schema, object_meta(version), crd=source == REPOSITORY, prunes=prunes)
+    unjudged: list[crds.Unjudged] = []
+    document = crds.to_json_schema(schema, object_meta(version), crd=source == REPOSITORY, prunes=prunes,
+                                   unjudged=unjudged)
     return Checker(source, where, lambda: _compile(document), lambda: _draft4(document),
-                   structural=schema, prunes=prunes, written=schema)
+                   structural=schema, prunes=prunes, written=schema, unjudged=tuple(unjudged))
 
 
 _OBJECT_META = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
@@ -275,27 +286,85 @@ def object_meta(version: str) -> crds.ObjectMeta | None:
 
 
 def _draft4(document: dict[str, Any]) -> jsonschema.protocols.Validator:
+    validator: jsonschema.protocols.Validator = _draft4_re2()(document)
+    return validator
+
+
+@functools.cache
+def _draft4_re2() -> Any:
+    """jsonschema's draft 4 validator with ``pattern`` matched by RE2."""
     import jsonschema
 
-    return jsonschema.Draft4Validator(document)
+    def pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Iterator[Any]:
+        if not validator.is_type(instance, "string"):
+            return
+        try:
+            matched = regex.search(pattern, instance)
+        except regex.RegexError:
+            return  # left out of converted schemas; never judged here either
+        if not matched:
+            yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r}")
+    return jsonschema.validators.extend(jsonschema.Draft4Validator, {"pattern": pattern})
 
 
 def _compile(document: dict[str, Any]) -> Callable[[Any], Any]:
     import fastjsonschema
     import jsonschema
 
+    fast, formats = _patterns_as_formats(document)
     try:
-        compiled: Callable[[Any], Any] = fastjsonschema.compile(document, use_formats=False)
+        compiled: Callable[[Any], Any] = fastjsonschema.compile(fast, formats=formats, use_formats=True)
         return compiled
     except (fastjsonschema.JsonSchemaDefinitionException, RecursionError, ValueError, TypeError, re.error):
         # a schema fastjsonschema cannot compile is checked by jsonschema alone
-        validator = jsonschema.Draft4Validator(document)
+        validator = _draft4(document)
 
         def slow(data: Any) -> None:
             error = jsonschema.exceptions.best_match(validator.iter_errors(data))
             if error is not None:
                 raise fastjsonschema.JsonSchemaException(error.message)
         return slow
+
+
+_RE2_FORMAT = "krmcheck-re2-"
+
+
+def _patterns_as_formats(document: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Callable[[str], bool]]]:
+    """The document fastjsonschema compiles, and its custom formats. Its code
+    would match a ``pattern`` with Python's ``re``: each becomes a format
+    whose check is RE2's search (a format, like a pattern, is only checked on
+    strings). The formats written in the schema are not asserted by either
+    validator, and are left out."""
+    formats: dict[str, Callable[[str], bool]] = {}
+
+    def walk(schema: Any) -> Any:
+        if not isinstance(schema, dict):
+            return schema
+        out: dict[str, Any] = {}
+        for key, value in schema.items():
+            if key == "format":
+                continue
+            if key == "pattern" and isinstance(value, str):
+                name = f"{_RE2_FORMAT}{len(formats)}"
+                formats[name] = functools.partial(_matches, value)
+                out["format"] = name
+            elif key in _SCHEMA_MAPS + ("definitions",) and isinstance(value, dict):
+                out[key] = {n: walk(sub) for n, sub in value.items()}
+            elif key in _SCHEMA_LISTS + ("items",) and isinstance(value, list):
+                out[key] = [walk(sub) for sub in value]
+            elif key in _SCHEMA_ONE:
+                out[key] = walk(value)
+            else:
+                out[key] = value
+        return out
+    return walk(document), formats
+
+
+def _matches(pattern: str, text: str) -> bool:
+    try:
+        return regex.search(pattern, text)
+    except regex.RegexError:
+        return True  # not judged (left out of converted schemas)
 
 
 @functools.cache

@@ -222,7 +222,7 @@ class _Parser:
                 if quote == '"':
                     try:
                         return str(json.loads(body))
-                    except json.JSONDecodeError:
+                    except ValueError:
                         raise self.error("bad escape in quoted key") from None
                 return re.sub(r"\\(.)", r"\1", body[1:-1])
         self.pos = start

@@ -21,12 +21,30 @@ _PLAIN = "!krmcheck/plain"
 _SEQ = "tag:yaml.org,2002:seq"
 _MAP = "tag:yaml.org,2002:map"
 
+_SAFE_LOADER: type[Any] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _BoundedIntLoader(_SAFE_LOADER):  # type: ignore[misc, valid-type]
+    """PyYAML's safe loader, but an integer of more digits than Python
+    converts (4,300) stays the string it is written as, as go-yaml keeps a
+    number it cannot hold, instead of raising ValueError from a key or
+    value anywhere in a file."""
+
+    def construct_yaml_int(self, node):  # type: ignore[no-untyped-def]
+        try:
+            return super().construct_yaml_int(node)
+        except ValueError:
+            return self.construct_scalar(node)
+
+
+_BoundedIntLoader.add_constructor("tag:yaml.org,2002:int", _BoundedIntLoader.construct_yaml_int)
+
 # PyYAML's safe loader in C (libyaml) where PyYAML has it: the one choice of
 # loader for every plain-data read in krmcheck.
-FAST_LOADER: type[Any] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+FAST_LOADER: type[Any] = _BoundedIntLoader
 
 
-class _Loader(FAST_LOADER):  # type: ignore[misc, valid-type]
+class _Loader(_SAFE_LOADER):  # type: ignore[misc, valid-type]
     """Composes only; marks plain scalars so they are resolved our way."""
 
     def resolve(self, kind, value, implicit):  # type: ignore[no-untyped-def]

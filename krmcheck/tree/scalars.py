@@ -53,6 +53,8 @@ def _go_int(text: str) -> int | None:
         n = int(body[2:], 2)
     elif len(body) > 1 and body[0] == "0":
         n = int(body, 8)
+    elif len(body) > len(str(UINT64_MAX)):
+        return None  # out of range (and past the digits Python converts to an int)
     else:
         n = int(body)
     n *= sign

@@ -50,6 +50,7 @@ def validate(items: Sequence[Mapping], options: ValidatorOptions) -> list[Result
     results: list[Result] = []
     skipped: dict[tuple[str, str], list[Mapping]] = {}
     unjudged: dict[tuple[str, str], tuple[Mapping, dict[str, str]]] = {}
+    patterns: dict[tuple[str, str], tuple[Mapping, Checker]] = {}  # kinds with patterns RE2 refuses
     for item in items:
         ref = resource_ref(item)
         if not ref.apiVersion or not ref.kind:
@@ -69,8 +70,11 @@ def validate(items: Sequence[Mapping], options: ValidatorOptions) -> list[Result
         elif checker.structural is not None:
             results.extend(_embedded_metadata(item, data, checker))
             results.extend(_cel(item, data, checker, unjudged))
+            if checker.unjudged:
+                patterns.setdefault((ref.apiVersion, ref.kind), (item, checker))
     results.extend(_skipped_result(kind_items, version) for kind_items in skipped.values())
     results.extend(_unjudged_result(item, rules) for item, rules in unjudged.values())
+    results.extend(_unjudged_patterns_result(item, checker) for item, checker in patterns.values())
     return results
 
 
@@ -240,6 +244,15 @@ def _unjudged_result(item: Mapping, rules: dict[str, str]) -> Result:
                        extra_tags=(("rules", json.dumps(sorted(rules.items()))),))
 
 
+def _unjudged_patterns_result(item: Mapping, checker: Checker) -> Result:
+    """One info per kind and root about the ``pattern``s of its schema that
+    RE2 cannot compile, which were left out (``schema-unjudged``, with the
+    CEL rules not judged: the run reports each kind once)."""
+    listed = [[p.field, p.pattern, p.reason] for p in checker.unjudged]
+    return make_result(UNJUDGED, item, "", "kind", severity="info", rule="pattern-unjudged",
+                       extra_tags=(("patterns", json.dumps(listed)), ("schema-where", checker.where)))
+
+
 def _field_rules(item: Mapping, api_version: str, kind: str, version: str) -> list[Result]:
     """The API server's allowed-values rules that the schemas lack."""
     tags = (("kubernetes-version", version), ("schema-source", BUILTIN))
@@ -372,12 +385,26 @@ def missing_per_run(roots: Sequence[RootReport]) -> tuple[RootReport, ...]:
 
 def _unjudged_message(kind: str, api_version: str, found: list[Finding], named: str) -> str:
     rules: dict[str, str] = {}
+    patterns: dict[tuple[str, str], tuple[str, str]] = {}  # (field, pattern) -> (why, the schema's file)
     for f in found:
-        rules.update(dict(json.loads(dict(f.result.tags).get("rules", "[]"))))
-    reasons: dict[str, list[str]] = {}
-    for rule, why in rules.items():
-        reasons.setdefault(why.split(":")[0], []).append(f"{rule!r} ({why})" if ":" in why else repr(rule))
-    parts = [f"{_count(len(listed), 'rule')} {why}: {'; '.join(listed[:2])}{' ...' if len(listed) > 2 else ''}"
-             for why, listed in sorted(reasons.items())]
-    return (f"{_count(len(rules), 'CEL rule')} of {kind} ({api_version}) not judged in {named}: "
-            + "; ".join(parts))
+        tags = dict(f.result.tags)
+        rules.update(dict(json.loads(tags.get("rules", "[]"))))
+        for field, pattern, why in json.loads(tags.get("patterns", "[]")):
+            patterns.setdefault((field, pattern), (why, tags.get("schema-where", "")))
+    said = []
+    if rules:
+        reasons: dict[str, list[str]] = {}
+        for rule, why in rules.items():
+            reasons.setdefault(why.split(":")[0], []).append(f"{rule!r} ({why})" if ":" in why else repr(rule))
+        parts = [f"{_count(len(listed), 'rule')} {why}: {'; '.join(listed[:2])}{' ...' if len(listed) > 2 else ''}"
+                 for why, listed in sorted(reasons.items())]
+        said.append(f"{_count(len(rules), 'CEL rule')} of {kind} ({api_version}) not judged in {named}: "
+                    + "; ".join(parts))
+    if patterns:
+        listed = [f"{field}: {pattern!r} ({why})" for (field, pattern), (why, _) in sorted(patterns.items())]
+        where = sorted({w for _, w in patterns.values() if w})
+        said.append(f"{_count(len(patterns), 'pattern')} of {kind} ({api_version}) not judged in {named}: "
+                    f"RE2 (Go's syntax, as the API server reads it) cannot compile "
+                    f"{'; '.join(listed[:3])}{' ...' if len(listed) > 3 else ''}"
+                    + (f"; the schema is in {', '.join(where)}" if where else ""))
+    return ". ".join(said)

@@ -300,3 +300,30 @@ def test_schemas_pull_fills_the_cache_for_offline_runs(tmp_path: Path, monkeypat
     assert kind["source"] == "cache"
     assert [(p, line) for p, line, _ in errors(run.report)] == [("app/widget.yaml", 6)]
     assert main(["schemas", "pull", str(tmp_path / "nowhere")]) == 2
+
+
+@pytest.mark.parametrize("value, valid", [("web-1", True), ("Web", False), (7, True), ("", False)])
+def test_both_validators_match_patterns_with_re2_and_agree(value: object, valid: bool) -> None:
+    """fastjsonschema (its patterns made RE2 formats) and jsonschema (its
+    pattern keyword made RE2's) decide alike; a property named ``pattern``
+    or ``format`` is a name, not a keyword."""
+    import fastjsonschema
+
+    from krmcheck.schemas import sources
+    schema = {"type": "object", "properties": {"spec": {"type": "object", "properties": {
+        "name": {"type": ["string", "integer"], "pattern": r"^[a-z]([-a-z0-9]*[a-z0-9])?\z"},
+        "pattern": {"type": "string", "format": "date-time"},
+        "format": {"anyOf": [{"type": "string", "pattern": "^x"}, {"type": "integer"}]}}}}}
+    checker = sources._json_checker(schema, sources.REPOSITORY, "crds/w.yaml", "")
+    data = {"apiVersion": "example.com/v1", "kind": "W", "metadata": {"name": "w"},
+            "spec": {"name": value, "pattern": "not a date", "format": 5}}
+    assert checker.full.is_valid(data) is valid
+    fast = checker.make_fast()
+    try:
+        fast(data)
+        assert valid
+    except fastjsonschema.JsonSchemaException:
+        assert not valid
+    assert checker.full.is_valid({**data, "spec": {"format": "y"}}) is False
+    with pytest.raises(fastjsonschema.JsonSchemaException):
+        fast({**data, "spec": {"format": "y"}})

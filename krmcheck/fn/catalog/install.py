@@ -19,7 +19,7 @@ from krmcheck.fn.catalog.sources import http_get, require_network
 from krmcheck.fn.catalog_context import CatalogContext
 from krmcheck.kustomize import repospec
 from krmcheck.resource.errors import BuildError
-from krmcheck.resource.files import inside
+from krmcheck.resource.files import inside, read_bounded
 from krmcheck.tree.origin import Origin
 
 if TYPE_CHECKING:  # imported where used: only an exec runtime in an archive needs it
@@ -136,7 +136,7 @@ def _relative_file(uri: str, source: Source, origin: Origin) -> bytes:
     if not inside(path, source.root, resolve=True):
         raise BuildError(f"uri '{uri}' leaves the catalog's repository", origin)
     try:
-        return path.read_bytes()
+        return read_bounded(path)
     except OSError as e:
         raise BuildError(f"uri '{uri}': {e.strerror or 'cannot read'} ({path.name})", origin) from None
 

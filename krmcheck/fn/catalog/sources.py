@@ -18,7 +18,7 @@ from krmcheck.fn.catalog.parse import parse
 from krmcheck.fn.catalog_context import CatalogContext
 from krmcheck.kustomize import remote, repospec
 from krmcheck.resource.errors import BuildError, NeedsNetwork
-from krmcheck.resource.files import Files, inside
+from krmcheck.resource.files import Files, inside, read_bounded
 from krmcheck.tree.origin import Origin
 
 TIMEOUT = 60.0  # seconds for one download
@@ -107,7 +107,7 @@ def _source(identity: str, display: str, data: bytes, **where: Any) -> Source:
 
 def _read_file(path: Path, display: str, origin: Origin | None) -> bytes:
     try:
-        return path.read_bytes()
+        return read_bounded(path)
     except FileNotFoundError:
         raise BuildError(f"catalog {display}: no such file", origin) from None
     except OSError as e:
@@ -150,7 +150,10 @@ def _read_oci(ref: CatalogRef, ctx: CatalogContext) -> tuple[bytes, Source]:
     require_network(ref.text, ctx, ref.origin)
     dest = ctx.store.remotes.directory(f"oci\0{ref.text}")  # removed when the run ends
     path = oci.single_file(ref.text, oci.pull(ref.text, dest, ref.origin), ref.origin)
-    data = path.read_bytes()
+    try:
+        data = read_bounded(path)
+    except OSError as e:
+        raise BuildError(f"catalog {ref.text}: {e.strerror or 'cannot read'}", ref.origin) from None
     return data, _source(ref.text, ref.text, data, base_dir=path.parent, root=dest,
                          owner=ctx.store.remotes)
 
