@@ -313,7 +313,8 @@ def check(opts: CheckOptions, progress: Progress) -> RunReport:
     schema_sources.new_run()
     config = _load_config(opts)
     excludes = _excludes(opts, config, files)
-    selection, roots = _roots(opts, top, files, config, excludes)
+    found_notes: list[Note] = []  # why controller objects that look like roots are not
+    selection, roots = _roots(opts, top, files, config, excludes, found_notes)
     vopts = ValidatorOptions(opts.kubernetes_version, opts.strict,
                              _schema_settings(opts, config, selection, files, excludes))
     _check_validator_options(vopts)
@@ -342,7 +343,7 @@ def check(opts: CheckOptions, progress: Progress) -> RunReport:
         reports, notes = suppression.apply_baseline(reports, known, set(readers))
     if not roots and selection.changed:
         notes += (Note("no root reads the changed files; nothing to check"),)
-    notes += _set_aside_notes(selection, files)
+    notes += _set_aside_notes(selection, files) + tuple(found_notes)
     return RunReport(reports, opts.fail_on or config.fail_on or "error",
                      cwd=_cwd_from_top(top), notes=notes, disabled=config.disabled,
                      baseline=known.display if known is not None else "",
@@ -359,7 +360,8 @@ def _set_aside_notes(selection: discover.Selection, files: Files) -> tuple[Note,
 
 
 def _roots(opts: CheckOptions, top: Path, files: Files, config: krmconfig.Config,
-           excludes: tuple[PathPatterns, ...]) -> tuple[discover.Selection, list[Root]]:
+           excludes: tuple[PathPatterns, ...],
+           notes: list[Note] | None = None) -> tuple[discover.Selection, list[Root]]:
     """The selection of kustomizations and manifests, and the roots to check."""
     if opts.only_roots is not None:
         try:
@@ -371,7 +373,7 @@ def _roots(opts: CheckOptions, top: Path, files: Files, config: krmconfig.Config
         selection = _select(opts, top, files, excludes, config)
     roots: list[Root] = list(selection.roots)
     if config.gitops and opts.roots in ((), ("all",)):
-        roots = _with_controller_roots(opts, selection, files, config, excludes)
+        roots = _with_controller_roots(opts, selection, files, config, excludes, notes)
     if opts.only_roots is not None:
         roots = [r for r in roots if _root_name(files, r) in opts.only_roots]
     if opts.shard is not None:
@@ -843,7 +845,7 @@ def _root_report(builder: Builder, files: Files, root: Root, vopts: ValidatorOpt
     holding = config.placeholders == "skip" or (config.placeholders == "templates"
                                                 and not isinstance(root, ControllerRoot))
     if holding or rendered.placeholders:
-        kept, exempt = gitops_placeholders.split(kept, locator, holding)
+        kept, exempt = gitops_placeholders.split(kept, locator, holding, rendered.unknown)
         silenced = list(silenced) + exempt
     return RootReport(name, tuple(_ref(r) for r in resources), tuple(kept),
                       build_failed=bool(broken), suppressed=tuple(silenced),
@@ -925,7 +927,8 @@ PLAIN_MODE = "kustomize"  # --roots kustomize: kustomizations and manifests, no 
 
 
 def _with_controller_roots(opts: CheckOptions, selection: discover.Selection, files: Files,
-                           config: krmconfig.Config, excludes: tuple[PathPatterns, ...]) -> list[Root]:
+                           config: krmconfig.Config, excludes: tuple[PathPatterns, ...],
+                           notes: list[Note] | None = None) -> list[Root]:
     """The selected roots with the controller objects' roots in place of
     the plain roots they read. With changed files, the controller roots are
     found in the whole repository and kept when they read a changed file
@@ -949,8 +952,10 @@ def _with_controller_roots(opts: CheckOptions, selection: discover.Selection, fi
         found = _memo(("controllers", files.repo_root, whole.roots, urls),
                       lambda: gitops_controllers.find(candidates, whole.infos, builders.get, files, urls,
                                                       config.source_root or files.repo_root,
-                                                      builders.for_root))
+                                                      builders.for_root, config.cluster_objects))
         found_roots, replaced = found.roots, found.replaced
+        if notes is not None:
+            notes += [Note(message, location) for message, location in found.notes]
     plain: list[Root] = [r for r in selection.roots
                          if opts.roots == ("all",) or r not in replaced]
     controller_roots = [dataclasses.replace(r, strict=True) if config.strict_substitution else r

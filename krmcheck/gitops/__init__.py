@@ -35,6 +35,7 @@ class Rendered(NamedTuple):
     resources: list[Resource]
     problems: list[Problem]  # about substitution and the object's own fields
     placeholders: int  # ${...} expressions left as written (unknown variables)
+    unknown: frozenset[int] = frozenset()  # id() of the values holding such an expression
 
 
 def findings(rendered: Rendered, root: str,

@@ -52,7 +52,7 @@ def source_of(res: Resource, urls: frozenset[str]) -> Mapping | None:
 
 
 def make_root(res: Resource, source: Mapping, top: Path, files: Files,
-              restrictor: str = ROOT_ONLY) -> ControllerRoot:
+              restrictor: str = ROOT_ONLY, tree: str = "") -> ControllerRoot:
     path = source.value("path")
     directory = confined(top, path) if isinstance(path, str) else top
     name_node = lookup(res.node, ["metadata", "name"])
@@ -63,7 +63,7 @@ def make_root(res: Resource, source: Mapping, top: Path, files: Files,
         spec["destination"] = destination.copy()
     obj = Mapping({"spec": Mapping(spec, res.node.origin)}, res.node.origin)
     root = ControllerRoot(name=f"argocd:{res.name}", controller=ARGOCD, directory=directory,
-                          obj=obj, origin=origin, restrictor=restrictor)
+                          obj=obj, origin=origin, restrictor=restrictor, tree=tree)
     if "chart" in source.items or is_helm(source, directory):
         return argocd_helm.with_chart(root, res, source, files)
     return root

@@ -58,6 +58,11 @@ class ControllerRoot:
     # kustomize-controller's StrictPostBuildSubstitutions: an undefined
     # variable without a default is an error, not an empty value
     strict: bool = False
+    tree: str = ""  # where discovery found it: the plain root its chain of controller roots starts at
+    # why the controller's source is not this checkout (a GitRepository at
+    # another branch, tag or commit): nothing is rendered, an info says so
+    elsewhere: str = ""
+    source: str = ""  # what it renders from, for `krmcheck roots` (GitRepository flux-system/flux-system...)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, ControllerRoot) and other.name == self.name

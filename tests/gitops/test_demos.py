@@ -116,7 +116,9 @@ def test_what_the_demo_renders(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) 
     assert sorted(apps) == ["prod-podinfo", "prod-podinfo-script", "prod-webapp"]
     assert apps["prod-podinfo-script"]["data"]["run.sh"].startswith('echo "${HOME}')
     assert apps["prod-podinfo"]["metadata"]["namespace"] == "podinfo"
-    assert apps["prod-podinfo"]["metadata"]["labels"] == {"toolkit.fluxcd.io/tenant": "web"}
+    assert apps["prod-podinfo"]["metadata"]["labels"] == {"toolkit.fluxcd.io/tenant": "web",
+                                                          "kustomize.toolkit.fluxcd.io/name": "apps",
+                                                          "kustomize.toolkit.fluxcd.io/namespace": "flux-system"}
 
 
 def test_build_prints_what_the_controller_applies(monkeypatch: pytest.MonkeyPatch,
@@ -131,6 +133,9 @@ def test_build_prints_what_the_controller_applies(monkeypatch: pytest.MonkeyPatc
         "  server: https://acme-v02.api.letsencrypt.org/directory\n"
         "kind: ConfigMap\n"
         "metadata:\n"
+        "  labels:\n"
+        "    kustomize.toolkit.fluxcd.io/name: infra-configs\n"
+        "    kustomize.toolkit.fluxcd.io/namespace: flux-system\n"
         "  name: acme-settings\n"
         "  namespace: cert-manager\n")
     assert main(["build", "flux:flux-system/nope"]) == 2

@@ -148,6 +148,9 @@ def test_values_in_flux_order_through_the_helm_runner(chart_repo: Repo) -> None:
         apiVersion: apps/v1
         kind: Deployment
         metadata:
+          labels:
+            helm.toolkit.fluxcd.io/name: web
+            helm.toolkit.fluxcd.io/namespace: apps
           name: prod-web
         spec:
           replicas: two
