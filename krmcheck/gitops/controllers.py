@@ -33,7 +33,7 @@ from typing import NamedTuple
 
 from krmcheck import discover
 from krmcheck.git import Checkout, checkout
-from krmcheck.gitops import appset, argocd, artifact, flux, helmrelease
+from krmcheck.gitops import appset, argocd, artifact, flux, helmrelease, sourceignore
 from krmcheck.gitops.envsubst import Variable
 from krmcheck.gitops.markers import has_marker as _has_marker
 from krmcheck.gitops.markers import mentions_controllers as _mentions_controllers
@@ -41,6 +41,7 @@ from krmcheck.gitops.objects import Objects
 from krmcheck.gitops.render import render
 from krmcheck.gitops.root import ControllerRoot
 from krmcheck.gitops.source import FLUX_SYSTEM, describe, elsewhere, same_repository
+from krmcheck.gitops.sourceignore import SourceIgnore
 from krmcheck.kustomize.target import Builder
 from krmcheck.resource.errors import BuildError
 from krmcheck.resource.files import Files
@@ -124,6 +125,7 @@ class _Discovery:
         self.entries: list[_Entry] = []
         self.by_key: dict[tuple[str, str], list[_Entry]] = {}
         self.notes: dict[str, tuple[str, Location]] = {}
+        self.ignores: dict[tuple[str | None, Location | None], SourceIgnore] = {}
         self.branches = frozenset(b for b in (context.checkout.branch, context.checkout.default_branch) if b)
 
     def run(self, plain_roots: Sequence[Path]) -> None:
@@ -219,7 +221,8 @@ class _Discovery:
             where = f"GitRepository {namespace}/{name}"
             if other:
                 return dataclasses.replace(root, elsewhere=self._why(where, other), source=where)
-            return dataclasses.replace(root, source=where)
+            return dataclasses.replace(root, source=where,
+                                       ignore=self._ignore(namespace, name, res.node.origin.path))
         source = argocd.source_of(res, c.urls)
         if source is None:
             if not c.urls:
@@ -264,6 +267,20 @@ class _Discovery:
         if isinstance(url, Scalar) and isinstance(url.value, str) and self.c.urls:
             return same_repository(url.value, self.c.urls)
         return False
+
+    def _ignore(self, namespace: str, name: str, near: str) -> SourceIgnore:
+        """What the GitRepository's artifact leaves out: the repository's
+        ``.sourceignore`` files and its ``spec.ignore``."""
+        repo = self.objects.get("GitRepository", namespace, name, near)
+        given = lookup(repo, ["spec", "ignore"]) if repo is not None else None
+        spec_ignore = None
+        if isinstance(given, Scalar) and isinstance(given.value, str):
+            # a block's lines start on the line after the key
+            spec_ignore = (given.value, Location(given.origin.path, given.origin.line + 1, 1))
+        key = (spec_ignore[0] if spec_ignore is not None else None, spec_ignore[1] if spec_ignore else None)
+        if key not in self.ignores:
+            self.ignores[key] = sourceignore.load(self.c.top, self.c.files.display, spec_ignore)
+        return self.ignores[key]
 
     def _elsewhere(self, namespace: str, name: str, near: str) -> str:
         """What a GitRepository of this repository follows when that is not this checkout."""
@@ -355,7 +372,7 @@ def _with_reads(root: ControllerRoot, infos: dict[Path, discover.KustomizationIn
         reads = discover.reads(d, infos)
     else:
         reads = set()
-        for rel in flux.scan(d):
+        for rel in flux.scan(d, root.ignore):
             p = (d / rel).resolve()
             reads |= discover.reads(p, infos) | {p}
     return dataclasses.replace(root, reads=tuple(sorted(reads)))

@@ -29,6 +29,7 @@ def render(builder: Builder, root: ControllerRoot) -> Rendered:
         return Rendered(resources, list(root.problems) + problems, 0)
     try:
         if root.controller == FLUX:
+            _check_in_source(root, builder)
             k = flux.kustomization(root, builder.files)
         else:
             k = argocd.kustomization(root, builder.files)
@@ -70,3 +71,18 @@ def _elsewhere(root: ControllerRoot) -> Problem:
     ref = lookup(root.obj, ["spec", "sourceRef"])
     origin = ref.origin if ref is not None else root.origin
     return Problem(f"{root.name}: {root.elsewhere}", "info", origin, validator=SOURCE)
+
+
+def _check_in_source(root: ControllerRoot, builder: Builder) -> None:
+    """A file the build reads that the source leaves out is not in the
+    artifact kustomize-controller builds: the build fails on it."""
+    ignore = root.ignore
+    if ignore is None:
+        return
+    for path in root.reads:
+        pattern = ignore.excludes(path)
+        if pattern is not None:
+            path_line = lookup(root.obj, ["spec", "path"])
+            raise BuildError(f"{builder.files.display(path)} is left out of the source by "
+                             f"{ignore.describe(pattern)}: kustomize-controller's build cannot read it",
+                             path_line.origin if path_line is not None else root.origin)

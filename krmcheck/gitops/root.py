@@ -14,6 +14,7 @@ from krmcheck.tree.node import Mapping
 from krmcheck.tree.origin import Origin
 
 if TYPE_CHECKING:  # runner tells roots apart by this module's classes: it stays light
+    from krmcheck.gitops.sourceignore import SourceIgnore
     from krmcheck.gitops.substitute import Problem
     from krmcheck.kustomize.builtins.helm import Remote
 
@@ -63,6 +64,7 @@ class ControllerRoot:
     # another branch, tag or commit): nothing is rendered, an info says so
     elsewhere: str = ""
     source: str = ""  # what it renders from, for `krmcheck roots` (GitRepository flux-system/flux-system...)
+    ignore: SourceIgnore | None = None  # what the source's artifact leaves out (.sourceignore, spec.ignore)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, ControllerRoot) and other.name == self.name
