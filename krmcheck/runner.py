@@ -24,6 +24,7 @@ from krmcheck import redact
 from krmcheck import render_cache
 from krmcheck import shard as kshard
 from krmcheck.gitops import placeholders as gitops_placeholders
+from krmcheck.gitops import summary as gitops_summary
 from krmcheck.gitops.markers import mentions_controllers
 from krmcheck.gitops.root import ControllerRoot, Root
 from krmcheck.kustomize import deprecation
@@ -332,7 +333,7 @@ def check(opts: CheckOptions, progress: Progress) -> RunReport:
                                 exclude=excludes, comments=tuple(_comments(readers, top)),
                                 readers=readers)
     reports = suppression.apply(schema.missing_per_run(reports), policy)
-    reports = gitops_placeholders.summarise(reports)
+    reports = gitops_summary.summarise(reports)
     notes: tuple[Note, ...] = ()
     if opts.write_baseline:
         from krmcheck import baseline as kbaseline

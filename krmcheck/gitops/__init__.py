@@ -26,6 +26,7 @@ __all__ = ["HELM", "Rendered", "VALIDATOR", "Variable", "findings", "templates"]
 
 
 HELM = "helm"  # the id of findings about charts a controller renders
+NOT_HELD = "elsewhere"  # why a chart was not rendered (gitops.summary): no flag brings it in
 
 
 class Rendered(NamedTuple):
@@ -49,8 +50,8 @@ def _finding(p: Problem, root: str) -> Finding:
     if p.resource is not None:
         r = p.resource
         ref = ResourceRef(r.api_version, r.kind, r.name, r.namespace)
-    result = Result(message=p.message, severity=p.severity, resource_ref=ref,
-                    tags=(("validator", p.validator),))
+    tags = (("validator", p.validator),) + ((("summary", p.summary),) if p.summary else ())
+    result = Result(message=p.message, severity=p.severity, resource_ref=ref, tags=tags)
     return Finding(result, root, p.origin.location,
                    source_id=source_id(p.resource) if p.resource is not None else "")
 

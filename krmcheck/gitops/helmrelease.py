@@ -255,7 +255,8 @@ def _values_from(res: Resource, ref: Mapping, files: Files, objects: Objects,
     target = _str(ref.get("targetPath"))
     if target:
         out = Mapping({}, origin)
-        chart.set_path(out, target, Scalar(found.value, origin))
+        value = chart.target_value(found.value, ref.value("literal") is True)
+        chart.set_path(out, target, Scalar(value, origin))
         return out
     try:
         return chart.load_values(found.value, origin, where, files, shift=kind == "ConfigMap")

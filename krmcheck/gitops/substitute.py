@@ -50,6 +50,8 @@ class Problem(NamedTuple):
     origin: Origin
     resource: Resource | None = None
     validator: str = "substitution"  # or "helm": a chart a controller renders
+    # findings with the same key are one line per run (gitops.summary): why a chart was not rendered
+    summary: str = ""
 
 
 class Outcome(NamedTuple):
