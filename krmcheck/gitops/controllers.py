@@ -199,9 +199,9 @@ class _Discovery:
     # --- a controller object's roots -----------------------------------------------
 
     def _roots_of(self, item: _Pending) -> list[ControllerRoot]:
-        res, c = item.res, self.c
+        res = item.res
         if appset.is_application_set(res):
-            return self._application_set(res)
+            return self._application_set(res, item.tree)
         root = self._root_of(res, item.tree)
         return [root] if root is not None else []
 
@@ -213,7 +213,10 @@ class _Discovery:
             kind, namespace, name = flux.source_name(res)
             if kind == "ExternalArtifact":
                 path = artifact.path_in_source(res, name, namespace, self.objects, self._ours)
-                return flux.make_root(res, c.top, c.files, self.objects, path, tree) if path is not None else None
+                if path is None:
+                    return None
+                return dataclasses.replace(flux.make_root(res, c.top, c.files, self.objects, path, tree),
+                                           source=f"ExternalArtifact {namespace}/{name}")
             if kind != "GitRepository" or not self._ours(namespace, name, res.node.origin.path):
                 return None
             root = flux.make_root(res, c.top, c.files, self.objects, tree=tree)
@@ -223,15 +226,12 @@ class _Discovery:
                 return dataclasses.replace(root, elsewhere=self._why(where, other), source=where)
             return dataclasses.replace(root, source=where,
                                        ignore=self._ignore(namespace, name, res.node.origin.path))
-        source = argocd.source_of(res, c.urls)
-        if source is None:
-            if not c.urls:
-                self._no_urls(res)
-            return None
-        return dataclasses.replace(argocd.make_root(res, source, c.top, c.files, tree=tree),
-                                   source=_text(source.get("repoURL")))
+        app = argocd.application_root(res, c.top, c.files, c.urls, tree)
+        if app is None and not c.urls:
+            self._no_urls(res)
+        return app
 
-    def _application_set(self, res: Resource) -> list[ControllerRoot]:
+    def _application_set(self, res: Resource, tree: str) -> list[ControllerRoot]:
         c = self.c
         if not c.urls:
             self._no_urls(res)
@@ -239,13 +239,8 @@ class _Discovery:
         apps, problems = appset.expand(res, c.top, c.urls)
         for p in problems:
             self.notes.setdefault(p.message, (p.message, p.origin.location))
-        roots = []
-        for app in apps:
-            source = argocd.source_of(app, c.urls)
-            if source is not None:
-                root = argocd.make_root(app, source, c.top, c.files, tree=self.c.files.display(c.top))
-                roots.append(dataclasses.replace(root, source=_text(source.get("repoURL"))))
-        return roots
+        made = [argocd.application_root(app, c.top, c.files, c.urls, tree) for app in apps]
+        return [r for r in made if r is not None]
 
     def _no_urls(self, res: Resource) -> None:
         """An Argo CD Application names its repository by URL only: without
@@ -358,13 +353,14 @@ def _is_controller(res: Resource) -> bool:
             or appset.is_application_set(res))
 
 
-def _text(node: object) -> str:
-    return node.value if isinstance(node, Scalar) and isinstance(node.value, str) else ""
-
-
 def _with_reads(root: ControllerRoot, infos: dict[Path, discover.KustomizationInfo]) -> ControllerRoot:
     """Every file the root's rendering reads (for ignore comments, changed
-    files and the plain roots it replaces)."""
+    files and the plain roots it replaces), its other sources' too."""
+    if root.also:
+        also = tuple(_with_reads(r, infos) for r in root.also)
+        main = _with_reads(dataclasses.replace(root, also=()), infos)
+        reads = set(main.reads).union(*(r.reads for r in also))
+        return dataclasses.replace(main, also=also, reads=tuple(sorted(reads)))
     d = root.directory
     if root.helm is not None or root.elsewhere or not os.path.isdir(d):
         return root

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from krmcheck.gitops import Rendered, argocd, chart, flux, helmrelease
 from krmcheck.gitops.root import FLUX, FLUX_HELM, ControllerRoot
 from krmcheck.gitops.substitute import Problem, substitute
@@ -15,7 +17,16 @@ SOURCE = "source"  # the id of findings about a controller's source
 
 
 def render(builder: Builder, root: ControllerRoot) -> Rendered:
-    """What the controller applies for ``root``."""
+    """What the controller applies for ``root`` (an Argo CD application's
+    sources one after another)."""
+    if root.also:
+        parts = [_render(builder, r) for r in (dataclasses.replace(root, also=()), *root.also)]
+        return Rendered([r for p in parts for r in p.resources], [x for p in parts for x in p.problems],
+                        sum(p.placeholders for p in parts), frozenset().union(*(p.unknown for p in parts)))
+    return _render(builder, root)
+
+
+def _render(builder: Builder, root: ControllerRoot) -> Rendered:
     if root.elsewhere:
         return Rendered([], list(root.problems) + [_elsewhere(root)], 0)
     if root.helm is not None:

@@ -65,6 +65,7 @@ class ControllerRoot:
     elsewhere: str = ""
     source: str = ""  # what it renders from, for `krmcheck roots` (GitRepository flux-system/flux-system...)
     ignore: SourceIgnore | None = None  # what the source's artifact leaves out (.sourceignore, spec.ignore)
+    also: tuple[ControllerRoot, ...] = ()  # an Argo CD application's other sources, rendered with it
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, ControllerRoot) and other.name == self.name
