@@ -318,19 +318,32 @@ def _fingerprint(root: ControllerRoot) -> str:
 def _qualified(entries: list[_Entry]) -> list[ControllerRoot]:
     """Roots whose objects share a name (one per cluster directory) are told
     apart by the directory of the file that defines each
-    (``flux:NS/NAME@clusters/prod``), and, where one file is applied by
-    several trees, by the tree (``flux:NS/NAME@tenants/staging``)."""
+    (``flux:NS/NAME@clusters/prod``); where that is not enough, by the file,
+    and where one file is applied by several trees, by the tree as well
+    (``flux:NS/NAME@tenants/staging``)."""
     count = Counter(e.root.name for e in entries)
     by_file = Counter((e.root.name, e.root.origin.path) for e in entries)
+    by_dir = Counter((e.root.name, posixpath.dirname(e.root.origin.path)) for e in entries)
     out = []
     for e in entries:
         root = e.root
         if count[root.name] > 1:
-            where = root.tree if by_file[(root.name, root.origin.path)] > 1 else \
-                (posixpath.dirname(root.origin.path) or ".")
+            path = root.origin.path
+            if by_file[(root.name, path)] > 1:
+                where = root.tree if by_dir[(root.name, posixpath.dirname(path))] == by_file[(root.name, path)] \
+                    else f"{path}@{root.tree}"
+            elif by_dir[(root.name, posixpath.dirname(path))] > 1:
+                where = path
+            else:
+                where = posixpath.dirname(path) or "."
             root = dataclasses.replace(root, name=f"{root.name}@{where}")
         out.append(root)
-    return out
+    seen: Counter[str] = Counter()
+    unique = []
+    for root in out:  # the same name and tree twice over (one ApplicationSet's two generators)
+        seen[root.name] += 1
+        unique.append(root if seen[root.name] == 1 else dataclasses.replace(root, name=f"{root.name}#{seen[root.name]}"))
+    return unique
 
 
 def _plain(builder_of: Callable[[Path], Builder], root: Path) -> list[Resource]:
