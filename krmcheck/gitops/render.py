@@ -81,7 +81,9 @@ def _elsewhere(root: ControllerRoot) -> Problem:
     """The one finding of a root whose source is not this checkout, at its ``sourceRef``."""
     ref = lookup(root.obj, ["spec", "sourceRef"])
     origin = ref.origin if ref is not None else root.origin
-    return Problem(f"{root.name}: {root.elsewhere}", "info", origin, validator=SOURCE)
+    # worded alike in every tree that applies the object: one defect naming them all
+    name = root.name.partition(":")[2].partition("@")[0]
+    return Problem(f"Kustomization {name}: {root.elsewhere}", "info", origin, validator=SOURCE)
 
 
 def _check_in_source(root: ControllerRoot, builder: Builder) -> None:
