@@ -95,6 +95,10 @@ def expand(res: Resource, top: Path, urls: frozenset[str]) -> tuple[list[Resourc
     generators = spec.sequence("generators")
     apps: list[Resource] = []
     problems: list[Problem] = []
+    patch = spec.get("templatePatch")
+    if patch is not None:
+        problems.append(Problem(f"ApplicationSet {res.name}: templatePatch is not applied by krmcheck: its "
+                                f"Applications are checked as the template makes them", "info", patch.origin, res))
     for gen in generators.items if generators is not None else ():
         if not isinstance(gen, Mapping):
             continue
