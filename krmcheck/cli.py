@@ -29,6 +29,7 @@ SUBCOMMANDS = """commands:
   krmcheck [check] [PATH...]     render and validate (the default; its options below)
   krmcheck build DIR             print what `kubectl kustomize DIR` prints
   krmcheck build flux:NS/NAME    print what Flux (or argocd:NAME, Argo CD) applies for that object
+  krmcheck roots [PATH...]       list every root with its kind, source and path (--build: render them all)
   krmcheck blame ROOT KIND/[NAMESPACE/]NAME FIELD
                                  print a rendered field's value and every source line that wrote it
   krmcheck fn VALIDATOR...       run built-in validators as an exec KRM function
@@ -171,6 +172,32 @@ def _build_parser() -> argparse.ArgumentParser:
                         "--enable-helm, the remote charts of HelmReleases and Applications; give "
                         "network access to functions that declare network: true (kubectl's "
                         "flag); remote fetching is also allowed by KRMCHECK_NETWORK=1; default: off")
+    _add_plugin_flags(p)
+    return p
+
+
+def _roots_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="krmcheck roots",
+                                description="List every root a check of PATH would check: GitOps "
+                                            "controller roots (Flux Kustomizations and HelmReleases, "
+                                            "Argo CD Applications) with what they render from and "
+                                            "their path, then kustomizations and manifests. Why "
+                                            "controller objects are not roots goes to stderr.")
+    p.add_argument("paths", nargs="*", default=["."], metavar="PATH",
+                   help="as for a check; default: .")
+    p.add_argument("--roots", action="append", metavar="MODE|DIR", default=None,
+                   help="as for a check: all, kustomize, or directories")
+    p.add_argument("--exclude", action="append", default=[], metavar="PATTERN",
+                   help="as for a check; repeatable")
+    p.add_argument("--json", action="store_true",
+                   help="print a JSON list: root, kind, source, path, defined (the object's "
+                        "file:line), notRendered (why it renders nothing)")
+    p.add_argument("--build", action="store_true",
+                   help="print what every root applies instead, each root's objects after a "
+                        "'# Root: NAME' comment line (flux-local's build all)")
+    p.add_argument("--load-restrictor", choices=RESTRICTORS, default="",
+                   help="as for a check")
+    p.add_argument("--network", action="store_true", help="as for a check; default: off")
     _add_plugin_flags(p)
     return p
 
@@ -363,6 +390,20 @@ def _main(args: list[str]) -> int:
                                    enable_helm=bl.enable_helm, helm_command=bl.helm_command,
                                    trusted_catalogs=tuple(bl.trusted_catalog), functions=_functions(bl))
         return blame.run(bl.root, bl.resource, bl.field, opts, sys.stdout, err, as_json=bl.json)
+    if args[:1] == ["roots"]:
+        from krmcheck import roots
+
+        r = _roots_parser().parse_args(args[1:])
+        listed = tuple(r.roots or ())
+        opts = runner.CheckOptions(paths=tuple(Path(p) for p in r.paths),
+                                   roots=() if listed == ("default",) else listed,
+                                   exclude=tuple(r.exclude), load_restrictor=r.load_restrictor,
+                                   network=r.network, enable_alpha_plugins=r.enable_alpha_plugins,
+                                   enable_helm=r.enable_helm, helm_command=r.helm_command,
+                                   trusted_catalogs=tuple(r.trusted_catalog), functions=_functions(r))
+        if r.build:
+            return roots.run_build(opts, sys.stdout, err)
+        return roots.run_list(opts, sys.stdout, err, as_json=r.json)
     if args[:1] == ["catalog"]:
         c = _catalog_parser().parse_args(args[1:])
         return runner.run_catalog_view(c.location, sys.stdout, err)

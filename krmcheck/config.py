@@ -96,6 +96,9 @@ class Config:
     repo_urls: tuple[str, ...] = ()  # ``gitops.repo-urls``: other spellings of this repository
     source_root: Path | None = None  # ``gitops.source-root``: what controller paths are relative to
     strict_substitution: bool = False  # ``gitops.strict-substitution``
+    # ``gitops.cluster-objects``: files whose ConfigMaps and Secrets are in the
+    # cluster although no controller root of the repository applies them
+    cluster_objects: PathPatterns | None = None
     # ``substitute:``: envsubst-style templates, by path pattern, with their variables
     substitute: tuple[tuple[PathPatterns, tuple[tuple[str, Variable], ...]], ...] = ()
     # ``placeholders:``: templates (outside controller roots, values holding
@@ -291,6 +294,9 @@ def _config(root: Mapping, display: str, directory: Path) -> Config:
         gitops=_bool(lookup(root, ["gitops", "enabled"])) is not False,
         repo_urls=_strings(lookup(root, ["gitops", "repo-urls"])),
         strict_substitution=_bool(lookup(root, ["gitops", "strict-substitution"])) is True,
+        cluster_objects=(PathPatterns(base, _strings(lookup(root, ["gitops", "cluster-objects"])),
+                                      f"{display} gitops.cluster-objects")
+                         if lookup(root, ["gitops", "cluster-objects"]) is not None else None),
         source_root=((directory / _text(lookup(root, ["gitops", "source-root"]))).resolve()
                      if lookup(root, ["gitops", "source-root"]) is not None else None),
         substitute=tuple(_substitute(root.mapping("substitute"), base, display)),

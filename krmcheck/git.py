@@ -3,7 +3,7 @@ repositories. It clones remote bases and schema catalogs (``git init; git
 fetch --depth=1 URL REF; git checkout FETCH_HEAD``), lists the files a
 work tree changed since a revision, writes out the tree of a revision
 (the base side of ``--diff-against``) from the object store, and reads a
-repository's origin URL.
+repository's origin URL and what its checkout is (branch, commit, tags).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import re
 import shutil
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 from urllib.parse import urljoin
 
 if TYPE_CHECKING:  # dulwich is imported lazily: most runs never touch git
@@ -240,6 +240,39 @@ def origin_url(top: Path) -> str:
     except Exception:  # noqa: BLE001 - no repository, no remote, an unreadable config: no URL
         return ""
     return value.decode("utf-8", "replace") if isinstance(value, bytes) else ""
+
+
+class Checkout(NamedTuple):
+    """What the work tree at a directory is checked out at."""
+
+    branch: str = ""  # the branch HEAD is on; "" when detached or not a repository
+    commit: str = ""  # HEAD's commit id; "" when not a repository
+    tags: tuple[tuple[str, str], ...] = ()  # every tag and the commit it points at
+    default_branch: str = ""  # the branch the origin remote's HEAD names, if recorded
+
+
+def checkout(top: Path) -> Checkout:
+    """The checkout of the repository at ``top``; an empty one when there is
+    no repository or it cannot be read."""
+    try:
+        from dulwich.repo import Repo
+
+        # cast: newer dulwich types refs with its Ref NewType (plain bytes at runtime)
+        with Repo(str(top)) as repo:
+            refs = cast(Any, repo.refs)
+            chain, head = refs.follow(b"HEAD")
+            branch = chain[-1].decode() if len(chain) > 1 else ""
+            tags = []
+            for name in refs.keys(base=b"refs/tags"):
+                try:
+                    tags.append((name.decode(), _peel(repo, refs[b"refs/tags/" + name]).decode()))
+                except (KeyError, ValueError, GitError):  # a tag of a tree or a blob
+                    continue
+            origin = refs.get_symrefs().get(b"refs/remotes/origin/HEAD", b"").decode()
+    except Exception:  # noqa: BLE001 - no repository or an unreadable one: nothing known
+        return Checkout()
+    return Checkout(branch=branch.removeprefix("refs/heads/"), commit=head.decode() if head else "",
+                    tags=tuple(sorted(tags)), default_branch=origin.removeprefix("refs/remotes/origin/"))
 
 
 def revision(top: Path, spec: str) -> tuple[str, str]:

@@ -25,6 +25,7 @@ from krmcheck import redact
 from krmcheck import render_cache
 from krmcheck import shard as kshard
 from krmcheck.gitops import placeholders as gitops_placeholders
+from krmcheck.gitops import summary as gitops_summary
 from krmcheck.gitops.markers import mentions_controllers
 from krmcheck.gitops.root import ControllerRoot, Root
 from krmcheck.kustomize import deprecation
@@ -318,7 +319,8 @@ def check_run(run: Run, progress: Progress) -> RunReport:
     opts, config, files, top = run.options, run.config, run.files, run.top
     schema_sources.new_run()
     excludes = _excludes(run)
-    selection, roots = _roots(run, excludes)
+    found_notes: list[Note] = []  # why controller objects that look like roots are not
+    selection, roots = _roots(run, excludes, found_notes)
     crd_scan = discover.Scan(top.resolve(), "CRD files",
                              also=frozenset(f for info in selection.infos.values() for f in info.files))
     vopts = ValidatorOptions(opts.kubernetes_version, opts.strict,
@@ -339,7 +341,7 @@ def check_run(run: Run, progress: Progress) -> RunReport:
                                 exclude=excludes, comments=tuple(_comments(readers, top)),
                                 readers=readers)
     reports = suppression.apply(schema.missing_per_run(reports), policy)
-    reports = gitops_placeholders.summarise(reports)
+    reports = gitops_summary.summarise(reports)
     notes: tuple[Note, ...] = ()
     if opts.write_baseline:
         from krmcheck import baseline as kbaseline
@@ -350,7 +352,7 @@ def check_run(run: Run, progress: Progress) -> RunReport:
         reports, notes = suppression.apply_baseline(reports, known, set(readers))
     if not roots and selection.changed:
         notes += (Note("no root reads the changed files; nothing to check"),)
-    notes += _set_aside_notes(selection, files)
+    notes += _set_aside_notes(selection, files) + tuple(found_notes)
     here = run.here()
     return RunReport(reports, opts.fail_on or config.fail_on or "error",
                      cwd="" if here.startswith("..") else here,
@@ -385,7 +387,8 @@ def _set_aside_notes(selection: discover.Selection, files: Files) -> tuple[Note,
                  for _, listed, line in applied.summary(selection.set_aside))
 
 
-def _roots(run: Run, excludes: tuple[PathPatterns, ...]) -> tuple[discover.Selection, list[Root]]:
+def _roots(run: Run, excludes: tuple[PathPatterns, ...],
+           notes: list[Note] | None = None) -> tuple[discover.Selection, list[Root]]:
     """The selection of kustomizations and manifests, and the roots to check."""
     opts, files = run.options, run.files
     if opts.only_roots is not None:
@@ -397,9 +400,9 @@ def _roots(run: Run, excludes: tuple[PathPatterns, ...]) -> tuple[discover.Selec
         selection = _select(run, excludes)
     roots: list[Root] = list(selection.roots)
     if selection.changed:
-        roots = _affected(run, excludes)
+        roots = _affected(run, excludes, notes)
     elif run.config.gitops and opts.roots in ((), ("all",)):
-        roots = _with_controller_roots(run, selection, excludes)
+        roots = _with_controller_roots(run, selection, excludes, notes)
     if opts.only_roots is not None:
         roots = [r for r in roots if _root_name(files, r) in opts.only_roots]
     if opts.shard is not None:
@@ -407,7 +410,7 @@ def _roots(run: Run, excludes: tuple[PathPatterns, ...]) -> tuple[discover.Selec
     return selection, roots
 
 
-def _affected(run: Run, excludes: tuple[PathPatterns, ...]) -> list[Root]:
+def _affected(run: Run, excludes: tuple[PathPatterns, ...], notes: list[Note] | None = None) -> list[Root]:
     """The roots whose result can change when the changed files change (as
     pre-commit passes them, or since ``--changed-since``): of every root of
     the repository, those that read one of them, by the dependency graph
@@ -424,7 +427,7 @@ def _affected(run: Run, excludes: tuple[PathPatterns, ...]) -> list[Root]:
         return []
     candidates: list[Root] = list(whole.roots)
     if run.config.gitops and run.options.roots in ((), ("all",)):
-        candidates = _with_controller_roots(whole_run, whole, excludes)
+        candidates = _with_controller_roots(whole_run, whole, excludes, notes)
     changed = _changed_files(run.options, run.top)
     if _changes_everything(run, changed):
         return candidates
@@ -993,7 +996,7 @@ def _root_report(builder: Builder, files: Files, root: Root, vopts: ValidatorOpt
     holding = config.placeholders == "skip" or (config.placeholders == "templates"
                                                 and not isinstance(root, ControllerRoot))
     if holding or rendered.placeholders:
-        kept, exempt = gitops_placeholders.split(kept, locator, holding)
+        kept, exempt = gitops_placeholders.split(kept, locator, holding, rendered.unknown)
         silenced = list(silenced) + exempt
     return RootReport(name, tuple(_ref(r) for r in resources), tuple(kept),
                       build_failed=bool(broken), suppressed=tuple(silenced),
@@ -1076,7 +1079,7 @@ PLAIN_MODE = "kustomize"  # --roots kustomize: kustomizations and manifests, no 
 
 
 def _with_controller_roots(run: Run, selection: discover.Selection,
-                           excludes: tuple[PathPatterns, ...]) -> list[Root]:
+                           excludes: tuple[PathPatterns, ...], notes: list[Note] | None = None) -> list[Root]:
     """The selected roots with the controller objects' roots in place of
     the plain roots they read (``selection`` is of the whole repository)."""
     opts, files, config = run.options, run.files, run.config
@@ -1096,8 +1099,10 @@ def _with_controller_roots(run: Run, selection: discover.Selection,
         found = run.memo.get(("controllers", files.repo_root, whole.roots, urls),
                              lambda: gitops_controllers.find(candidates, whole.infos, builders.get, files, urls,
                                                              config.source_root or files.repo_root,
-                                                             builders.for_root))
+                                                             builders.for_root, config.cluster_objects))
         found_roots, replaced = found.roots, found.replaced
+        if notes is not None:
+            notes += [Note(message, location) for message, location in found.notes]
     plain: list[Root] = [r for r in selection.roots
                          if opts.roots == ("all",) or r not in replaced]
     controller_roots = [dataclasses.replace(r, strict=True) if config.strict_substitution else r

@@ -26,6 +26,7 @@ __all__ = ["HELM", "Rendered", "VALIDATOR", "Variable", "findings", "templates"]
 
 
 HELM = "helm"  # the id of findings about charts a controller renders
+NOT_HELD = "elsewhere"  # why a chart was not rendered (gitops.summary): no flag brings it in
 
 
 class Rendered(NamedTuple):
@@ -35,6 +36,7 @@ class Rendered(NamedTuple):
     resources: list[Resource]
     problems: list[Problem]  # about substitution and the object's own fields
     placeholders: int  # ${...} expressions left as written (unknown variables)
+    unknown: frozenset[int] = frozenset()  # id() of the values holding such an expression
 
 
 def findings(rendered: Rendered, root: str,
@@ -48,8 +50,8 @@ def _finding(p: Problem, root: str) -> Finding:
     if p.resource is not None:
         r = p.resource
         ref = ResourceRef(r.api_version, r.kind, r.name, r.namespace)
-    result = Result(message=p.message, severity=p.severity, resource_ref=ref,
-                    tags=(("validator", p.validator),))
+    tags = (("validator", p.validator),) + ((("summary", p.summary),) if p.summary else ())
+    result = Result(message=p.message, severity=p.severity, resource_ref=ref, tags=tags)
     return Finding(result, root, p.origin.location,
                    source_id=source_id(p.resource) if p.resource is not None else "")
 

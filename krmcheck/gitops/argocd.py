@@ -8,6 +8,7 @@ is a plain directory of manifests (below it too with ``directory.recurse``).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 
@@ -32,27 +33,44 @@ def is_application(res: Resource) -> bool:
     return res.kind == "Application" and res.api_version.startswith(GROUP)
 
 
-def source_of(res: Resource, urls: frozenset[str]) -> Mapping | None:
-    """The application's source in this repository (the first, with several)."""
+def sources_of(res: Resource, urls: frozenset[str]) -> list[Mapping]:
+    """The application's sources that render: ``source``, or each of
+    ``sources`` that is a path of this repository or a chart (Argo CD applies
+    what they all render); a source that only lends its files to the others
+    (``ref:``) renders nothing itself, and a config management plugin is
+    not rendered."""
     spec = res.node.mapping("spec")
     if spec is None:
-        return None
+        return []
     single = spec.mapping("source")
     several = spec.sequence("sources")
     candidates = [single] if single is not None else []
     candidates += [s for s in (several.items if several is not None else ()) if isinstance(s, Mapping)]
+    out = []
     for source in candidates:
         url = source.value("repoURL")
-        # a config management plugin is not rendered; a source that only
-        # lends its files to another (``ref:``) renders nothing itself
-        if (isinstance(url, str) and same_repository(url, urls) and "plugin" not in source.items
-                and "chart" not in source.items and ("path" in source.items or "ref" not in source.items)):
-            return source
-    return next((s for s in candidates if "chart" in s.items), None)
+        if "chart" in source.items:
+            out.append(source)
+        elif (isinstance(url, str) and same_repository(url, urls) and "plugin" not in source.items
+                and ("path" in source.items or "ref" not in source.items)):
+            out.append(source)
+    return out
+
+
+def refs_of(res: Resource, urls: frozenset[str]) -> dict[str, bool]:
+    """Each ``ref:`` name of a multi-source application, and whether its
+    source is this repository (whose files ``$NAME/path`` then reads)."""
+    several = lookup(res.node, ["spec", "sources"])
+    out = {}
+    for source in several.items if isinstance(several, Sequence) else ():
+        if isinstance(source, Mapping) and isinstance(source.value("ref"), str):
+            url = source.value("repoURL")
+            out[str(source.value("ref"))] = isinstance(url, str) and same_repository(url, urls)
+    return out
 
 
 def make_root(res: Resource, source: Mapping, top: Path, files: Files,
-              restrictor: str = ROOT_ONLY) -> ControllerRoot:
+              restrictor: str = ROOT_ONLY, tree: str = "", refs: dict[str, bool] | None = None) -> ControllerRoot:
     path = source.value("path")
     directory = confined(top, path) if isinstance(path, str) else top
     name_node = lookup(res.node, ["metadata", "name"])
@@ -63,10 +81,23 @@ def make_root(res: Resource, source: Mapping, top: Path, files: Files,
         spec["destination"] = destination.copy()
     obj = Mapping({"spec": Mapping(spec, res.node.origin)}, res.node.origin)
     root = ControllerRoot(name=f"argocd:{res.name}", controller=ARGOCD, directory=directory,
-                          obj=obj, origin=origin, restrictor=restrictor)
+                          obj=obj, origin=origin, restrictor=restrictor, tree=tree)
     if "chart" in source.items or is_helm(source, directory):
-        return argocd_helm.with_chart(root, res, source, files)
+        return argocd_helm.with_chart(root, res, source, files, top, refs or {})
     return root
+
+
+def application_root(res: Resource, top: Path, files: Files, urls: frozenset[str],
+                     tree: str = "") -> ControllerRoot | None:
+    """The root of an Application: its first rendering source, the others
+    rendered with it (``ControllerRoot.also``); None when none renders."""
+    sources = sources_of(res, urls)
+    if not sources:
+        return None
+    refs = refs_of(res, urls)
+    roots = [make_root(res, s, top, files, tree=tree, refs=refs) for s in sources]
+    url = sources[0].value("repoURL")
+    return dataclasses.replace(roots[0], also=tuple(roots[1:]), source=url if isinstance(url, str) else "")
 
 
 def is_helm(source: Mapping, directory: Path) -> bool:

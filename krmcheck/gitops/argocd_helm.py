@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import os
 from pathlib import Path
+from typing import NamedTuple
 
 from krmcheck.gitops import chart
 from krmcheck.gitops.root import ControllerRoot, HelmSource, confined
@@ -28,7 +29,11 @@ from krmcheck.resource.resource import Resource
 from krmcheck.tree.node import Mapping, Scalar, lookup
 
 
-def with_chart(root: ControllerRoot, res: Resource, source: Mapping, files: Files) -> ControllerRoot:
+def with_chart(root: ControllerRoot, res: Resource, source: Mapping, files: Files, top: Path,
+               refs: dict[str, bool]) -> ControllerRoot:
+    """``refs``: the ``ref:`` names of the application's sources, and
+    whether each is this repository (``$NAME/path`` value files are read
+    from the checkout at ``top`` then)."""
     options = source.mapping("helm") or Mapping({}, source.origin)
     given = options.value("releaseName")
     release = given if isinstance(given, str) and given else res.name
@@ -39,10 +44,10 @@ def with_chart(root: ControllerRoot, res: Resource, source: Mapping, files: File
     problems: list[Problem] = []
     if "chart" in source.items:
         where = f"{source.value('repoURL')} (chart {source.value('chart')})"
-        values, _ = _values(root, options, files, problems, remote=True)
+        values, reads = _values(root, options, files, problems, _Refs(top, refs), remote=True)
         helm = HelmSource(None, release, ns, values, origin, remote=where, pull=_pull(source))
-        return dataclasses.replace(root, helm=helm, problems=tuple(problems))
-    values, reads = _values(root, options, files, problems)
+        return dataclasses.replace(root, helm=helm, problems=tuple(problems), reads=tuple(reads))
+    values, reads = _values(root, options, files, problems, _Refs(top, refs))
     helm = HelmSource(root.directory, release, ns, values, origin)
     chart_files = [os.path.join(here, f) for here, _, names in os.walk(root.directory) for f in names]
     return dataclasses.replace(root, helm=helm, problems=tuple(problems),
@@ -67,14 +72,36 @@ def _text(node: object) -> str:
     return node.as_string().strip() if isinstance(node, Scalar) and node.value is not None else ""
 
 
+class _Refs(NamedTuple):
+    top: Path
+    ours: dict[str, bool]
+
+    def path(self, written: str) -> Path | None:
+        """Where ``$NAME/path`` is in this checkout; None: another repository's file."""
+        name, _, rest = written[1:].partition("/")
+        return confined(self.top, rest) if self.ours.get(name) else None
+
+
 def _values(root: ControllerRoot, options: Mapping, files: Files,
-            problems: list[Problem], remote: bool = False) -> tuple[Mapping, list[Path]]:
+            problems: list[Problem], refs: _Refs, remote: bool = False) -> tuple[Mapping, list[Path]]:
     values = Mapping({}, options.origin)
     reads: list[Path] = []
     value_files = options.sequence("valueFiles")
     ignore_missing = options.value("ignoreMissingValueFiles") is True
     for entry in value_files.items if value_files is not None else ():
         if not (isinstance(entry, Scalar) and isinstance(entry.value, str)):
+            continue
+        if entry.value.startswith("$") and refs.path(entry.value) is not None:
+            # another source of the application, this repository: the file is here
+            path = refs.path(entry.value)
+            assert path is not None
+            if os.path.isfile(path):
+                values = chart.merge(values, chart.load_file(path, files, entry.origin))
+                reads.append(path)
+            elif not ignore_missing:
+                problems.append(Problem(f"valueFiles: {entry.value} is not in the repository "
+                                        f"({files.display(path)})", "error", entry.origin,
+                                        validator=chart.VALIDATOR))
             continue
         if remote:
             problems.append(Problem(f"valueFiles: {entry.value} is a file of the pulled chart: its "

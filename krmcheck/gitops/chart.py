@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from krmcheck.gitops import NOT_HELD
 from krmcheck.gitops.root import ControllerRoot, HelmSource
 from krmcheck.gitops.substitute import Problem
 from krmcheck.kustomize.builtins import helm
@@ -46,14 +47,16 @@ def render(builder: Builder, root: ControllerRoot) -> tuple[list[Resource], list
     enabled = builder.options.enable_helm
     if source.chart is None and source.pull is None:
         return [], [Problem(f"the chart comes from {source.remote}, not this repository, "
-                            f"and is not rendered", "info", source.origin, validator=VALIDATOR)]
+                            f"and is not rendered", "info", source.origin, validator=VALIDATOR,
+                            summary=NOT_HELD)]
     if source.pull is not None:
         missing = [flag for flag, on in (("--enable-helm", enabled),
                                          ("--network", network_allowed(builder.options.network))) if not on]
         if missing:
             return [], [Problem(f"the chart comes from {source.remote}, not this repository, and is not "
                                 f"rendered: pass {' and '.join(missing)} to pull it with helm and check "
-                                f"what it makes", "info", source.origin, validator=VALIDATOR)]
+                                f"what it makes", "info", source.origin, validator=VALIDATOR,
+                                summary=" and ".join(missing))]
         node = _chart_node(source, source.pull.name, None)
         chart = helm.Chart(node, None, by=root.controller, values=source.values, remote=source.pull)
         env = helm.HelmEnv(root.directory, builder.files, True, builder.options.helm_command, network=True)
@@ -62,7 +65,8 @@ def render(builder: Builder, root: ControllerRoot) -> tuple[list[Resource], list
         if not enabled:
             return [], [Problem(f"the chart {builder.files.display(source.chart)} is not rendered: "
                                 f"pass --enable-helm (and --helm-command if helm is not on PATH) to check "
-                                f"what it makes", "info", source.origin, validator=VALIDATOR)]
+                                f"what it makes", "info", source.origin, validator=VALIDATOR,
+                                summary="--enable-helm")]
         node = _chart_node(source, source.chart.name, source.chart.parent)
         chart = helm.Chart(node, None, by=root.controller, values=source.values)
         env = helm.HelmEnv(source.chart.parent, builder.files, True, builder.options.helm_command)
@@ -239,11 +243,29 @@ def set_path(values: Mapping, path: str, value: Node) -> None:
 
 
 def typed(text: str) -> Value:
-    """helm ``--set``'s typing of a value: booleans, null, integers, else a string."""
-    if text in ("true", "false"):
-        return text == "true"
-    if text == "null":
+    """helm ``--set``'s typing of a value (helm strvals ``typedVal``): ``true``,
+    ``false`` and ``null`` in any case, a decimal integer that does not start
+    with 0 (or 0 itself), else the string."""
+    low = text.lower()
+    if low in ("true", "false"):
+        return low == "true"
+    if low == "null":
         return None
-    if re.fullmatch(r"-?(0|[1-9]\d*)", text):
-        return int(text)
+    if text == "0":
+        return 0
+    if text and text[0] != "0" and re.fullmatch(r"[-+]?[0-9]+", text):
+        n = int(text)
+        if -(2 ** 63) <= n < 2 ** 63:
+            return n
     return text
+
+
+def target_value(text: str, literal: bool = False) -> Value:
+    """A ``valuesFrom`` value set at its ``targetPath`` (fluxcd/pkg chartutil
+    ``ReplacePathValue``): text in quotes is the string inside them, else it
+    is typed as ``--set`` types it; ``literal`` keeps it a string as it is."""
+    if literal:
+        return text
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
+        return text.strip("'\"")
+    return typed(text)

@@ -6,40 +6,59 @@ source is this repository becomes a root. A Flux root is rendered in turn
 (with its substitution), since the objects it applies may be controller
 objects too: ``clusters/prod`` applies ``apps`` and ``infrastructure``.
 A controller root replaces the plain roots it reads.
+
+A root's identity is its object and the tree it was found in (the plain
+root its chain of controller roots starts at): one file applied by two
+clusters' trees with different results (a tenant patched per cluster,
+other cluster variables) is two roots. What a controller applies wins over
+the same object read plainly, and the roots found through a plain reading
+that lost go with it.
+
+ConfigMaps and Secrets count as in the cluster only when a controller root
+applies them (``objects.py``); where one was asked for before the root that
+applies it was rendered, discovery runs again with what the first pass found
+applied.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import posixpath
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
 from krmcheck import discover
-from krmcheck.gitops import argocd, artifact, flux, helmrelease
+from krmcheck.git import Checkout, checkout
+from krmcheck.gitops import appset, argocd, artifact, flux, helmrelease, sourceignore
+from krmcheck.gitops.envsubst import Variable
 from krmcheck.gitops.markers import has_marker as _has_marker
 from krmcheck.gitops.markers import mentions_controllers as _mentions_controllers
 from krmcheck.gitops.objects import Objects
 from krmcheck.gitops.render import render
 from krmcheck.gitops.root import ControllerRoot
-from krmcheck.gitops.source import FLUX_SYSTEM, same_repository
+from krmcheck.gitops.source import FLUX_SYSTEM, describe, elsewhere, same_repository
+from krmcheck.gitops.sourceignore import SourceIgnore
 from krmcheck.kustomize.target import Builder
 from krmcheck.resource.errors import BuildError
 from krmcheck.resource.files import Files
 from krmcheck.resource.resource import Resource
-from krmcheck.tree.node import Scalar, lookup
+from krmcheck.scope import PathPatterns
+from krmcheck.tree.node import Mapping, Scalar, lookup
 from krmcheck.tree.node import Sequence as SequenceNode
 from krmcheck.tree.origin import Location
 
 MAX_ROOTS = 10_000  # a bound on what a repository can make discovery render
+MAX_PASSES = 3  # discovery runs again while objects asked for turn out to be applied later
 
 
 class Found(NamedTuple):
     roots: tuple[ControllerRoot, ...]
     replaced: frozenset[Path]  # the plain roots the controller roots read
+    notes: tuple[tuple[str, Location], ...] = ()  # why objects that look like roots are not
 
 
 BuilderFor = Callable[[str], Builder]  # a builder for a load restrictor
@@ -47,57 +66,285 @@ BuilderFor = Callable[[str], Builder]  # a builder for a load restrictor
 
 def find(plain_roots: Sequence[Path], infos: dict[Path, discover.KustomizationInfo],
          builder_for: BuilderFor, files: Files, urls: frozenset[str], top: Path,
-         plain_builder: Callable[[Path], Builder] | None = None) -> Found:
+         plain_builder: Callable[[Path], Builder] | None = None,
+         cluster_objects: PathPatterns | None = None) -> Found:
     """``top``: the directory the objects' paths are relative to (the source's
     root); ``plain_builder``: the builder of a plain root, as it is checked
-    (default: ``builder_for("")``)."""
-    objects = Objects(top=top, files=files)
-    # (object, whether a controller root rendered it): what a controller
-    # applies (substituted, amended) wins over the same object read plainly
-    pending: list[tuple[Resource, bool]] = []
-    for plain in plain_roots:
-        if _mentions_controllers(plain, infos):
-            resources = _quietly(lambda: _plain(plain_builder or (lambda _: builder_for("")), plain))
-            objects.add(resources)
-            pending += [(r, False) for r in resources if _is_controller(r)]
-    # keyed by name and the file that defines the object: two clusters'
-    # directories may each hold a flux-system/apps
-    made: dict[tuple[str, str], ControllerRoot] = {}
-    applied: set[tuple[str, str]] = set()  # made from a controller root's rendering
-    # where each root's object is written: a controller's namePrefix or
-    # targetNamespace renames an object, whose plain reading then names nothing applied
-    written: dict[tuple[str, str], Location] = {}
-    while pending and len(made) < MAX_ROOTS:
-        res, via_controller = pending.pop(0)
-        made_now = _root_of(res, top, files, objects, urls)
-        key = (made_now.name, made_now.origin.path) if made_now is not None else ("", "")
-        if made_now is None or key in applied or (key in made and not via_controller):
-            continue
-        root = _with_reads(made_now, infos, _source_files(res, objects, files))
-        made[key] = root
-        written[key] = res.node.origin.location
-        if via_controller:
-            applied.add(key)
-        if root.helm is not None:
-            continue  # a chart is rendered when its root is checked, never to discover
-        if any(_has_marker(p) for p in root.reads if os.path.isfile(p)):
-            rendered = _quietly(lambda: render(builder_for(root.restrictor), root).resources)
-            objects.add(rendered)
-            pending += [(r, True) for r in rendered if _is_controller(r)]
-    renamed = {written[k] for k in applied}
-    made = {k: r for k, r in made.items() if k in applied or written[k] not in renamed}
-    # a chart's root replaces nothing: its objects are checked where they are written
-    replaced = {p for r in made.values() if r.helm is None for p in (r.directory, *r.reads)}
-    return Found(tuple(sorted(_qualified(made), key=lambda r: r.name)), frozenset(replaced))
+    (default: ``builder_for("")``); ``cluster_objects``: files whose
+    ConfigMaps and Secrets are in the cluster although no root applies them."""
+    context = _Context(infos, builder_for, plain_builder or (lambda _: builder_for("")), files, urls, top,
+                       checkout(files.repo_root))
+    seen: Objects | None = None
+    for _ in range(MAX_PASSES):
+        discovery = _Discovery(context, Objects(top=top, files=files, listed=cluster_objects))
+        if seen is not None:
+            discovery.objects.seed(seen)
+        discovery.run(plain_roots)
+        if not discovery.objects.late():
+            break
+        seen = discovery.objects
+    return discovery.found()
 
 
-def _qualified(made: dict[tuple[str, str], ControllerRoot]) -> list[ControllerRoot]:
+class _Context(NamedTuple):
+    infos: dict[Path, discover.KustomizationInfo]
+    builder_for: BuilderFor
+    plain_builder: Callable[[Path], Builder]
+    files: Files
+    urls: frozenset[str]
+    top: Path
+    checkout: Checkout
+
+
+@dataclasses.dataclass(eq=False)
+class _Entry:
+    """A root discovery made, where it came from, and what it looks like."""
+
+    root: ControllerRoot
+    via_controller: bool  # found in what a controller root applies (not read plainly)
+    written: Location  # where its object is written
+    fingerprint: str  # the object as applied, and its variables: two trees may differ
+    parent: _Entry | None
+    alive: bool = True
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.root.name, self.root.origin.path)
+
+
+class _Pending(NamedTuple):
+    res: Resource
+    via_controller: bool
+    tree: str
+    parent: _Entry | None
+
+
+class _Discovery:
+    def __init__(self, context: _Context, objects: Objects) -> None:
+        self.c = context
+        self.objects = objects
+        self.entries: list[_Entry] = []
+        self.by_key: dict[tuple[str, str], list[_Entry]] = {}
+        self.notes: dict[str, tuple[str, Location]] = {}
+        self.ignores: dict[tuple[str | None, Location | None], SourceIgnore] = {}
+        self.branches = frozenset(b for b in (context.checkout.branch, context.checkout.default_branch) if b)
+
+    def run(self, plain_roots: Sequence[Path]) -> None:
+        pending: deque[_Pending] = deque()
+        plain: list[tuple[Path, list[Resource]]] = []
+        for p in plain_roots:
+            if _mentions_controllers(p, self.c.infos):
+                resources = _quietly(lambda: _plain(self.c.plain_builder, p))
+                self.objects.add(resources)
+                plain.append((p, resources))
+        self.branches |= self._bootstrap_branches()
+        for p, resources in plain:
+            tree = self.c.files.display(p)
+            pending += [_Pending(r, False, tree, None) for r in resources if _is_controller(r)]
+        while pending and len(self.entries) < MAX_ROOTS:
+            item = pending.popleft()
+            if item.parent is not None and not item.parent.alive:
+                continue  # found through a reading that lost to a controller's
+            for root in self._roots_of(item):
+                entry = self._add(item, root)
+                if entry is not None:
+                    pending += self._children(entry)
+
+    def _bootstrap_branches(self) -> frozenset[str]:
+        """The branches the ``flux-system`` GitRepositories follow: what
+        ``flux bootstrap`` syncs is this repository, at that branch."""
+        found = set()
+        for (kind, _, name), nodes in self.objects.found.items():
+            if kind == "GitRepository" and name == FLUX_SYSTEM:
+                for node in nodes:
+                    branch = lookup(node, ["spec", "ref", "branch"])
+                    if isinstance(branch, Scalar) and isinstance(branch.value, str) and branch.value:
+                        found.add(branch.value)
+        return frozenset(found)
+
+    def _add(self, item: _Pending, root: ControllerRoot) -> _Entry | None:
+        entry = _Entry(root, item.via_controller, item.res.node.origin.location, _fingerprint(root), item.parent)
+        same = [e for e in self.by_key.get(entry.key, []) if e.alive]
+        if item.via_controller:
+            applied = [e for e in same if e.via_controller]
+            if any(e.fingerprint == entry.fingerprint or e.root.tree == root.tree for e in applied):
+                return None
+            for e in same:
+                if not e.via_controller:
+                    self._drop(e)
+        elif same:
+            if any(e.via_controller or e.fingerprint == entry.fingerprint or e.root.tree == root.tree
+                   for e in same):
+                return None
+        entry.root = _with_reads(root, self.c.infos, _source_files(item.res, self.objects, self.c.files))
+        self.entries.append(entry)
+        self.by_key.setdefault(entry.key, []).append(entry)
+        return entry
+
+    def _drop(self, entry: _Entry) -> None:
+        entry.alive = False
+        for e in self.entries:
+            if e.alive and e.parent is entry:
+                self._drop(e)
+
+    def _children(self, entry: _Entry) -> list[_Pending]:
+        root = entry.root
+        if root.helm is not None or root.elsewhere:
+            return []  # a chart is rendered when its root is checked, never to discover
+        if not any(_has_marker(p) for p in root.reads if os.path.isfile(p)):
+            return []
+        rendered = _quietly(lambda: render(self.c.builder_for(root.restrictor), root).resources)
+        self.objects.add(rendered, root.tree)
+        return [_Pending(r, True, root.tree, entry) for r in rendered if _is_controller(r)]
+
+    # --- a controller object's roots -----------------------------------------------
+
+    def _roots_of(self, item: _Pending) -> list[ControllerRoot]:
+        res = item.res
+        if appset.is_application_set(res):
+            return self._application_set(res, item.tree)
+        root = self._root_of(res, item.tree)
+        return [root] if root is not None else []
+
+    def _root_of(self, res: Resource, tree: str) -> ControllerRoot | None:
+        c = self.c
+        if helmrelease.is_helm_release(res):
+            return helmrelease.make_root(res, c.top, c.files, self.objects, self._ours, tree)
+        if flux.is_kustomization(res):
+            kind, namespace, name = flux.source_name(res)
+            if kind == "ExternalArtifact":
+                path = artifact.path_in_source(res, name, namespace, self.objects, self._ours)
+                if path is None:
+                    return None
+                return dataclasses.replace(flux.make_root(res, c.top, c.files, self.objects, path, tree),
+                                           source=f"ExternalArtifact {namespace}/{name}")
+            if kind != "GitRepository" or not self._ours(namespace, name, res.node.origin.path):
+                return None
+            root = flux.make_root(res, c.top, c.files, self.objects, tree=tree)
+            other = self._elsewhere(namespace, name, res.node.origin.path)
+            where = f"GitRepository {namespace}/{name}"
+            if other:
+                return dataclasses.replace(root, elsewhere=self._why(where, other), source=where)
+            return dataclasses.replace(root, source=where,
+                                       ignore=self._ignore(namespace, name, res.node.origin.path))
+        app = argocd.application_root(res, c.top, c.files, c.urls, tree)
+        if app is None and not c.urls:
+            self._no_urls(res)
+        return app
+
+    def _application_set(self, res: Resource, tree: str) -> list[ControllerRoot]:
+        c = self.c
+        if not c.urls:
+            self._no_urls(res)
+            return []
+        apps, problems = appset.expand(res, c.top, c.urls)
+        for p in problems:
+            self.notes.setdefault(p.message, (p.message, p.origin.location))
+        made = [argocd.application_root(app, c.top, c.files, c.urls, tree) for app in apps]
+        return [r for r in made if r is not None]
+
+    def _no_urls(self, res: Resource) -> None:
+        """An Argo CD Application names its repository by URL only: without
+        one for this checkout, none can be told to be this repository."""
+        self.notes.setdefault("argocd", (
+            "Argo CD Applications and ApplicationSets name their repository by URL, but this "
+            "checkout has no origin remote and .krmcheck.yaml lists no gitops.repo-urls: none of "
+            "them can be told to deploy from this repository, so none is a root (list the "
+            "repository's URL under gitops.repo-urls)", res.node.origin.location))
+
+    def _ours(self, namespace: str, name: str, near: str) -> bool:
+        """The GitRepository ``flux bootstrap`` makes (flux-system) is this
+        repository whatever its URL says (a checkout's origin may be a mirror, a
+        fork or a path); another is when its URL is one of this repository's."""
+        if name == FLUX_SYSTEM:
+            return True
+        repo = self.objects.get("GitRepository", namespace, name, near)
+        url = lookup(repo, ["spec", "url"]) if repo is not None else None
+        if isinstance(url, Scalar) and isinstance(url.value, str) and self.c.urls:
+            return same_repository(url.value, self.c.urls)
+        return False
+
+    def _ignore(self, namespace: str, name: str, near: str) -> SourceIgnore:
+        """What the GitRepository's artifact leaves out: the repository's
+        ``.sourceignore`` files and its ``spec.ignore``."""
+        repo = self.objects.get("GitRepository", namespace, name, near)
+        given = lookup(repo, ["spec", "ignore"]) if repo is not None else None
+        spec_ignore = None
+        if isinstance(given, Scalar) and isinstance(given.value, str):
+            # a block's lines start on the line after the key
+            spec_ignore = (given.value, Location(given.origin.path, given.origin.line + 1, 1))
+        key = (spec_ignore[0] if spec_ignore is not None else None, spec_ignore[1] if spec_ignore else None)
+        if key not in self.ignores:
+            self.ignores[key] = sourceignore.load(self.c.top, self.c.files.display, spec_ignore)
+        return self.ignores[key]
+
+    def _elsewhere(self, namespace: str, name: str, near: str) -> str:
+        """What a GitRepository of this repository follows when that is not this checkout."""
+        if name == FLUX_SYSTEM:
+            return ""
+        repo = self.objects.get("GitRepository", namespace, name, near)
+        ref = lookup(repo, ["spec", "ref"]) if repo is not None else None
+        return elsewhere(ref if isinstance(ref, Mapping) else None, self.c.checkout, self.branches)
+
+    def _why(self, source: str, other: str) -> str:
+        return (f"its source {source} is this repository at {other}, not this checkout "
+                f"({describe(self.c.checkout, self.branches)}): what it applies is not here, "
+                f"so it is not rendered")
+
+    # --- the result ----------------------------------------------------------------
+
+    def found(self) -> Found:
+        alive = [e for e in self.entries if e.alive]
+        # a controller's namePrefix or targetNamespace renames an object, whose
+        # plain reading then names nothing applied
+        renamed = {e.written for e in alive if e.via_controller}
+        for e in alive:
+            if not e.via_controller and e.written in renamed:
+                self._drop(e)
+        alive = [e for e in self.entries if e.alive]
+        roots = _qualified(alive)
+        # a chart's root replaces nothing: its objects are checked where they are written
+        replaced = {p for r in roots if r.helm is None and not r.elsewhere for p in (r.directory, *r.reads)}
+        return Found(tuple(sorted(roots, key=lambda r: r.name)), frozenset(replaced),
+                     tuple(self.notes.values()))
+
+
+def _fingerprint(root: ControllerRoot) -> str:
+    variables = [(k, v.value if isinstance(v, Variable) else f"unknown {v.source}")
+                 for k, v in root.variables or ()]
+    values = root.helm.values.to_data() if root.helm is not None else None
+    return json.dumps([root.obj.to_data(), variables, values, root.elsewhere], sort_keys=True, default=str)
+
+
+def _qualified(entries: list[_Entry]) -> list[ControllerRoot]:
     """Roots whose objects share a name (one per cluster directory) are told
-    apart by the directory of the file that defines each: ``flux:NS/NAME@clusters/prod``."""
-    count = Counter(name for name, _ in made)
-    return [root if count[name] == 1 else
-            dataclasses.replace(root, name=f"{name}@{posixpath.dirname(path) or '.'}")
-            for (name, path), root in made.items()]
+    apart by the directory of the file that defines each
+    (``flux:NS/NAME@clusters/prod``); where that is not enough, by the file,
+    and where one file is applied by several trees, by the tree as well
+    (``flux:NS/NAME@tenants/staging``)."""
+    count = Counter(e.root.name for e in entries)
+    by_file = Counter((e.root.name, e.root.origin.path) for e in entries)
+    by_dir = Counter((e.root.name, posixpath.dirname(e.root.origin.path)) for e in entries)
+    out = []
+    for e in entries:
+        root = e.root
+        if count[root.name] > 1:
+            path = root.origin.path
+            if by_file[(root.name, path)] > 1:
+                where = root.tree if by_dir[(root.name, posixpath.dirname(path))] == by_file[(root.name, path)] \
+                    else f"{path}@{root.tree}"
+            elif by_dir[(root.name, posixpath.dirname(path))] > 1:
+                where = path
+            else:
+                where = posixpath.dirname(path) or "."
+            root = dataclasses.replace(root, name=f"{root.name}@{where}")
+        out.append(root)
+    seen: Counter[str] = Counter()
+    unique = []
+    for root in out:  # the same name and tree twice over (one ApplicationSet's two generators)
+        seen[root.name] += 1
+        unique.append(root if seen[root.name] == 1 else dataclasses.replace(root, name=f"{root.name}#{seen[root.name]}"))
+    return unique
 
 
 def _plain(builder_of: Callable[[Path], Builder], root: Path) -> list[Resource]:
@@ -116,54 +363,29 @@ def _quietly(make: Callable[[], list[Resource]]) -> list[Resource]:
 
 
 def _is_controller(res: Resource) -> bool:
-    return flux.is_kustomization(res) or helmrelease.is_helm_release(res) or argocd.is_application(res)
-
-
-def _root_of(res: Resource, top: Path, files: Files, objects: Objects,
-             urls: frozenset[str]) -> ControllerRoot | None:
-    if helmrelease.is_helm_release(res):
-        return helmrelease.make_root(res, top, files, objects,
-                                     lambda ns, n, near: _ours(ns, n, objects, urls, near))
-    if flux.is_kustomization(res):
-        kind, namespace, name = flux.source_name(res)
-        if kind == "ExternalArtifact":
-            path = artifact.path_in_source(res, name, namespace, objects,
-                                           lambda ns, n, near: _ours(ns, n, objects, urls, near))
-            return flux.make_root(res, top, files, objects, path) if path is not None else None
-        if kind != "GitRepository" or not _ours(namespace, name, objects, urls, res.node.origin.path):
-            return None
-        return flux.make_root(res, top, files, objects)
-    source = argocd.source_of(res, urls)
-    return argocd.make_root(res, source, top, files) if source is not None else None
-
-
-def _ours(namespace: str, name: str, objects: Objects, urls: frozenset[str], near: str) -> bool:
-    """The GitRepository ``flux bootstrap`` makes (flux-system) is this
-    repository whatever its URL says (a checkout's origin may be a mirror, a
-    fork or a path); another is when its URL is one of this repository's."""
-    if name == FLUX_SYSTEM:
-        return True
-    repo = objects.get("GitRepository", namespace, name, near)
-    url = lookup(repo, ["spec", "url"]) if repo is not None else None
-    if isinstance(url, Scalar) and isinstance(url.value, str) and urls:
-        return same_repository(url.value, urls)
-    return False
+    return (flux.is_kustomization(res) or helmrelease.is_helm_release(res) or argocd.is_application(res)
+            or appset.is_application_set(res))
 
 
 def _with_reads(root: ControllerRoot, infos: dict[Path, discover.KustomizationInfo],
                 more: set[Path] = set()) -> ControllerRoot:  # noqa: B006 - never changed
     """Every file the root's rendering reads (for ignore comments, changed
     files and the plain roots it replaces): its directory's, the components
-    the controller object adds to it, and ``more`` (the files of the objects
-    its source is read through)."""
+    the controller object adds to it, its other sources' reads, and ``more``
+    (the files of the objects its source is read through)."""
+    if root.also:
+        also = tuple(_with_reads(r, infos) for r in root.also)
+        main = _with_reads(dataclasses.replace(root, also=()), infos, more)
+        reads = set(main.reads).union(*(r.reads for r in also))
+        return dataclasses.replace(main, also=also, reads=tuple(sorted(reads)))
     d = root.directory
-    if root.helm is not None or not os.path.isdir(d):
+    if root.helm is not None or root.elsewhere or not os.path.isdir(d):
         return dataclasses.replace(root, reads=tuple(sorted(set(root.reads) | more))) if more else root
     if discover.find_kustomization(d):  # (two kustomization files are the build's error to report)
         reads = discover.reads(d, infos)
     else:
         reads = set()
-        for rel in flux.scan(d):
+        for rel in flux.scan(d, root.ignore):
             p = (d / rel).resolve()
             reads |= discover.reads(p, infos) | {p}
     for component in _components(root):

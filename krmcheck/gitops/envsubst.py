@@ -48,7 +48,25 @@ Lookup = Callable[[str], Union[Variable, Unknown, None]]
 
 
 class SubstitutionError(ValueError):
-    """Text the controller would refuse (a bad expression, strict mode)."""
+    """Text the controller would refuse (a bad expression, strict mode);
+    ``position``: where in the text the refused expression starts."""
+
+    position: int = 0
+
+
+class Span(NamedTuple):
+    """One top-level expression of a text: where it was (``start``..``end``
+    in the text given) and where its value went (``out_start``..``out_end``
+    in the result), and what it used."""
+
+    start: int
+    end: int
+    out_start: int
+    out_end: int
+    used: tuple[tuple[str, Variable], ...]
+    undefined: tuple[str, ...]
+    unknown: tuple[str, ...]
+    unsupported: tuple[str, ...]
 
 
 @dataclass
@@ -58,6 +76,7 @@ class Expansion:
     undefined: list[str] = field(default_factory=list)  # non-strict: became ""
     unknown: list[str] = field(default_factory=list)  # kept as written
     unsupported: list[str] = field(default_factory=list)  # expressions kept as written
+    spans: list[Span] = field(default_factory=list)  # each top-level expression, in order
 
 
 def expand(text: str, lookup: Lookup, strict: bool = False, keep_undefined: bool = False) -> Expansion:
@@ -71,7 +90,11 @@ def expand(text: str, lookup: Lookup, strict: bool = False, keep_undefined: bool
     out = Expansion("")
     parser = _Parser(text, lookup, strict or keep_undefined, out)
     parser.keep_undefined = keep_undefined
-    out.text = parser.text_until(None)
+    try:
+        out.text = parser.text_until(None)
+    except SubstitutionError as e:
+        e.position = parser.started
+        raise
     return out
 
 
@@ -83,11 +106,13 @@ class _Parser:
         self.strict = strict
         self.out = out
         self.keep_undefined = False
+        self.started = 0  # where the top-level expression being read starts
 
     def text_until(self, stop: str | None) -> str:
         """Literal text and expressions up to ``stop`` (consumed) or the end."""
         parts: list[str] = []
         s = self.s
+        written = 0  # characters in parts (at the top level: the result so far)
         while self.i < len(s):
             c = s[self.i]
             if stop is not None and c == stop:
@@ -99,13 +124,32 @@ class _Parser:
                 parts.append("$")
                 self.i += 2
             elif c == "$" and s.startswith("${", self.i):
-                parts.append(self.expression())
+                if stop is None:
+                    parts.append(self.top_level(written))
+                else:
+                    parts.append(self.expression())
             else:
-                parts.append(c)
-                self.i += 1
+                # plain text up to the next "$" (or stop) in one piece
+                end = self.i + 1
+                while end < len(s) and s[end] != "$" and (stop is None or s[end] != stop):
+                    end += 1
+                parts.append(s[self.i:end])
+                self.i = end
+            written += len(parts[-1])
         if stop is not None:
             raise SubstitutionError("missing closing brace")
         return "".join(parts)
+
+    def top_level(self, written: int) -> str:
+        """An expression of the text itself (not inside a default), its span recorded."""
+        out = self.out
+        before = len(out.used), len(out.undefined), len(out.unknown), len(out.unsupported)
+        self.started = start = self.i
+        value = self.expression()
+        out.spans.append(Span(start, self.i, written, written + len(value),
+                              tuple(out.used[before[0]:]), tuple(out.undefined[before[1]:]),
+                              tuple(out.unknown[before[2]:]), tuple(out.unsupported[before[3]:])))
+        return value
 
     def expression(self) -> str:
         start = self.i

@@ -29,6 +29,7 @@ from krmcheck import discover
 from krmcheck.gitops.envsubst import NAME, Unknown, Variable
 from krmcheck.gitops.objects import Objects
 from krmcheck.gitops.root import FLUX, ControllerRoot, confined
+from krmcheck.gitops.sourceignore import SourceIgnore
 from krmcheck.gitops.substitute import Problem
 from krmcheck.kustomize import kustomization as kfile
 from krmcheck.kustomize.kustomization import Kustomization
@@ -56,20 +57,21 @@ def source_name(res: Resource) -> tuple[str, str, str]:
 
 
 def make_root(res: Resource, top: Path, files: Files, objects: Objects,
-              path_in_source: str | None = None) -> ControllerRoot:
+              path_in_source: str | None = None, tree: str = "") -> ControllerRoot:
     """The root for a Flux Kustomization whose source is this repository
     (``path_in_source``: its path in the repository, where the source is an
-    artifact made from it)."""
+    artifact made from it; ``tree``: where it was found, whose applied
+    ConfigMaps and Secrets its variables come from first)."""
     spec = res.node.mapping("spec") or Mapping()
     path = _str(spec.get("path")).strip() if path_in_source is None else path_in_source
     directory = confined(top, path)
     name_node = lookup(res.node, ["metadata", "name"])
     origin = name_node.origin if name_node is not None else res.node.origin
-    variables, unknown, secrets, problems = _variables(res, spec, objects, files)
+    variables, unknown, secrets, problems = _variables(res, spec, objects, tree)
     return ControllerRoot(
         name=f"flux:{res.namespace or 'default'}/{res.name}", controller=FLUX, directory=directory,
         obj=res.node.copy(), origin=origin, restrictor=REPOSITORY, variables=variables,
-        unknown_source=unknown, secret_values=secrets, problems=tuple(problems))
+        unknown_source=unknown, secret_values=secrets, problems=tuple(problems), tree=tree)
 
 
 def _str(node: Node | None) -> str:
@@ -81,8 +83,14 @@ def _str(node: Node | None) -> str:
 Found = Union[Variable, Unknown]
 
 
-def _variables(res: Resource, spec: Mapping, objects: Objects, files: Files
+def _variables(res: Resource, spec: Mapping, objects: Objects, tree: str
                ) -> tuple[tuple[tuple[str, Found], ...] | None, str, frozenset[str], list[Problem]]:
+    """The variables, from ``substituteFrom`` objects as the cluster holds
+    them (fluxcd/pkg kustomize_varsub.go ``LoadVariables`` reads them from
+    the cluster): ConfigMaps and Secrets a controller root of the repository
+    applies, or that files under ``gitops.cluster-objects`` hold. One the
+    repository holds but nothing applies (a template for a bootstrap
+    script) leaves its variables unknown, as one it does not hold at all."""
     post = spec.mapping("postBuild")
     if post is None:
         return None, "", frozenset(), []
@@ -96,10 +104,21 @@ def _variables(res: Resource, spec: Mapping, objects: Objects, files: Files
             continue
         kind, name = _str(ref.get("kind")), _str(ref.get("name"))
         optional = ref.value("optional") is True
-        obj = objects.get(kind, res.namespace, name, near=res.node.origin.path)
+        near = res.node.origin.path
+        obj = objects.applied(kind, res.namespace, name, near, tree)
         where = f"{kind}/{name}"
         if obj is None:
-            if not optional:
+            held = objects.get(kind, res.namespace, name, near)
+            if held is not None:
+                # written in the repository, applied by nothing in it: its
+                # values in the cluster are not these (or not known)
+                unknown = unknown or where
+                problems.append(Problem(
+                    f"substituteFrom {where} is written in {held.origin.path}, but no Flux "
+                    f"Kustomization or Argo CD Application of the repository applies it: its "
+                    f"variables are unknown and values holding them are not judged (list the file "
+                    f"under gitops.cluster-objects if it is applied another way)", "info", ref.origin))
+            elif not optional:
                 # it may be made outside the repository (by hand, by another tool)
                 unknown = unknown or where
                 problems.append(Problem(
@@ -171,7 +190,13 @@ def kustomization(root: ControllerRoot, files: Files) -> Kustomization:
     """The directory's kustomization amended with the object's fields, or the
     one the controller generates for a directory without one."""
     spec = root.obj.mapping("spec") or Mapping()
+    left_out = root.ignore.excludes(root.directory) if root.ignore is not None else None
+    if left_out is not None and root.ignore is not None:
+        raise BuildError(f"kustomization path not found: {files.display(root.directory)} is left out of "
+                         f"the source by {root.ignore.describe(left_out)}", _at(spec, "path", root.origin))
     own = kfile.find_file(root.directory) if os.path.isdir(root.directory) else None
+    if own is not None and root.ignore is not None and root.ignore.excludes(own) is not None:
+        own = None  # not in the artifact: the controller generates one
     if not os.path.isdir(root.directory):
         written = _str(spec.get("path"))
         unsubstituted = PLACEHOLDER.search(written)
@@ -187,7 +212,7 @@ def kustomization(root: ControllerRoot, files: Files) -> Kustomization:
         node = k.node.copy()
         path, display = k.path, k.display
     else:
-        node = generated(root.directory, _at(spec, "path", root.origin))
+        node = generated(root.directory, _at(spec, "path", root.origin), root.ignore)
         path = root.directory / "kustomization.yaml"
         display = f"{files.display(root.directory)} (generated by kustomize-controller)"
     amend(node, spec, root.directory)
@@ -199,11 +224,13 @@ def _at(spec: Mapping, key: str, default: Origin) -> Origin:
     return n.origin if n is not None else default
 
 
-def generated(directory: Path, origin: Origin) -> Mapping:
+def generated(directory: Path, origin: Origin, ignore: SourceIgnore | None = None) -> Mapping:
     """Every manifest below ``directory`` and every directory below it that
-    holds a kustomization file (whose contents it then leaves to it)."""
+    holds a kustomization file (whose contents it then leaves to it), of
+    what the source's artifact holds (fluxcd/pkg kustomize_generator.go
+    ``scanManifests`` walks the artifact)."""
     entries: list[Node] = []
-    for rel in scan(directory):
+    for rel in scan(directory, ignore):
         entries.append(Scalar(rel, origin))
     return Mapping({
         "apiVersion": Scalar("kustomize.config.k8s.io/v1beta1", origin),
@@ -212,21 +239,34 @@ def generated(directory: Path, origin: Origin) -> Mapping:
     }, origin)
 
 
-def scan(directory: Path) -> list[str]:
+def scan(directory: Path, ignore: SourceIgnore | None = None) -> list[str]:
+    """``ignore``: what the source leaves out, which is not there to find."""
     found: list[str] = []
     for here, dirnames, filenames in os.walk(directory):
         dirnames.sort()
         for d in list(dirnames):
             if d in discover.SKIP_DIRS or d.startswith("."):
                 dirnames.remove(d)
-            elif discover.find_kustomization(Path(here) / d):  # the build reports two files in one
+            elif ignore is not None and ignore.excludes(Path(here) / d) is not None:
                 dirnames.remove(d)
+            elif _kustomization_in(Path(here) / d, ignore):
+                dirnames.remove(d)  # (the build reports two kustomization files in one)
                 found.append(_rel(Path(here) / d, directory))
         for name in sorted(filenames):
             path = Path(here) / name
+            if ignore is not None and ignore.excludes(path) is not None:
+                continue
             if path.suffix in discover.MANIFEST_SUFFIXES and discover.is_manifest(path):
                 found.append(_rel(path, directory))
     return sorted(found)
+
+
+def _kustomization_in(directory: Path, ignore: SourceIgnore | None) -> bool:
+    try:
+        found = kfile.find_file(directory)
+    except BuildError:
+        return True  # two of them: the build reports it
+    return found is not None and (ignore is None or ignore.excludes(found) is None)
 
 
 def _rel(path: Path, directory: Path) -> str:
@@ -291,6 +331,25 @@ def _merge_image(images: Sequence, image: Mapping) -> None:
 
 
 # --- after the build -----------------------------------------------------------------
+
+OWNER_LABELS = ("kustomize.toolkit.fluxcd.io/name", "kustomize.toolkit.fluxcd.io/namespace")
+
+
+def owner_labels(resources: Iterable[Resource], root: ControllerRoot,
+                 keys: tuple[str, str] = OWNER_LABELS) -> None:
+    """The labels kustomize-controller puts on every object it applies, naming
+    its Kustomization (fluxcd/pkg ssa ``ResourceManager.SetOwnerLabels``,
+    called by the controller's ``reconcile`` before ``commonMetadata``),
+    each at the object's name line; ``keys``: helm-controller's, which its
+    ``OriginLabels`` post-renderer puts on what a HelmRelease installs."""
+    name, namespace = lookup(root.obj, ["metadata", "name"]), lookup(root.obj, ["metadata", "namespace"])
+    given = (_str(name), _str(namespace) or "default")
+    origins = (root.origin, namespace.origin if namespace is not None else root.origin)
+    for res in resources:
+        labels = res.node.setdefault_mapping("metadata", root.origin).setdefault_mapping("labels", root.origin)
+        for key, value, origin in zip(keys, given, origins):
+            labels.items[key] = Scalar(value, origin)
+
 
 def common_metadata(resources: Iterable[Resource], obj: Mapping) -> None:
     """``spec.commonMetadata`` labels and annotations on every object."""

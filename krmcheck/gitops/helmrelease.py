@@ -40,6 +40,8 @@ from krmcheck.tree.node import Mapping, Node, Scalar, lookup
 from krmcheck.tree.origin import Origin
 
 GROUP = "helm.toolkit.fluxcd.io/"
+# what helm-controller's OriginLabels post-renderer puts on every object (internal/postrender)
+OWNER_LABELS = ("helm.toolkit.fluxcd.io/name", "helm.toolkit.fluxcd.io/namespace")
 OCI = "oci://"
 DEFAULT_KEY = "values.yaml"
 
@@ -50,7 +52,8 @@ def is_helm_release(res: Resource) -> bool:
     return res.kind == "HelmRelease" and res.api_version.startswith(GROUP)
 
 
-def make_root(res: Resource, top: Path, files: Files, objects: Objects, ours: Ours) -> ControllerRoot:
+def make_root(res: Resource, top: Path, files: Files, objects: Objects, ours: Ours,
+              tree: str = "") -> ControllerRoot:
     spec = res.node.mapping("spec") or Mapping()
     name_node = lookup(res.node, ["metadata", "name"])
     origin = name_node.origin if name_node is not None else res.node.origin
@@ -69,7 +72,7 @@ def make_root(res: Resource, top: Path, files: Files, objects: Objects, ours: Ou
             directory = confined(top, path)
             reads = [Path(here) / f for here, _, names in os.walk(directory) for f in sorted(names)]
         values, extra = _values(res, spec, chart_spec, top, files, objects, problems, secrets,
-                                remote=path is None)
+                                remote=path is None, tree=tree)
         reads += extra + [files.repo_root / p for p in held]
         renderers = spec.get("postRenderers")
         if renderers is not None:
@@ -81,7 +84,8 @@ def make_root(res: Resource, top: Path, files: Files, objects: Objects, ours: Ou
     return ControllerRoot(
         name=f"{FLUX_HELM}:{namespace}/{res.name}", controller=FLUX_HELM, directory=directory,
         obj=res.node.copy(), origin=origin, restrictor=NONE, secret_values=frozenset(secrets),
-        problems=tuple(problems), reads=tuple(sorted(set(reads))), helm=source)
+        problems=tuple(problems), reads=tuple(sorted(set(reads))), helm=source, tree=tree,
+        source=f"chart {path}" if path is not None else remote)
 
 
 def _str(node: Node | None) -> str:
@@ -187,7 +191,7 @@ def _scalar_text(node: Node | None) -> str:
 
 def _values(res: Resource, spec: Mapping, chart_spec: Mapping, top: Path, files: Files,
             objects: Objects, problems: list[Problem], secrets: set[str],
-            remote: bool = False) -> tuple[Mapping, list[Path]]:
+            remote: bool = False, tree: str = "") -> tuple[Mapping, list[Path]]:
     values = Mapping({}, res.node.origin)
     reads: list[Path] = []
     files_given = chart_spec.sequence("valuesFiles")
@@ -208,7 +212,7 @@ def _values(res: Resource, spec: Mapping, chart_spec: Mapping, top: Path, files:
     refs = spec.sequence("valuesFrom")
     for ref in refs.items if refs is not None else ():
         if isinstance(ref, Mapping):
-            given = _values_from(res, ref, files, objects, problems, secrets)
+            given = _values_from(res, ref, files, objects, problems, secrets, tree)
             if given is not None:
                 values = chart.merge(values, given)
                 reads.append(files.repo_root / given.origin.path)
@@ -219,13 +223,19 @@ def _values(res: Resource, spec: Mapping, chart_spec: Mapping, top: Path, files:
 
 
 def _values_from(res: Resource, ref: Mapping, files: Files, objects: Objects,
-                 problems: list[Problem], secrets: set[str]) -> Mapping | None:
+                 problems: list[Problem], secrets: set[str], tree: str) -> Mapping | None:
+    """One ``valuesFrom`` entry, as fluxcd/pkg chartutil
+    ``ChartValuesFromReferences`` reads it: the object's ``valuesKey`` (default
+    ``values.yaml``) as values, or with ``targetPath`` set at that path the
+    way ``--set`` sets it (quoted text a string, else typed)."""
     kind, name = _str(ref.get("kind")), _str(ref.get("name"))
     key = _str(ref.get("valuesKey")) or DEFAULT_KEY
     optional = ref.value("optional") is True
     where = f"valuesFrom {kind}/{name}"
-    obj = objects.get(kind, res.namespace, name, near=res.node.origin.path) \
-        if kind in ("ConfigMap", "Secret") else None
+    near = res.node.origin.path
+    # the object as the cluster holds it (applied from this tree first), else as written
+    obj = (objects.applied(kind, res.namespace, name, near, tree, note_miss=False)
+           or objects.get(kind, res.namespace, name, near)) if kind in ("ConfigMap", "Secret") else None
     data = object_data(obj, kind) if obj is not None else None
     if obj is None or data is None:
         if not optional:
@@ -246,7 +256,8 @@ def _values_from(res: Resource, ref: Mapping, files: Files, objects: Objects,
     target = _str(ref.get("targetPath"))
     if target:
         out = Mapping({}, origin)
-        chart.set_path(out, target, Scalar(found.value, origin))
+        value = chart.target_value(found.value, ref.value("literal") is True)
+        chart.set_path(out, target, Scalar(value, origin))
         return out
     try:
         return chart.load_values(found.value, origin, where, files, shift=kind == "ConfigMap")

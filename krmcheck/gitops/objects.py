@@ -2,7 +2,13 @@
 ConfigMaps and Secrets (Flux ``substituteFrom`` and ``valuesFrom``),
 GitRepositories, ArtifactGenerators and HelmCharts (which repository, and
 where in it, a Flux Kustomization or HelmRelease renders), HelmRepositories
-and OCIRepositories (where helm pulls a HelmRelease's chart from)."""
+and OCIRepositories (where helm pulls a HelmRelease's chart from).
+
+The controllers read ConfigMaps and Secrets from the cluster, so only those
+a controller root of the repository applies (or that files listed under
+``gitops.cluster-objects`` hold) give values (:meth:`Objects.applied`):
+a Secret written as a template for a bootstrap script is not what the
+cluster holds."""
 
 from __future__ import annotations
 
@@ -11,6 +17,7 @@ from pathlib import Path
 
 from krmcheck import discover
 from krmcheck.resource.files import Files, read_text_bounded
+from krmcheck.scope import PathPatterns
 from krmcheck.resource.resource import Resource
 from krmcheck.tree.load import LoadError, load_documents
 from krmcheck.tree.node import Mapping
@@ -29,13 +36,53 @@ class Objects:
     _scanned: bool = False
     top: Path | None = None
     files: Files | None = None
+    # (kind, namespace, name) -> (object, the tree whose controller roots apply it)
+    applied_objects: dict[tuple[str, str, str], list[tuple[Mapping, str]]] = field(default_factory=dict)
+    listed: PathPatterns | None = None  # gitops.cluster-objects: in the cluster, applied or not
+    missed: set[tuple[str, str, str]] = field(default_factory=set)  # asked for, not applied (yet)
 
-    def add(self, resources: list[Resource]) -> None:
+    def add(self, resources: list[Resource], tree: str | None = None) -> None:
+        """``tree``: the objects are what a controller root found from that
+        tree applies (None: read as written)."""
         for res in resources:
             if res.kind in KINDS:
-                same = self.found.setdefault((res.kind, res.namespace, res.name), [])
+                key = (res.kind, res.namespace, res.name)
+                same = self.found.setdefault(key, [])
                 if all(n.origin.path != res.node.origin.path for n in same):
                     same.append(res.node)
+                if tree is not None and res.kind in ("ConfigMap", "Secret"):
+                    done = self.applied_objects.setdefault(key, [])
+                    if all(n.origin.path != res.node.origin.path or t != tree for n, t in done):
+                        done.append((res.node, tree))
+
+    def applied(self, kind: str, namespace: str, name: str, near: str = "", tree: str = "",
+                note_miss: bool = True) -> Mapping | None:
+        """A ConfigMap or Secret as the cluster holds it: one a controller
+        root applies (from ``tree`` first, then the nearest to ``near``), or
+        one a listed file holds; None when there is none (yet)."""
+        got = self.applied_objects.get((kind, namespace, name), []) + \
+            self.applied_objects.get((kind, "", name), [])
+        if got:
+            return max(got, key=lambda nt: (nt[1] == tree, _shared(nt[0].origin.path, near)))[0]
+        if self.listed is not None:
+            listed = self.get(kind, namespace, name, near)
+            if listed is not None and self.listed.matches(listed.origin.path):
+                return listed
+        if note_miss:
+            self.missed.add((kind, namespace, name))
+        return None
+
+    def late(self) -> bool:
+        """Whether an object asked for before any root applied it was
+        applied later: its askers must be made again (another pass)."""
+        return any((k, ns, n) in self.applied_objects or (k, "", n) in self.applied_objects
+                   for k, ns, n in self.missed)
+
+    def seed(self, other: Objects) -> None:
+        """What ``other`` (an earlier pass) found applied counts as applied here."""
+        for key, pairs in other.applied_objects.items():
+            for node, tree in pairs:
+                self.applied_objects.setdefault(key, []).append((node, tree))
 
     def get(self, kind: str, namespace: str, name: str, near: str = "") -> Mapping | None:
         """The object; ``near``: the file of the object that asks."""

@@ -38,22 +38,24 @@ def is_placeholder(value: object, holding: bool = False) -> bool:
     return (HELD.search(value) if holding else WHOLE.match(value)) is not None
 
 
-def split(findings: Sequence[Finding], locator: Locator,
-          holding: bool = False) -> tuple[list[Finding], list[Suppressed]]:
+def split(findings: Sequence[Finding], locator: Locator, holding: bool = False,
+          unknown: frozenset[int] = frozenset()) -> tuple[list[Finding], list[Suppressed]]:
     """(findings to report, findings about a value that is wholly a
-    placeholder, or with ``holding`` holds one)."""
+    placeholder, or with ``holding`` holds one, or that holds a variable
+    whose value the repository cannot show: ``unknown``, the id() of such
+    values, as substitution left them)."""
     kept: list[Finding] = []
     exempt: list[Suppressed] = []
     for f in findings:
         if f.result.validator not in ("build", "substitution") and _about_placeholder(f.result, locator,
-                                                                                       holding):
+                                                                                       holding, unknown):
             exempt.append(Suppressed(f, "placeholder", "${...}"))
         else:
             kept.append(f)
     return kept, exempt
 
 
-def _about_placeholder(result: Result, locator: Locator, holding: bool) -> bool:
+def _about_placeholder(result: Result, locator: Locator, holding: bool, unknown: frozenset[int]) -> bool:
     if (QUOTED_HELD if holding else QUOTED).search(result.message):
         return True
     resource = locator.find(result)
@@ -69,7 +71,7 @@ def _about_placeholder(result: Result, locator: Locator, holding: bool) -> bool:
     if len(chain) != len(steps) + 1:
         return False  # the field is missing: not about a value
     node = chain[-1]
-    return isinstance(node, Scalar) and is_placeholder(node.value, holding)
+    return isinstance(node, Scalar) and (is_placeholder(node.value, holding) or id(node) in unknown)
 
 
 def summarise(reports: Sequence[RootReport]) -> tuple[RootReport, ...]:

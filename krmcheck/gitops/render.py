@@ -2,27 +2,45 @@
 
 from __future__ import annotations
 
-from krmcheck.gitops import Rendered, argocd, chart, flux
-from krmcheck.gitops.root import FLUX, ControllerRoot
-from krmcheck.gitops.substitute import substitute
+import dataclasses
+
+from krmcheck.gitops import Rendered, argocd, chart, flux, helmrelease
+from krmcheck.gitops.root import FLUX, FLUX_HELM, ControllerRoot
+from krmcheck.gitops.substitute import Problem, substitute
 from krmcheck.kustomize.target import Builder
 from krmcheck.resource.errors import BuildError
 from krmcheck.resource.resid import is_cluster_scoped
 from krmcheck.resource.resource import Resource
 from krmcheck.tree.node import Scalar, lookup
 
+SOURCE = "source"  # the id of findings about a controller's source
+
 
 def render(builder: Builder, root: ControllerRoot) -> Rendered:
-    """What the controller applies for ``root``."""
+    """What the controller applies for ``root`` (an Argo CD application's
+    sources one after another)."""
+    if root.also:
+        parts = [_render(builder, r) for r in (dataclasses.replace(root, also=()), *root.also)]
+        return Rendered([r for p in parts for r in p.resources], [x for p in parts for x in p.problems],
+                        sum(p.placeholders for p in parts), frozenset().union(*(p.unknown for p in parts)))
+    return _render(builder, root)
+
+
+def _render(builder: Builder, root: ControllerRoot) -> Rendered:
+    if root.elsewhere:
+        return Rendered([], list(root.problems) + [_elsewhere(root)], 0)
     if root.helm is not None:
         builder.secrets.update(root.secret_values)
         try:
             resources, problems = chart.render(builder, root)
         except BuildError as e:
             raise e.add_context(f"rendering {root.name}")
+        if root.controller == FLUX_HELM:
+            flux.owner_labels(resources, root, helmrelease.OWNER_LABELS)
         return Rendered(resources, list(root.problems) + problems, 0)
     try:
         if root.controller == FLUX:
+            _check_in_source(root, builder)
             k = flux.kustomization(root, builder.files)
         else:
             k = argocd.kustomization(root, builder.files)
@@ -34,16 +52,18 @@ def render(builder: Builder, root: ControllerRoot) -> Rendered:
     builder.warnings[:] = [w for w in builder.warnings if w.origin.path != root.origin.path]
     problems = list(root.problems)
     placeholders = 0
+    unknown: frozenset[int] = frozenset()
     if root.controller == FLUX:
         builder.secrets.update(root.secret_values)
         if root.variables is not None:
             outcome = substitute(resources, root.lookup, strict=root.strict)
             problems += outcome.problems
-            placeholders = outcome.placeholders
+            placeholders, unknown = outcome.placeholders, outcome.unknown
+        flux.owner_labels(resources, root)
         flux.common_metadata(resources, root.obj)
     else:
         _destination_namespace(resources, root)
-    return Rendered(resources, problems, placeholders)
+    return Rendered(resources, problems, placeholders, unknown)
 
 
 def _destination_namespace(resources: list[Resource], root: ControllerRoot) -> None:
@@ -55,3 +75,27 @@ def _destination_namespace(resources: list[Resource], root: ControllerRoot) -> N
     for res in resources:
         if not res.namespace and not is_cluster_scoped(res.gvk):
             res.set_namespace(node.value, node.origin)
+
+
+def _elsewhere(root: ControllerRoot) -> Problem:
+    """The one finding of a root whose source is not this checkout, at its ``sourceRef``."""
+    ref = lookup(root.obj, ["spec", "sourceRef"])
+    origin = ref.origin if ref is not None else root.origin
+    # worded alike in every tree that applies the object: one defect naming them all
+    name = root.name.partition(":")[2].partition("@")[0]
+    return Problem(f"Kustomization {name}: {root.elsewhere}", "info", origin, validator=SOURCE)
+
+
+def _check_in_source(root: ControllerRoot, builder: Builder) -> None:
+    """A file the build reads that the source leaves out is not in the
+    artifact kustomize-controller builds: the build fails on it."""
+    ignore = root.ignore
+    if ignore is None:
+        return
+    for path in root.reads:
+        pattern = ignore.excludes(path)
+        if pattern is not None:
+            path_line = lookup(root.obj, ["spec", "path"])
+            raise BuildError(f"{builder.files.display(path)} is left out of the source by "
+                             f"{ignore.describe(pattern)}: kustomize-controller's build cannot read it",
+                             path_line.origin if path_line is not None else root.origin)

@@ -14,6 +14,7 @@ from krmcheck.tree.node import Mapping
 from krmcheck.tree.origin import Origin
 
 if TYPE_CHECKING:  # runner tells roots apart by this module's classes: it stays light
+    from krmcheck.gitops.sourceignore import SourceIgnore
     from krmcheck.gitops.substitute import Problem
     from krmcheck.kustomize.builtins.helm import Remote
 
@@ -58,6 +59,13 @@ class ControllerRoot:
     # kustomize-controller's StrictPostBuildSubstitutions: an undefined
     # variable without a default is an error, not an empty value
     strict: bool = False
+    tree: str = ""  # where discovery found it: the plain root its chain of controller roots starts at
+    # why the controller's source is not this checkout (a GitRepository at
+    # another branch, tag or commit): nothing is rendered, an info says so
+    elsewhere: str = ""
+    source: str = ""  # what it renders from, for `krmcheck roots` (GitRepository flux-system/flux-system...)
+    ignore: SourceIgnore | None = None  # what the source's artifact leaves out (.sourceignore, spec.ignore)
+    also: tuple[ControllerRoot, ...] = ()  # an Argo CD application's other sources, rendered with it
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, ControllerRoot) and other.name == self.name

@@ -120,6 +120,36 @@ def resolve_plain(text: str) -> Value:
     return text
 
 
+_V2_TRUE = {"y", "Y", "yes", "Yes", "YES", "on", "On", "ON", "true", "True", "TRUE"}
+_V2_FALSE = {"n", "N", "no", "No", "NO", "off", "Off", "OFF", "false", "False", "FALSE"}
+
+
+def resolve_plain_v2(text: str) -> Value:
+    """The value go-yaml v2 gives a plain scalar decoded into ``interface{}``
+    and then passed through JSON, as sigs.k8s.io/yaml's ``YAMLToJSON`` does
+    (what Flux's post-build substitution parses its text with): YAML 1.1
+    booleans (``yes``, ``on``, ``n``...), Go's integer spellings, and
+    timestamps kept as the strings they are."""
+    if text in _V3_NULL:
+        return None
+    if text in _V2_TRUE:
+        return True
+    if text in _V2_FALSE:
+        return False
+    c = text[:1]
+    if c.isdigit() or c in "+-.":
+        n = _go_int(text)
+        if n is not None:
+            return n
+        plain = text.replace("_", "")
+        if _FLOAT.match(plain):
+            f = float(plain)
+            return text if math.isinf(f) else json_number(f)
+        if text in _V3_SPECIAL_FLOAT:
+            raise UnrepresentableScalar(text)
+    return text
+
+
 def needs_quotes(s: str) -> bool:
     """True when go-yaml v2 would read plain ``s`` as something else than a string."""
     if s in _V2_NOT_STRING:

@@ -146,6 +146,8 @@ def test_changed_files_select_the_controller_roots_that_read_them(repo: Repo) ->
     repo.write("clusters/prod/sync.yaml", flux("apps", "./apps").replace(
         "  prune: true\n", "  prune: true\n  postBuild:\n    substituteFrom:\n"
                            "    - kind: ConfigMap\n      name: vars\n"))
+    # what flux bootstrap writes: the cluster's directory applied, the variables with it
+    repo.write("clusters/prod/flux-system/gotk-sync.yaml", flux("flux-system", "./clusters/prod"))
     repo.write("clusters/prod/vars.yaml", """
         apiVersion: v1
         kind: ConfigMap

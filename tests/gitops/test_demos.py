@@ -116,7 +116,9 @@ def test_what_the_demo_renders(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) 
     assert sorted(apps) == ["prod-podinfo", "prod-podinfo-script", "prod-webapp"]
     assert apps["prod-podinfo-script"]["data"]["run.sh"].startswith('echo "${HOME}')
     assert apps["prod-podinfo"]["metadata"]["namespace"] == "podinfo"
-    assert apps["prod-podinfo"]["metadata"]["labels"] == {"toolkit.fluxcd.io/tenant": "web"}
+    assert apps["prod-podinfo"]["metadata"]["labels"] == {"toolkit.fluxcd.io/tenant": "web",
+                                                          "kustomize.toolkit.fluxcd.io/name": "apps",
+                                                          "kustomize.toolkit.fluxcd.io/namespace": "flux-system"}
 
 
 def test_build_prints_what_the_controller_applies(monkeypatch: pytest.MonkeyPatch,
@@ -131,6 +133,9 @@ def test_build_prints_what_the_controller_applies(monkeypatch: pytest.MonkeyPatc
         "  server: https://acme-v02.api.letsencrypt.org/directory\n"
         "kind: ConfigMap\n"
         "metadata:\n"
+        "  labels:\n"
+        "    kustomize.toolkit.fluxcd.io/name: infra-configs\n"
+        "    kustomize.toolkit.fluxcd.io/namespace: flux-system\n"
         "  name: acme-settings\n"
         "  namespace: cert-manager\n")
     assert main(["build", "flux:flux-system/nope"]) == 2
@@ -164,11 +169,15 @@ def test_helm_release_defects(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -
 
 
 def test_charts_not_rendered_say_so(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """Without --enable-helm the local chart is one info finding; the remote
-    chart (a HelmRepository) is one whatever the flags."""
+    """Without --enable-helm the local chart is not rendered, nor the remote
+    chart (a HelmRepository) whatever the flags: one summary line for the
+    run, each notice kept in the JSON report as suppressed by it."""
     _, report = run(FLUX_DEMO, monkeypatch, tmp_path)
-    infos = {(f["path"].removeprefix("fixtures/flux-demo/"), f["line"], f["root"]): f["message"]
-             for f in report["findings"] if f["validator"] == "helm"}
+    [summary] = [f for f in report["findings"] if f["validator"] == "helm"]
+    assert summary["message"].startswith("2 charts of HelmReleases and Argo CD Applications were not rendered: "
+                                         "1 needs --enable-helm; 1 needs --enable-helm and --network")
+    infos = {(s["path"].removeprefix("fixtures/flux-demo/"), s["line"], s["root"]): s["message"]
+             for s in report["suppressed"] if s["validator"] == "helm" and s["by"] == "summary"}
     assert sorted(infos) == [
         ("apps/base/webapp/release.yaml", 7, "flux-helm:podinfo/prod-webapp"),
         ("infrastructure/controllers/cert-manager.yaml", 17, "flux-helm:cert-manager/cert-manager")]

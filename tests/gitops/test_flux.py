@@ -23,6 +23,10 @@ spec:
 """
 
 
+# the labels kustomize-controller adds to every object it applies for flux-system/apps
+OWNER = {"kustomize.toolkit.fluxcd.io/name": "apps", "kustomize.toolkit.fluxcd.io/namespace": "flux-system"}
+
+
 def ks(name: str, path: str, spec: str = "") -> str:
     """A Flux Kustomization of this repository; ``spec``: more spec fields."""
     more = "".join(f"  {line}\n" for line in dedent(spec).splitlines())
@@ -115,6 +119,8 @@ def test_the_controller_fields_amend_the_kustomization_in_place(repo: Repo) -> N
         kind: Deployment
         metadata:
           labels:
+            kustomize.toolkit.fluxcd.io/name: apps
+            kustomize.toolkit.fluxcd.io/namespace: flux-system
             team: web
           name: prod-web
           namespace: shop
@@ -191,6 +197,8 @@ def test_values_from_configmaps_and_secrets_in_the_repository(repo: Repo) -> Non
             name: absent
             optional: true
         """))
+    # the controller reads them from the cluster: what a root of the repository applies
+    repo.write("clusters/prod/flux-system/gotk-sync.yaml", ks("flux-system", "./clusters/prod"))
     repo.write("clusters/prod/vars.yaml", """
         apiVersion: v1
         kind: ConfigMap
@@ -231,6 +239,7 @@ def test_a_source_the_repository_cannot_show_leaves_placeholders(repo: Repo) -> 
           - kind: ConfigMap
             name: made-by-hand
         """))
+    repo.write("clusters/prod/flux-system/gotk-sync.yaml", ks("flux-system", "./clusters/prod"))
     repo.write("clusters/prod/sealed.yaml", """
         apiVersion: v1
         kind: Secret
@@ -342,4 +351,4 @@ def test_components_and_a_missing_one_that_may_be_ignored(repo: Repo) -> None:
           from: component
         """)
     [res] = repo.render("flux:flux-system/apps").resources
-    assert res.node.to_data()["metadata"]["labels"] == {"from": "component"}
+    assert res.node.to_data()["metadata"]["labels"] == {"from": "component", **OWNER}

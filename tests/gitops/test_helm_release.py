@@ -148,6 +148,9 @@ def test_values_in_flux_order_through_the_helm_runner(chart_repo: Repo) -> None:
         apiVersion: apps/v1
         kind: Deployment
         metadata:
+          labels:
+            helm.toolkit.fluxcd.io/name: web
+            helm.toolkit.fluxcd.io/namespace: apps
           name: prod-web
         spec:
           replicas: two
@@ -683,3 +686,87 @@ def test_argocd_remote_chart_is_pulled_and_rendered(repo: Repo, no_network: None
     image = container(rendered).items["image"]
     assert isinstance(image, Scalar) and image.value == "nginx:7.2"
     assert at(image) == ("argocd/redis.yaml", 15, 11)  # valuesObject's tag line
+
+
+ORDERED_RELEASE = """
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata:
+  name: podinfo
+  namespace: apps
+spec:
+  interval: 10m
+{chart}  valuesFrom:
+  - kind: ConfigMap
+    name: defaults
+  - kind: ConfigMap
+    name: overrides
+  - kind: ConfigMap
+    name: overrides
+    valuesKey: replicas
+    targetPath: replicaCount
+  - kind: ConfigMap
+    name: overrides
+    valuesKey: tag
+    targetPath: image.tag
+  - kind: Secret
+    name: absent
+    optional: true
+  values:
+    port: 8080
+"""
+
+ORDERED_VALUES = """
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: {name}
+  namespace: apps
+data:
+  values.yaml: |
+{values}  replicas: "3"
+  tag: '"2.0"'
+"""
+
+
+def test_pulled_chart_gets_helm_controllers_values_order(
+        repo: Repo, no_network: None, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """fluxcd/pkg chartutil ``ChartValuesFromReferences``, as helm-controller
+    calls it: each ``valuesFrom`` in order (a later one wins), ``targetPath``
+    set as ``--set`` sets it (``ReplacePathValue``: "3" is the number 3, a
+    quoted value the string inside the quotes), an ``optional`` one that is
+    absent skipped, ``spec.values`` on top; then ``helm template`` of the
+    pulled chart (``--enable-helm --network``)."""
+    repo.write("infra/sources.yaml", HELM_REPOSITORY.format(url="https://stefanprodan.github.io/podinfo",
+                                                            extra=""))
+    repo.write("apps/podinfo.yaml", ORDERED_RELEASE.format(chart=FROM_HELM_REPOSITORY))
+    repo.write("apps/defaults.yaml", ORDERED_VALUES.format(
+        name="defaults", values="    replicaCount: 1\n    port: 80\n    image:\n      tag: '1.0'\n"))
+    repo.write("apps/overrides.yaml", ORDERED_VALUES.format(name="overrides", values="    port: 81\n"))
+    helm = with_remote_helm(repo, tmp_path_factory)
+    rendered = repo.render("flux-helm:apps/podinfo")
+    _, _, call = pulled(helm)
+    assert call["values"] == ['image:\n  tag: "2.0"\nport: 8080\nreplicaCount: 3\n']
+    assert rendered.problems == []
+    [dep] = [r for r in rendered.resources if r.kind == "Deployment"]
+    assert dep.node.to_data()["spec"]["replicas"] == 3
+
+
+def test_charts_not_rendered_are_one_line_per_run(tmp_path: Path) -> None:
+    """A home lab whose every release pulls its chart: without --enable-helm
+    --network, one info finding for the run, each release's notice kept as
+    suppressed by it."""
+    from tests.checkrun import check, write
+
+    write(tmp_path, "infra/sources.yaml", dedent(HELM_REPOSITORY.format(
+        url="https://stefanprodan.github.io/podinfo", extra="")))
+    for name in ("one", "two", "three"):
+        write(tmp_path, f"apps/{name}.yaml", dedent(REMOTE_RELEASE.format(chart=FROM_HELM_REPOSITORY))
+              .replace("name: podinfo\n  namespace: apps", f"name: {name}\n  namespace: apps"))
+    run = check(tmp_path, ".")
+    [summary] = [d for d in run.report["defects"] if d["validator"] == "helm"]
+    assert summary["message"].startswith("3 charts of HelmReleases and Argo CD Applications were not "
+                                         "rendered: 3 need --enable-helm and --network (helm pulls them)")
+    assert sorted((s["path"], s["by"]) for s in run.report["suppressed"]) == [
+        ("apps/one.yaml", "summary"), ("apps/three.yaml", "summary"), ("apps/two.yaml", "summary")]
+    assert run.out.count("[helm]") == 1
