@@ -1,4 +1,5 @@
-"""Command line: parsing only; ``runner`` does the work and decides the exit code."""
+"""Command line: parsing only; each subcommand's module in ``krmcheck/commands/``
+does the work and returns the exit code."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence, TextIO, cast
 
-from krmcheck import runner, shard, stack
+from krmcheck import shard, stack
+from krmcheck.pipeline.run import CheckOptions
 from krmcheck.kustomize.plugins import DEFAULT_FN_TIMEOUT, FunctionOptions
 from krmcheck.reporters.safe import MessageStream, one_line
 from krmcheck.resource.files import RESTRICTORS, ROOT_ONLY
@@ -332,13 +334,13 @@ def parse_merge(argv: Sequence[str]) -> merge.MergeOptions:
     return merge.MergeOptions(tuple(a.inputs), a.junit, a.sarif, a.json, a.fail_on)
 
 
-def parse_check(argv: Sequence[str]) -> runner.CheckOptions:
+def parse_check(argv: Sequence[str]) -> CheckOptions:
     a = _check_parser().parse_args(list(argv))
     roots = tuple(a.roots or ())
     for mode in ("all", "kustomize"):
         if mode in roots and len(roots) > 1:
             _check_parser().error(f"--roots {mode} cannot be combined with other --roots values")
-    return runner.CheckOptions(
+    return CheckOptions(
         paths=tuple(Path(p) for p in a.paths), roots=() if roots == ("default",) else roots,
         exclude=tuple(a.exclude), baseline=a.baseline, write_baseline=a.write_baseline,
         schema_locations=tuple(a.schema_location), require_schemas=a.require_schemas,
@@ -376,59 +378,96 @@ def _main(args: list[str]) -> int:
     # Messages quote file names and entries from the pull request: each line
     # of stderr is made safe for a terminal and the GitHub runner.
     err = cast(TextIO, MessageStream(sys.stderr))
-    if args[:1] == ["build"]:
-        b = _build_parser().parse_args(args[1:])
-        return runner.run_build(Path(b.dir), b.load_restrictor, sys.stdout, err, b.network,
-                                b.enable_alpha_plugins, b.enable_helm, b.helm_command,
-                                trusted_catalogs=b.trusted_catalog, functions=_functions(b))
-    if args[:1] == ["blame"]:
-        from krmcheck import blame
+    command = COMMANDS.get(args[0]) if args else None
+    if command is None:  # `krmcheck [PATH...]`: check is the default
+        return _check(args, err)
+    return command(args[1:], err)
 
-        bl = _blame_parser().parse_args(args[1:])
-        opts = runner.CheckOptions(load_restrictor=bl.load_restrictor, network=bl.network,
-                                   enable_alpha_plugins=bl.enable_alpha_plugins,
-                                   enable_helm=bl.enable_helm, helm_command=bl.helm_command,
-                                   trusted_catalogs=tuple(bl.trusted_catalog), functions=_functions(bl))
-        return blame.run(bl.root, bl.resource, bl.field, opts, sys.stdout, err, as_json=bl.json)
-    if args[:1] == ["roots"]:
-        from krmcheck import roots
 
-        r = _roots_parser().parse_args(args[1:])
-        listed = tuple(r.roots or ())
-        opts = runner.CheckOptions(paths=tuple(Path(p) for p in r.paths),
-                                   roots=() if listed == ("default",) else listed,
-                                   exclude=tuple(r.exclude), load_restrictor=r.load_restrictor,
-                                   network=r.network, enable_alpha_plugins=r.enable_alpha_plugins,
-                                   enable_helm=r.enable_helm, helm_command=r.helm_command,
-                                   trusted_catalogs=tuple(r.trusted_catalog), functions=_functions(r))
-        if r.build:
-            return roots.run_build(opts, sys.stdout, err)
-        return roots.run_list(opts, sys.stdout, err, as_json=r.json)
-    if args[:1] == ["catalog"]:
-        c = _catalog_parser().parse_args(args[1:])
-        return runner.run_catalog_view(c.location, sys.stdout, err)
-    if args[:1] == ["merge-reports"]:
-        return runner.run_merge(parse_merge(args[1:]), sys.stdout, err)
-    if args[:1] == ["schemas"]:
-        if args[1:2] == ["list"]:
-            return runner.run_schemas_list(parse_check(args[2:]), sys.stdout, err)
-        sc = _schemas_parser().parse_args(args[1:])
-        from krmcheck.schemas import catalog as schema_catalog
+def _check(args: list[str], err: TextIO) -> int:
+    from krmcheck.commands import check
 
-        ref = sc.ref if sc.ref is not None else (
-            schema_catalog.DEFAULT_REF if sc.source == schema_catalog.DEFAULT_SOURCE else "")
-        return runner.run_schemas_pull(sc.source, ref, sc.name, sys.stdout, err)
-    if args[:1] == ["fn"]:
-        from krmcheck.fn import serve
-        from krmcheck.validators import ValidatorOptions
+    return check.run(parse_check(args), sys.stdout, err,
+                     progress=ProgressLine.for_stream(sys.stderr, os.environ))
 
-        f = _fn_parser().parse_args(args[1:])
-        return serve.serve(list(dict.fromkeys(f.validators)), sys.stdin, sys.stdout, err,
-                           ValidatorOptions(f.kubernetes_version, f.strict))
-    if args[:1] == ["check"]:
-        args = args[1:]
-    return runner.run_check(parse_check(args), sys.stdout, err,
-                            progress=ProgressLine.for_stream(sys.stderr, os.environ))
+
+def _build(args: list[str], err: TextIO) -> int:
+    from krmcheck.commands import build
+
+    b = _build_parser().parse_args(args)
+    return build.run(Path(b.dir), b.load_restrictor, sys.stdout, err, b.network,
+                     b.enable_alpha_plugins, b.enable_helm, b.helm_command,
+                     trusted_catalogs=b.trusted_catalog, functions=_functions(b))
+
+
+def _blame(args: list[str], err: TextIO) -> int:
+    from krmcheck.commands import blame
+
+    bl = _blame_parser().parse_args(args)
+    opts = CheckOptions(load_restrictor=bl.load_restrictor, network=bl.network,
+                        enable_alpha_plugins=bl.enable_alpha_plugins,
+                        enable_helm=bl.enable_helm, helm_command=bl.helm_command,
+                        trusted_catalogs=tuple(bl.trusted_catalog), functions=_functions(bl))
+    return blame.run(bl.root, bl.resource, bl.field, opts, sys.stdout, err, as_json=bl.json)
+
+
+def _roots(args: list[str], err: TextIO) -> int:
+    from krmcheck.commands import roots
+
+    r = _roots_parser().parse_args(args)
+    listed = tuple(r.roots or ())
+    opts = CheckOptions(paths=tuple(Path(p) for p in r.paths),
+                        roots=() if listed == ("default",) else listed,
+                        exclude=tuple(r.exclude), load_restrictor=r.load_restrictor,
+                        network=r.network, enable_alpha_plugins=r.enable_alpha_plugins,
+                        enable_helm=r.enable_helm, helm_command=r.helm_command,
+                        trusted_catalogs=tuple(r.trusted_catalog), functions=_functions(r))
+    if r.build:
+        return roots.run_build(opts, sys.stdout, err)
+    return roots.run_list(opts, sys.stdout, err, as_json=r.json)
+
+
+def _catalog(args: list[str], err: TextIO) -> int:
+    from krmcheck.commands import catalog
+
+    c = _catalog_parser().parse_args(args)
+    return catalog.run(c.location, sys.stdout, err)
+
+
+def _merge_reports(args: list[str], err: TextIO) -> int:
+    from krmcheck.commands import merge_reports
+
+    return merge_reports.run(parse_merge(args), sys.stdout, err)
+
+
+def _schemas(args: list[str], err: TextIO) -> int:
+    from krmcheck.commands import schemas
+
+    if args[:1] == ["list"]:
+        return schemas.run_list(parse_check(args[1:]), sys.stdout, err)
+    sc = _schemas_parser().parse_args(args)
+    from krmcheck.schemas import catalog as schema_catalog
+
+    ref = sc.ref if sc.ref is not None else (
+        schema_catalog.DEFAULT_REF if sc.source == schema_catalog.DEFAULT_SOURCE else "")
+    return schemas.run_pull(sc.source, ref, sc.name, sys.stdout, err)
+
+
+def _fn(args: list[str], err: TextIO) -> int:
+    from krmcheck.commands import fn
+    from krmcheck.validators import ValidatorOptions
+
+    f = _fn_parser().parse_args(args)
+    return fn.serve(list(dict.fromkeys(f.validators)), sys.stdin, sys.stdout, err,
+                    ValidatorOptions(f.kubernetes_version, f.strict))
+
+
+# The subcommands, each parsed by its own parser and run by its module in
+# krmcheck/commands/ (imported when it runs).
+COMMANDS: dict[str, Callable[[list[str], TextIO], int]] = {
+    "check": _check, "build": _build, "blame": _blame, "roots": _roots, "catalog": _catalog,
+    "merge-reports": _merge_reports, "schemas": _schemas, "fn": _fn,
+}
 
 
 class ProgressLine:

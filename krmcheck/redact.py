@@ -11,7 +11,7 @@ The builder collects the values as it goes (``Builder.secrets``): a build
 that fails part-way still knows those it had read, and a value copied out
 of a Secret that a later patch deletes is still known.
 
-Where: ``runner`` masks each root's report as it is made (its build error,
+Where: the pipeline (``pipeline/root.py``) masks each root's report as it is made (its build error,
 the Results of functions, validators and external validators, every
 finding, the names of the resources it rendered), and the error line of
 ``krmcheck build``. Fingerprints, baselines, defects and every reporter only

@@ -14,7 +14,8 @@ import os
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from krmcheck import cli, runner
+from krmcheck import cli
+from krmcheck.commands import check as check_command
 
 DEPLOYMENT = """\
 apiVersion: apps/v1
@@ -67,7 +68,7 @@ def check(root: Path, *args: str, cwd: Path | None = None) -> Run:
     os.chdir(cwd or root)
     try:
         out, err = io.StringIO(), io.StringIO()
-        code = runner.run_check(cli.parse_check([*args, "--github", "off", "--json", str(report)]),
+        code = check_command.run(cli.parse_check([*args, "--github", "off", "--json", str(report)]),
                                 out, err, {})
     finally:
         os.chdir(before)

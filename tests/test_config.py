@@ -277,8 +277,9 @@ def _check(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, config: str, *args: 
     write(tmp_path, ".krmcheck.yaml", config)
     monkeypatch.chdir(tmp_path)
     out = io.StringIO()
-    from krmcheck import cli, runner
-    code = runner.run_check(cli.parse_check(["app", "--github", "off", *args]), out, io.StringIO(), {})
+    from krmcheck import cli
+    from krmcheck.commands import check as check_command
+    code = check_command.run(cli.parse_check(["app", "--github", "off", *args]), out, io.StringIO(), {})
     return code, out.getvalue()
 
 

@@ -175,10 +175,10 @@ def rendered_package(tmp_path: Path, root: Path) -> Path:
     """A kpt package holding one root's rendered output (what krmcheck validates)."""
     import io
 
-    from krmcheck import runner
+    from krmcheck.commands import build
 
     out, err = io.StringIO(), io.StringIO()
-    assert runner.run_build(root, "LoadRestrictionsRootOnly", out, err) == 0, err.getvalue()
+    assert build.run(root, "LoadRestrictionsRootOnly", out, err) == 0, err.getvalue()
     pkg = tmp_path / "rendered"
     pkg.mkdir()
     (pkg / "rendered.yaml").write_text(out.getvalue())

@@ -143,9 +143,9 @@ def test_github_annotates_one_warning_per_url(tmp_path: Path, monkeypatch: pytes
     monkeypatch.chdir(remote_base(tmp_path))
     (tmp_path / ".git").mkdir(exist_ok=True)
     out = io.StringIO()
-    from krmcheck import runner
+    from krmcheck.commands import check as check_command
 
-    runner.run_check(cli.parse_check([".", "--github", "on"]), out, io.StringIO(), {})
+    check_command.run(cli.parse_check([".", "--github", "on"]), out, io.StringIO(), {})
     annotations = [line for line in out.getvalue().splitlines() if line.startswith("::warning ")]
     assert len(annotations) == 2
     assert "title=krmcheck remote (2 roots%3A overlays/dev%2C overlays/prod)" in annotations[0]

@@ -20,11 +20,11 @@ NOT_ON_IMPORT = (
     "jsonschema", "fastjsonschema", "referencing", "dulwich", "pathspec", "re2",
     "importlib.metadata", "multiprocessing", "concurrent.futures", "urllib.request",
     "kubernetes_validate",
-    "krmcheck.blame", "krmcheck.merge", "krmcheck.diff", "krmcheck.baseline", "krmcheck.git",
+    "krmcheck.commands.blame", "krmcheck.merge", "krmcheck.diff", "krmcheck.baseline", "krmcheck.git",
     "krmcheck.kptfile",
     "krmcheck.fn.catalog", "krmcheck.fn.resource_list", "krmcheck.fn.build_state", "krmcheck.fn.adoption",
     "krmcheck.kustomize.builtins.kinds", "krmcheck.fn.krm",
-    "krmcheck.fn.exec_plugin", "krmcheck.fn.external", "krmcheck.fn.serve", "krmcheck.fn.oci",
+    "krmcheck.fn.exec_plugin", "krmcheck.fn.external", "krmcheck.commands.fn", "krmcheck.fn.oci",
     "krmcheck.fn.loader",
     "krmcheck.gitops.controllers", "krmcheck.gitops.render", "krmcheck.gitops.source",
     "krmcheck.kustomize.target", "krmcheck.kustomize.builtins.patches",
@@ -39,11 +39,11 @@ NOT_ON_IMPORT = (
 NOT_IN_PLAIN_RUN = (
     "dulwich", "pathspec", "re2", "fastjsonschema", "importlib.metadata", "multiprocessing",
     "concurrent.futures", "urllib.request", "subprocess",
-    "krmcheck.blame", "krmcheck.merge", "krmcheck.diff", "krmcheck.baseline", "krmcheck.git",
+    "krmcheck.commands.blame", "krmcheck.merge", "krmcheck.diff", "krmcheck.baseline", "krmcheck.git",
     "krmcheck.kptfile",
     "krmcheck.fn.catalog", "krmcheck.fn.resource_list", "krmcheck.fn.build_state", "krmcheck.fn.adoption",
     "krmcheck.kustomize.builtins.kinds", "krmcheck.fn.krm",
-    "krmcheck.fn.exec_plugin", "krmcheck.fn.external", "krmcheck.fn.serve", "krmcheck.fn.oci",
+    "krmcheck.fn.exec_plugin", "krmcheck.fn.external", "krmcheck.commands.fn", "krmcheck.fn.oci",
     "krmcheck.fn.container", "krmcheck.transports",
     "krmcheck.gitops.controllers", "krmcheck.gitops.render", "krmcheck.gitops.source",
     "krmcheck.gitops.flux", "krmcheck.gitops.argocd", "krmcheck.gitops.helmrelease",
@@ -107,7 +107,7 @@ def test_importing_the_command_line_loads_no_command_or_step(tmp_path: Path) -> 
                           cwd=tmp_path, env=_env(tmp_path), capture_output=True, text=True, timeout=120,
                           check=True)
     found = set(done.stdout.split())
-    assert "krmcheck.runner" in found
+    assert "krmcheck.pipeline.run" in found
     assert _imported(found, NOT_ON_IMPORT) == []
 
 

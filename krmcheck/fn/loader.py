@@ -1,5 +1,5 @@
 """The function runtime's side of the build's plugin interface
-(:class:`krmcheck.kustomize.plugins.ExternalPlugins`), which the runner
+(:class:`krmcheck.kustomize.plugins.ExternalPlugins`), which the pipeline
 passes to every build it makes.
 
 A config naming a KRM function runs that function (``krm.py``); one whose

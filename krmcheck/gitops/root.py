@@ -13,7 +13,7 @@ from krmcheck.gitops.envsubst import Unknown, Variable
 from krmcheck.tree.node import Mapping
 from krmcheck.tree.origin import Origin
 
-if TYPE_CHECKING:  # runner tells roots apart by this module's classes: it stays light
+if TYPE_CHECKING:  # the pipeline tells roots apart by this module's classes: it stays light
     from krmcheck.gitops.sourceignore import SourceIgnore
     from krmcheck.gitops.substitute import Problem
     from krmcheck.kustomize.builtins.helm import Remote

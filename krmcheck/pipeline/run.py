@@ -18,12 +18,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from krmcheck import config as krmconfig
+from krmcheck import discover
 from krmcheck import shard as kshard
 from krmcheck.kustomize.plugins import FunctionOptions
 from krmcheck.resource.files import Files
 
 if TYPE_CHECKING:
-    from krmcheck import config as krmconfig
     from krmcheck import diff as kdiff
 
 T = TypeVar("T")
@@ -142,3 +143,62 @@ class Run:
         with ``..`` when the command was started outside the repository)."""
         rel = Path(os.path.relpath(self.cwd, self.top)).as_posix()
         return "" if rel == "." else rel
+
+
+Progress = Callable[[int, int, str], None]  # (roots done, roots in all, the root just done)
+
+
+def start(opts: CheckOptions) -> list[Run]:
+    """The runs of an anchored ``opts``: one per repository its paths are in,
+    each with the top found from its paths and its configuration."""
+    cwd = opts.cwd or Path.cwd()
+    by_top: dict[Path, list[Path]] = {}
+    for p in opts.paths:
+        by_top.setdefault(discover.top_of(p, cwd), []).append(p)
+    if not by_top:  # no path: the working directory's repository
+        by_top[discover.top_of(cwd, cwd)] = []
+    runs = []
+    for top, paths in by_top.items():
+        mine = dataclasses.replace(opts, paths=tuple(paths) or (top,))
+        # Directories use the configuration nearest above them; changed
+        # files (pre-commit) the one the whole repository's run uses, so
+        # that a file is judged as a full run judges it.
+        dirs = [p for p in paths if os.path.isdir(p)]
+        runs.append(Run(mine, top, load_config(dataclasses.replace(mine, paths=tuple(dirs) or (top,)), top)))
+    return runs
+
+
+def with_options(run: Run, **changes: Any) -> Run:
+    return dataclasses.replace(run, options=dataclasses.replace(run.options, **changes))
+
+
+def shown(path: Path, cwd: Path) -> str:
+    """A path as the user would have written it: relative to the working directory."""
+    rel = os.path.relpath(path, cwd)
+    return path.as_posix() if rel.startswith("../..") else Path(rel).as_posix()
+
+
+def whole_repository(run: Run) -> Run:
+    """The run over the whole repository (no changed files)."""
+    return with_options(run, paths=(run.top,), changed_since=None)
+
+
+def silent(done: int, total: int, root: str) -> None:
+    pass
+
+
+def load_config(opts: CheckOptions, top: Path) -> krmconfig.Config:
+    """``.krmcheck.yaml`` above the checked paths; its problems are usage errors."""
+    found = krmconfig.find(opts.paths, top)
+    if found is None:
+        return with_flags(krmconfig.EMPTY, opts)
+    try:
+        config = krmconfig.load(found, Files(top).display(found))
+    except krmconfig.ConfigError as e:
+        raise UsageError(str(e).replace("\n", "\nkrmcheck: error: ")) from None
+    return with_flags(config, opts)
+
+
+def with_flags(config: krmconfig.Config, opts: CheckOptions) -> krmconfig.Config:
+    """The configuration with the flags that win over it folded in."""
+    return dataclasses.replace(config, require_network=True) if opts.require_network else config

@@ -2,7 +2,7 @@
 
 Reporters are the only part of krmcheck that writes output (besides ``cli``).
 Each receives the whole ``RunReport`` and writes one document to ``out``; the
-runner decides the exit code, never a reporter.
+the pipeline (pipeline/report.py) decides the exit code, never a reporter.
 """
 
 from __future__ import annotations

@@ -39,7 +39,7 @@ SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas
 LEVELS = {"error": "error", "warning": "warning", "info": "note"}
 SRCROOT = "%SRCROOT%"
 # Descriptions for ids that are not validators; validators' own ids fall
-# back to a generic sentence unless the runner passes their descriptions.
+# back to a generic sentence unless the pipeline passes their descriptions.
 DEFAULT_DESCRIPTIONS = MappingProxyType({
     "build": "The kustomization could not be built.",
     "remote": "The root needs the network, which is off: it was not checked.",

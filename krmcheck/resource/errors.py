@@ -32,7 +32,7 @@ class NeedsNetwork(BuildError):
     The message says how to allow it, as a build's error (``krmcheck build``
     fails on it as kubectl fails when it cannot fetch); ``what`` names the
     entry for a check, which reports the root as not checked instead
-    (``krmcheck.runner``)."""
+    (``krmcheck.pipeline``)."""
 
     def __init__(self, message: str, location: Location | Origin | None, what: str, url: str) -> None:
         super().__init__(message, location)

@@ -12,7 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from krmcheck import cli, runner
+from krmcheck import cli, discover
+from krmcheck.commands import build
+from krmcheck.commands import check as check_command
 from krmcheck.kustomize import deprecation
 from krmcheck.kustomize import kustomization as kfile
 from krmcheck.kustomize.target import BuildOptions, Builder
@@ -70,7 +72,7 @@ def test_build_prints_them_on_stderr(tmp_path: Path, monkeypatch: pytest.MonkeyP
     diamond(tmp_path)
     monkeypatch.chdir(tmp_path)
     out, err = io.StringIO(), io.StringIO()
-    assert runner.run_build(Path("top"), "LoadRestrictionsRootOnly", out, err) == 0
+    assert build.run(Path("top"), "LoadRestrictionsRootOnly", out, err) == 0
     assert err.getvalue().splitlines() == DIAMOND_STDERR
     assert "m1-x" in out.getvalue()
 
@@ -79,7 +81,7 @@ def test_warnings_come_before_a_build_error(tmp_path: Path, monkeypatch: pytest.
     write(tmp_path, "app/kustomization.yaml", "commonLabels: {a: b}\nresources: [missing.yaml]\n")
     monkeypatch.chdir(tmp_path)
     err = io.StringIO()
-    assert runner.run_build(Path("app"), "LoadRestrictionsRootOnly", io.StringIO(), err) == 2
+    assert build.run(Path("app"), "LoadRestrictionsRootOnly", io.StringIO(), err) == 2
     lines = err.getvalue().splitlines()
     assert lines[0] == COMMON_LABELS and lines[1].startswith("Error: ")
 
@@ -89,7 +91,7 @@ def test_check_reports_each_field_once_as_info(tmp_path: Path, monkeypatch: pyte
     diamond(tmp_path)
     monkeypatch.chdir(tmp_path)
     report = tmp_path / "report.json"
-    code = runner.run_check(cli.parse_check(["top", "--github", "off", "--json", str(report)]),
+    code = check_command.run(cli.parse_check(["top", "--github", "off", "--json", str(report)]),
                             io.StringIO(), io.StringIO(), {})
     assert code == 0
     found = [(f["path"], f["line"], f["col"], f["severity"], f["validator"])
@@ -115,9 +117,9 @@ def test_stderr_matches_kubectl(name: str, monkeypatch: pytest.MonkeyPatch) -> N
     case = next((c for c in conformance.cases("krusty") if c.name == name), None)
     if case is None:
         pytest.skip("../shared/conformance is not present")
-    monkeypatch.setattr(runner.discover, "repo_root", lambda _: case.directory)
+    monkeypatch.setattr(discover, "repo_root", lambda _: case.directory)
     monkeypatch.chdir(case.directory)
     err = io.StringIO()
-    assert runner.run_build(case.build_dir.relative_to(case.directory), case.restrictor,
+    assert build.run(case.build_dir.relative_to(case.directory), case.restrictor,
                             io.StringIO(), err) == 0
     assert err.getvalue() == (case.directory / "expected_stderr.txt").read_text()

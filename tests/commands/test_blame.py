@@ -13,7 +13,7 @@ import pytest
 from krmcheck.cli import main
 from tests.checkrun import DEPLOYMENT, write
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
 OVERLAY = """\
 namePrefix: app-

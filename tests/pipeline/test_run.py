@@ -12,7 +12,7 @@ import pytest
 
 from tests.checkrun import DEPLOYMENT, Run, check, write
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 NAMES = sorted(p.name for p in FIXTURES.iterdir() if p.is_dir())
 
 

@@ -269,12 +269,13 @@ def test_a_job_summary_folds_each_root_and_cuts_a_long_diff(repo: Path) -> None:
 def _summary(repo: Path) -> str:
     import os
 
-    from krmcheck import cli, runner
+    from krmcheck import cli
+    from krmcheck.commands.check import checked
 
     before = Path.cwd()
     os.chdir(repo)
     try:
-        report = runner.check(cli.parse_check(["--diff-against", "HEAD"]), lambda *a: None)
+        report = checked(cli.parse_check(["--diff-against", "HEAD"]), lambda *a: None)
     finally:
         os.chdir(before)
     return job_summary(report, most_severe_first(report.defects))

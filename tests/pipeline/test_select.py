@@ -18,8 +18,8 @@ from dulwich import porcelain
 
 from tests.checkrun import Run, check
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
-CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "realworld" / "corpus"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+CORPUS = Path(__file__).resolve().parents[3] / "shared" / "realworld" / "corpus"
 REALWORLD = ("fluxcd+flux2-kustomize-helm-example", "fluxcd+flux2-multi-tenancy", "onedr0p+home-ops",
              "stefanprodan+podinfo", "kubernetes-sigs+metrics-server")
 SAMPLE = 6  # files per real-world repository (all of a fixture's)

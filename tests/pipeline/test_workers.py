@@ -10,10 +10,10 @@ from typing import Any, Callable
 
 import pytest
 
-from krmcheck import runner
+from krmcheck.pipeline import workers as pool
 from krmcheck.cli import main, parse_check
 
-PROJECT = Path(__file__).resolve().parent.parent
+PROJECT = Path(__file__).resolve().parents[2]
 DEMO = PROJECT / "fixtures" / "gitops-demo"
 REPORTS = ("report.xml", "report.sarif", "report.json")
 
@@ -86,7 +86,7 @@ def test_roots_sharing_bases_go_to_the_same_worker(tmp_path: Path, monkeypatch: 
             (tmp_path / app / env / "kustomization.yaml").write_text(
                 f"resources:\n- ../base\nnamePrefix: {app}-{env}-\n")
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(runner, "ProcessPoolExecutor", Recording)
+    monkeypatch.setattr(pool, "ProcessPoolExecutor", Recording)
     Recording.batches = []
     assert main(["-j", "2", "."]) == 0
     # one batch goes to the worker, the other is checked by this process
@@ -99,14 +99,14 @@ def test_one_job_or_one_batch_runs_in_process(demo: Path, monkeypatch: pytest.Mo
     def refuse(*args: Any, **kwargs: Any) -> None:
         raise AssertionError("no pool expected")
 
-    monkeypatch.setattr(runner, "ProcessPoolExecutor", refuse)
+    monkeypatch.setattr(pool, "ProcessPoolExecutor", refuse)
     assert main(["-j", "1", "."]) == 1
     assert main(["-j", "4", "apps/web/overlays/staging"]) == 1
     capsys.readouterr()
 
 
 def test_jobs_option() -> None:
-    assert parse_check([]).jobs == runner.AUTO_JOBS
+    assert parse_check([]).jobs == pool.AUTO_JOBS
     assert parse_check(["--jobs", "3"]).jobs == 3
     assert parse_check(["-j", "0"]).jobs == (os.cpu_count() or 1)
 
@@ -133,16 +133,16 @@ def test_by_default_one_worker_per_cpu_when_the_roots_form_groups(tmp_path: Path
     monkeypatch.chdir(top)
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
     overlays = sorted(top.glob("*/*[!e]"))  # one/dev, one/prod, two/dev, two/prod
-    assert runner._auto_jobs(overlays) == 2  # two groups: one/ and two/ share nothing
-    assert runner._auto_jobs([p for p in overlays if p.parent.name == "one"]) == 1  # one group
+    assert pool.auto_jobs(overlays) == 2  # two groups: one/ and two/ share nothing
+    assert pool.auto_jobs([p for p in overlays if p.parent.name == "one"]) == 1  # one group
     workers: list[int] = []
-    real = runner.ProcessPoolExecutor
+    real = pool.ProcessPoolExecutor
 
     def counted(max_workers: int) -> Any:
         workers.append(max_workers)
         return real(max_workers=max_workers)
 
-    monkeypatch.setattr(runner, "ProcessPoolExecutor", counted)
+    monkeypatch.setattr(pool, "ProcessPoolExecutor", counted)
     out_dir = tmp_path / "default"
     out_dir.mkdir()
     xml, sarif, js = (str(out_dir / name) for name in REPORTS)
@@ -162,6 +162,6 @@ def test_reports_the_render_cache_holds_are_not_sent_to_workers(demo: Path, monk
     def refuse(max_workers: int) -> Any:
         raise AssertionError("every root was in the render cache: no worker was needed")
 
-    monkeypatch.setattr(runner, "ProcessPoolExecutor", refuse)
+    monkeypatch.setattr(pool, "ProcessPoolExecutor", refuse)
     again = check(2, tmp_path / "again", capsys)
     assert (again.code, again.out, again.files) == (first.code, first.out, first.files)

@@ -16,7 +16,11 @@ import json
 import os
 from typing import NamedTuple, TextIO
 
-from krmcheck import redact, runner
+from krmcheck import redact
+from krmcheck.pipeline.render import Builders, render_root
+from krmcheck.pipeline.report import EXIT_BROKEN, EXIT_OK
+from krmcheck.pipeline.run import CheckOptions, Run, UsageError, anchored, start
+from krmcheck.pipeline.select import excludes_of, root_name, to_check
 from krmcheck.gitops.root import ARGOCD, FLUX, FLUX_HELM, ControllerRoot, Root
 from krmcheck.reporters.safe import json_text, one_line
 from krmcheck.resource.errors import BuildError
@@ -37,21 +41,21 @@ class Row(NamedTuple):
     note: str  # why it renders nothing, if it does not
 
 
-def rows(opts: runner.CheckOptions) -> tuple[list[Row], list[Note]]:
+def rows(opts: CheckOptions) -> tuple[list[Row], list[Note]]:
     """The roots of a check with ``opts`` (a UsageError as for a check)."""
     _, files, roots, notes = _roots(opts)
     return [_row(files, r) for r in roots], notes
 
 
-def _roots(opts: runner.CheckOptions) -> tuple[runner.Run, Files, list[Root], list[Note]]:
-    runs = runner.start(runner.anchored(opts))
+def _roots(opts: CheckOptions) -> tuple[Run, Files, list[Root], list[Note]]:
+    runs = start(anchored(opts))
     if len(runs) > 1:
-        raise runner.UsageError(f"the paths are in {len(runs)} repositories; give paths of one")
+        raise UsageError(f"the paths are in {len(runs)} repositories; give paths of one")
     run = runs[0]
     notes: list[Note] = []
-    _, found = runner._roots(run, runner._excludes(run), notes)
+    _, found = to_check(run, excludes_of(run), notes)
     # what the controllers apply first, then the plain kustomizations and manifests
-    found.sort(key=lambda r: (not isinstance(r, ControllerRoot), runner._root_name(run.files, r)))
+    found.sort(key=lambda r: (not isinstance(r, ControllerRoot), root_name(run.files, r)))
     return run, run.files, found, notes
 
 
@@ -69,12 +73,12 @@ def _row(files: Files, root: Root) -> Row:
                "-" if root.elsewhere else path, f"{root.origin.path}:{root.origin.line}", note)
 
 
-def run_list(opts: runner.CheckOptions, out: TextIO, err: TextIO, as_json: bool = False) -> int:
+def run_list(opts: CheckOptions, out: TextIO, err: TextIO, as_json: bool = False) -> int:
     try:
         found, notes = rows(opts)
-    except runner.UsageError as e:
+    except UsageError as e:
         err.write(f"krmcheck roots: error: {e}\n")
-        return runner.EXIT_BROKEN
+        return EXIT_BROKEN
     if as_json:
         doc = [{"root": r.root, "kind": r.kind, "source": r.source, "path": r.path,
                 "defined": r.defined or None, "notRendered": r.note or None} for r in found]
@@ -88,30 +92,30 @@ def run_list(opts: runner.CheckOptions, out: TextIO, err: TextIO, as_json: bool 
     for note in notes:
         where = f"{note.location.path}:{note.location.line}: " if note.location else ""
         err.write(f"{where}note: {note.message}\n")
-    return runner.EXIT_OK
+    return EXIT_OK
 
 
-def run_build(opts: runner.CheckOptions, out: TextIO, err: TextIO) -> int:
+def run_build(opts: CheckOptions, out: TextIO, err: TextIO) -> int:
     """Every root's rendered objects, each root's after a ``# Root: NAME``
     comment; a root that does not build is reported on stderr and the rest
     are still printed (exit 2)."""
     try:
         run, files, found, _ = _roots(opts)
-    except runner.UsageError as e:
+    except UsageError as e:
         err.write(f"krmcheck roots: error: {e}\n")
-        return runner.EXIT_BROKEN
+        return EXIT_BROKEN
     config = run.config
-    builders = runner._Builders(run)
-    code = runner.EXIT_OK
+    builders = Builders(run)
+    code = EXIT_OK
     first = True
     for root in found:
-        name = runner._root_name(files, root)
+        name = root_name(files, root)
         try:
-            rendered = runner._render_root(builders, root, config)
+            rendered = render_root(builders, root, config)
         except BuildError as e:
             secrets = frozenset(s for b in builders.made.values() for s in b.secrets)
             err.write(f"Error: {name}: {redact.text(str(e), secrets)}\n")
-            code = runner.EXIT_BROKEN
+            code = EXIT_BROKEN
             continue
         if not rendered.resources:
             continue

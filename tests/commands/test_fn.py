@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from krmcheck.cli import main
-from krmcheck.fn import serve
+from krmcheck.commands import fn as serve
 from krmcheck.tree.load import load_documents
 from krmcheck.validators import VALIDATORS, ValidatorOptions
 

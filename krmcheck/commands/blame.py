@@ -14,7 +14,7 @@ resources to the loader, and the line tells what they are.
 
 A Secret's ``data`` and ``stringData`` are never printed: their values show
 as ``<redacted>``, and any value of any resource has the Secret values the
-build read masked as ``runner`` masks its messages (:mod:`krmcheck.redact`).
+build read masked as the pipeline masks its messages (:mod:`krmcheck.redact`).
 """
 
 from __future__ import annotations
@@ -25,8 +25,11 @@ import os
 from pathlib import Path
 from typing import NamedTuple, TextIO, cast
 
-from krmcheck import config as krmconfig
-from krmcheck import discover, redact, runner
+from krmcheck import discover, redact
+from krmcheck.pipeline.render import Builders, CONTROLLER_PREFIXES, render_root
+from krmcheck.pipeline.report import EXIT_BROKEN, EXIT_OK
+from krmcheck.pipeline.run import CheckOptions, Run, UsageError, anchored, load_config
+from krmcheck.pipeline.select import excludes_of, selection_of, with_controller_roots
 from krmcheck.gitops.root import ControllerRoot, Root
 from krmcheck.reporters import relative
 from krmcheck.reporters.safe import MessageStream, json_text
@@ -117,15 +120,15 @@ class Blame:
 
 # --- the command ------------------------------------------------------------------
 
-def run(root: str, resource: str, field: str, opts: runner.CheckOptions,
+def run(root: str, resource: str, field: str, opts: CheckOptions,
         out: TextIO, err: TextIO, as_json: bool = False) -> int:
     """Print the blame of ``field`` in ``resource`` as ``root`` renders it."""
-    opts = runner.anchored(opts)
+    opts = anchored(opts)
     try:
         found = blame(root, resource, field, opts)
-    except (BlameError, runner.UsageError) as e:
+    except (BlameError, UsageError) as e:
         err.write(f"krmcheck blame: error: {_one_line(str(e))}\n")
-        return runner.EXIT_BROKEN
+        return EXIT_BROKEN
     if as_json:
         out.write(json_text(json.dumps(found.to_json(), indent=2, ensure_ascii=False)) + "\n")
     else:
@@ -133,40 +136,40 @@ def run(root: str, resource: str, field: str, opts: runner.CheckOptions,
         top = _top(root, opts.cwd)
         here = os.path.relpath(opts.cwd, top)
         cast(TextIO, MessageStream(out)).write(text(found, "" if here == "." else Path(here).as_posix()))
-    return runner.EXIT_OK
+    return EXIT_OK
 
 
 def _top(root: str, cwd: Path) -> Path:
     """The top of the repository: the root's (a controller root is looked up
     in the working directory's repository)."""
-    if root.startswith(runner.CONTROLLER_PREFIXES):
+    if root.startswith(CONTROLLER_PREFIXES):
         return discover.top_of(cwd, cwd)
     return discover.top_of(cwd / root, cwd)
 
 
-def blame(root: str, resource: str, field: str, opts: runner.CheckOptions) -> Blame:
+def blame(root: str, resource: str, field: str, opts: CheckOptions) -> Blame:
     kind, namespace, name = parse_resource(resource)
     try:
         steps = fieldpath.parse(field)
     except ValueError as e:
         raise BlameError(str(e)) from None
-    opts = runner.anchored(opts)
+    opts = anchored(opts)
     cwd = opts.cwd or Path.cwd()
     top = _top(root, cwd)
     files = Files(top)
-    controller = root.startswith(runner.CONTROLLER_PREFIXES)
+    controller = root.startswith(CONTROLLER_PREFIXES)
     if not controller:
         if not os.path.exists(cwd / root):
             raise BlameError(f"{root}: no such kustomization directory or manifest")
         opts = dataclasses.replace(opts, paths=(cwd / root,))  # its .krmcheck.yaml
     else:
         opts = dataclasses.replace(opts, paths=(cwd,))
-    run = runner.Run(opts, top, runner._load_config(opts, top))
-    builders = runner._Builders(run)
+    run = Run(opts, top, load_config(opts, top))
+    builders = Builders(run)
     config = run.config
     try:
         target: Root = _controller_root(root, run) if controller else (cwd / root)
-        rendered = runner._render_root(builders, target, config)
+        rendered = render_root(builders, target, config)
     except BuildError as e:
         secrets = frozenset(s for b in builders.made.values() for s in b.secrets)
         raise BlameError(redact.text(str(e), secrets)) from None
@@ -227,12 +230,12 @@ def _scalar_text(node: Scalar) -> str:
 
 # --- the root ---------------------------------------------------------------------
 
-def _controller_root(name: str, run: runner.Run) -> ControllerRoot:
+def _controller_root(name: str, run: Run) -> ControllerRoot:
     """The controller root ``name`` among those found under the current
     directory, as ``krmcheck build`` finds it."""
-    excludes = runner._excludes(run)
-    selection = runner._select(run, excludes)
-    roots = [r for r in runner._with_controller_roots(run, selection, excludes)
+    excludes = excludes_of(run)
+    selection = selection_of(run, excludes)
+    roots = [r for r in with_controller_roots(run, selection, excludes)
              if isinstance(r, ControllerRoot)]
     for r in roots:
         if r.name == name:
@@ -307,7 +310,7 @@ def _under_secret_data(steps: tuple[fieldpath.Step, ...]) -> bool:
 def _masked(node: Node, whole: bool, secrets: frozenset[str], secret_resource: bool) -> Node:
     """A copy of ``node`` safe to print: every scalar masked when ``whole``
     (a Secret's data); in a whole Secret, its data and stringData; anywhere
-    else, the Secret values the build read, as runner masks messages."""
+    else, the Secret values the build read, as the pipeline masks messages."""
     if isinstance(node, Mapping):
         return Mapping({k: _masked(v, whole or (secret_resource and k in SECRET_FIELDS), secrets, False)
                         for k, v in node.items.items()}, node.origin, node.trail)

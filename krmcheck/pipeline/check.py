@@ -1,0 +1,97 @@
+"""The check, stage by stage over one Run: select roots, render and validate each
+(workers), locate, triage, and the run's report."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from pathlib import Path
+from typing import Sequence
+
+
+from krmcheck.pipeline.run import CheckOptions, Run, anchored
+from krmcheck import discover, suppression
+from krmcheck.gitops import summary as gitops_summary
+from krmcheck.results import Note, RunReport
+from krmcheck.schemas import sources as schema_sources
+from krmcheck.validators import ValidatorOptions, duplicate, schema
+
+from krmcheck.pipeline.report import prepare_outputs, write_report
+from krmcheck.pipeline.run import Progress, start
+from krmcheck.pipeline.select import excludes_of, readers_of, set_aside_notes, to_check
+from krmcheck.pipeline.triage import baseline_of, ignore_comments, overrides_of, with_refused
+from krmcheck.pipeline.validate import check_validator_options, schema_settings, crds_rendered_beyond_files
+from krmcheck.pipeline.workers import check_all
+
+def check(opts: CheckOptions, progress: Progress) -> RunReport:
+    """select -> render -> validate -> locate -> triage: the run's report.
+    Everything a user can get wrong is a UsageError before any root is built.
+    Paths in several repositories are checked one repository at a time, each
+    with its own top, and reported together."""
+    opts = anchored(opts)
+    runs = start(opts)
+    reports = [check_run(run, progress) for run in runs]
+    return reports[0] if len(reports) == 1 else joined(runs, reports)
+
+
+def check_run(run: Run, progress: Progress) -> RunReport:
+    """One repository's check."""
+    opts, config, files, top = run.options, run.config, run.files, run.top
+    schema_sources.new_run()
+    excludes = excludes_of(run)
+    found_notes: list[Note] = []  # why controller objects that look like roots are not
+    selection, roots = to_check(run, excludes, found_notes)
+    crd_scan = discover.Scan(top.resolve(), "CRD files",
+                             also=frozenset(f for info in selection.infos.values() for f in info.files))
+    settings = crds_rendered_beyond_files(run, roots, schema_settings(run, selection, excludes, crd_scan))
+    vopts = ValidatorOptions(opts.kubernetes_version, opts.strict, settings)
+    check_validator_options(vopts)
+    readers = readers_of(roots, selection.infos, files)
+    known = baseline_of(run)
+    prepare_outputs(opts, set(readers) | {config.path}, files)
+    reports = check_all(run, roots, vopts, progress)
+    reports = with_refused(reports, selection.refused + tuple(crd_scan.refused), files)
+    if config.clusters and config.enabled(duplicate.id):
+        reports = duplicate.across_roots(reports, [r.places for r in reports], config.clusters)
+    severities = dict(config.severities)
+    if opts.require_schemas or config.require_schemas:
+        severities[schema.MISSING] = "error"
+    policy = suppression.Policy(severities=severities, overrides=overrides_of(config),
+                                exclude=excludes, comments=tuple(ignore_comments(readers, top)),
+                                readers=readers)
+    reports = suppression.apply(schema.missing_per_run(reports), policy)
+    reports = gitops_summary.summarise(reports)
+    notes: tuple[Note, ...] = ()
+    if opts.write_baseline:
+        from krmcheck import baseline as kbaseline
+
+        write_report(opts.write_baseline, kbaseline.dump(f for r in reports for f in r.findings))
+        known = kbaseline.load(Path(opts.write_baseline), files.display(Path(opts.write_baseline)))
+    if known is not None:
+        reports, notes = suppression.apply_baseline(reports, known, set(readers))
+    if not roots and selection.changed:
+        notes += (Note("no root reads the changed files; nothing to check"),)
+    notes += set_aside_notes(selection, files) + tuple(found_notes)
+    here = run.here()
+    return RunReport(reports, opts.fail_on or config.fail_on or "error",
+                     cwd="" if here.startswith("..") else here,
+                     top_from_cwd=Path(os.path.relpath(top, run.cwd)).as_posix() if here.startswith("..") else "",
+                     notes=notes, disabled=config.disabled,
+                     baseline=known.display if known is not None else "",
+                     set_aside=tuple((files.display(s.path), s.reason, s.why) for s in selection.set_aside),
+                     read_files=tuple(sorted(readers)))
+
+
+def joined(runs: Sequence[Run], reports: Sequence[RunReport]) -> RunReport:
+    """The reports of runs in several repositories as one, each path named
+    from the working directory (which is then the report's top)."""
+    from krmcheck import rebase  # noqa: F401 - joined runs only
+
+    cwd = runs[0].cwd
+    parts = [rebase.report(r, Path(os.path.relpath(run.top, cwd)).as_posix()) for run, r in zip(runs, reports)]
+    first = parts[0]
+    return dataclasses.replace(
+        first, roots=tuple(root for p in parts for root in p.roots), cwd="", top_from_cwd="",
+        notes=tuple(n for p in parts for n in p.notes),
+        disabled=tuple(sorted({d for p in parts for d in p.disabled})),
+        set_aside=tuple(x for p in parts for x in p.set_aside))

@@ -1,0 +1,119 @@
+"""One root's report: render, validate, locate each Result, and the findings an
+annotation silences; every Secret value masked before the report leaves."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import yaml
+
+from krmcheck import config as krmconfig
+from krmcheck import suppression
+from krmcheck import gitops
+from krmcheck import redact
+from krmcheck.gitops import placeholders as gitops_placeholders
+from krmcheck.gitops.root import ControllerRoot, Root
+from krmcheck.locate import Locator, source_id
+from krmcheck.resource.errors import BuildError, NeedsNetwork
+from krmcheck.resource.files import Files
+from krmcheck.results import Finding, ResourceRef, RootReport
+from krmcheck.tree.emit import emit_all
+from krmcheck.validators import ValidatorOptions
+
+if TYPE_CHECKING:
+    # What only some runs use is imported where it is used: a plain check of
+    # kustomizations loads no git, no function runtime, no controller
+    # rendering, no baseline, diff or merge code, and no worker pool unless
+    # it starts workers (the render cache's hits build nothing at all).
+
+    from krmcheck import diff as kdiff
+    from krmcheck.kustomize.target import Builder
+    from krmcheck.resource.resource import Resource
+
+from krmcheck.pipeline.render import build_finding, deprecations, kustomization_file, offline_findings, render_root
+from krmcheck.pipeline.select import root_name
+from krmcheck.pipeline.validate import coverage, external_results, places, ref_of, rendered_crds, validate_resources
+
+def check_root(builder: Builder, files: Files, root: Root, vopts: ValidatorOptions,
+                config: krmconfig.Config = krmconfig.EMPTY, diff: kdiff.Context | None = None) -> RootReport:
+    """A root's report with every Secret value the build read or made masked
+    (redact.py): the one place where a root's messages leave the build and
+    validate steps, whichever process ran them and however the build ended,
+    before anything fingerprints, groups, baselines or reports them. The
+    rendered resources tell which values came from a Secret's data."""
+    resources: list[Resource] = []
+    report = root_report(builder, files, root, vopts, config, diff, resources)
+    secrets = redact.Secrets(frozenset(builder.secrets), frozenset(builder.secret_places),
+                             root.secret_values if isinstance(root, ControllerRoot) else frozenset())
+    return redact.root_report(report, secrets, resources)
+
+
+def root_report(builder: Builder, files: Files, root: Root, vopts: ValidatorOptions,
+                 config: krmconfig.Config, diff: kdiff.Context | None = None,
+                 rendered_into: list[Resource] | None = None) -> RootReport:
+    name = root_name(files, root)
+    try:
+        rendered = render_root(builder, root, config)
+    except NeedsNetwork as e:
+        if config.require_network:
+            return RootReport(name, (), (build_finding(e, name),) + deprecations(builder, name, config),
+                              build_failed=True)
+        return RootReport(name, (), offline_findings(e, name, config) + deprecations(builder, name, config),
+                          needs_network=True)
+    except BuildError as e:
+        return RootReport(name, (), (build_finding(e, name),) + deprecations(builder, name, config),
+                          build_failed=True)
+    resources = rendered.resources
+    if rendered_into is not None:
+        rendered_into.extend(resources)
+    # Results the build's KRM functions reported come first, then the validators'.
+    results = [r for r, _ in builder.function_results] + validate_resources(resources, vopts, config)
+    outputs = rendered_yaml(resources, builder, diff) if diff is not None else ()
+    if diff is not None and diff.base is not None:
+        from krmcheck import diff as kdiff
+
+        results += kdiff.recreate_results(diff.base_of(name), [(ref_of(r), source_id(r), r.node.to_data(),
+                                                                r.node.origin.path)
+                                                               for r in resources], diff.secret_key)
+    try:  # external validators come after the built-ins, as in the README
+        results += external_results(files, root, resources, config)
+        broken: tuple[Finding, ...] = ()
+    except BuildError as e:
+        broken = (build_finding(e, name),)
+    results = [r for r in results if config.enabled(r.validator)]
+    locator = Locator(resources, name, kustomization_file(files, root))
+    located = [locator.locate(r) for r in results] + list(broken + deprecations(builder, name, config))
+    located = gitops.findings(rendered, name, config.enabled) + located
+    kept, silenced, annotations = suppression.by_annotation(located, resources, locator.find)
+    # Outside controller roots nothing substitutes a template's ${...}: a
+    # value holding one is not judged (``placeholders: templates``, the
+    # default, or ``skip``); in a controller root, a value wholly ${...} whose
+    # variable the repository cannot show is not judged either.
+    holding = config.placeholders == "skip" or (config.placeholders == "templates"
+                                                and not isinstance(root, ControllerRoot))
+    if holding or rendered.placeholders:
+        kept, exempt = gitops_placeholders.split(kept, locator, holding, rendered.unknown)
+        silenced = list(silenced) + exempt
+    return RootReport(name, tuple(ref_of(r) for r in resources), tuple(kept),
+                      build_failed=bool(broken), suppressed=tuple(silenced),
+                      ignore_annotations=tuple(annotations),
+                      coverage=coverage(resources, vopts, config),
+                      crds=rendered_crds(resources),
+                      places=places(resources, locator) if config.clusters else (),
+                      rendered=outputs)
+
+
+def rendered_yaml(resources: list[Resource], builder: Builder,
+              diff: kdiff.Context) -> tuple[tuple[ResourceRef, str, str, str], ...]:
+    """Each resource's YAML for the diff: a Secret's values as keyed digests,
+    and any Secret value the build read masked wherever else it appears."""
+    from krmcheck import diff as kdiff
+
+    mask = redact.masker(frozenset(builder.secrets))
+    out = []
+    for r in resources:
+        data = r.node.to_data()
+        hidden = kdiff.hide_secret_values(data, diff.secret_key) if isinstance(data, dict) else data
+        text = emit_all([r.node]) if hidden is data else yaml.safe_dump(hidden, sort_keys=False)
+        out.append((ref_of(r), source_id(r), mask.text(text), r.node.origin.path))
+    return tuple(out)

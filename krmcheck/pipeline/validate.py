@@ -1,0 +1,158 @@
+"""Validate: the built-in validators, the external ones, and what each root's schemas covered."""
+
+from __future__ import annotations
+
+import collections
+import dataclasses
+import json
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+
+from krmcheck.pipeline.run import Run, UsageError
+from krmcheck import cache
+from krmcheck import config as krmconfig
+from krmcheck import discover
+from krmcheck.gitops.root import ControllerRoot, Root
+from krmcheck.locate import Locator
+from krmcheck.resource.files import Files
+from krmcheck.resource.errors import BuildError
+from krmcheck.results import ResourceRef, Result
+from krmcheck.schemas import crds
+from krmcheck.schemas.sources import SchemaSettings
+from krmcheck.scope import PathPatterns, any_match
+from krmcheck.tree.origin import Location
+from krmcheck.validators import VALIDATORS, ValidatorOptions, schema
+
+if TYPE_CHECKING:
+    # What only some runs use is imported where it is used: a plain check of
+    # kustomizations loads no git, no function runtime, no controller
+    # rendering, no baseline, diff or merge code, and no worker pool unless
+    # it starts workers (the render cache's hits build nothing at all).
+
+    from krmcheck.resource.resource import Resource
+
+from krmcheck.pipeline.render import Builders, render_root
+
+def schema_settings(run: Run, selection: discover.Selection,
+                     excludes: tuple[PathPatterns, ...], scan: discover.Scan | None = None) -> SchemaSettings:
+    """Where schemas come from: the CRD files of the whole repository (a
+    checked overlay's CRDs often live elsewhere), then ``--schema-location``
+    (relative to the current directory) and the configuration's
+    ``schema-locations``, then the cache."""
+    opts, config, files = run.options, run.config, run.files
+
+    def skip(path: Path, directory: bool) -> bool:
+        return any_match(excludes, files.display(path), directory) is not None
+
+    crd_files = tuple((str(p), files.display(p)) for p in discover.find_crd_files([files.repo_root], skip, scan))
+    given = opts.schema_locations  # (anchored: paths are absolute)
+    chosen = given + config.schema_locations
+    for location in chosen:
+        from krmcheck.schemas import locations as schema_locations
+
+        try:
+            schema_locations.check_template(location)
+        except schema_locations.LocationError as e:
+            raise UsageError(f"--schema-location {e}") from None
+    return SchemaSettings("", opts.strict, crd_files, (), chosen, str(cache.directory() / "schemas"),
+                          opts.network)
+
+
+def crds_rendered_beyond_files(run: Run, roots: list[Root],
+                               settings: SchemaSettings) -> SchemaSettings:
+    """The schema sources with the CRDs the roots render that no file of the
+    repository holds, known before any root is validated. Only a chart, a
+    remote base or a plugin can make such a CRD, so the roots are rendered
+    for them only when a flag lets one run (helm, the network, plugins)."""
+    opts = run.options
+    if not (opts.enable_helm or opts.network or opts.enable_alpha_plugins or opts.functions.enable_exec):
+        return settings
+    builders = Builders(run)
+    rendered = []
+    for root in roots:
+        try:
+            resources = render_root(builders, root, run.config).resources
+        except BuildError:
+            continue  # its own check reports it
+        rendered += [(json.dumps(r.node.to_data()), str(r.node.origin.location)) for r in resources
+                     if crds.is_crd({"kind": r.kind, "apiVersion": r.api_version})]
+    return dataclasses.replace(settings, rendered_crds=tuple(rendered)) if rendered else settings
+
+
+def check_validator_options(vopts: ValidatorOptions) -> None:
+    try:
+        VALIDATORS["schema"].validate([], vopts)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+
+
+def places(resources: list[Resource], locator: Locator) -> tuple[tuple[ResourceRef, Location, str], ...]:
+    """Each object with the place its name is written, for the duplicate check
+    (an object the API server names never collides with another)."""
+    out = []
+    for r in resources:
+        if not r.name:
+            continue
+        found = locator.locate(Result(message="", resource_ref=ref_of(r), field_path="metadata.name"))
+        out.append((found.result.resource_ref or ref_of(r), found.location, found.source_id))
+    return tuple(out)
+
+
+def coverage(resources: list[Resource], vopts: ValidatorOptions,
+              config: krmconfig.Config) -> tuple[tuple[str, str, str, str, int], ...]:
+    """Per kind: (apiVersion, kind, schema source, where, resources), source "" for none."""
+    if not config.enabled(schema.id):
+        return ()
+    items = [r.node for r in resources]
+    found = schema.coverage(items, config.options_for(schema.id, vopts))
+    counts = collections.Counter((r.api_version, r.kind) for r in resources)
+    return tuple((a, k, src, where, counts[(a, k)]) for (a, k), (src, where) in found.items())
+
+
+def rendered_crds(resources: list[Resource]) -> tuple[tuple[str, str, str], ...]:
+    """(group, kind, where) of each CRD a root renders, for roots that use its kind."""
+    out = []
+    for r in resources:
+        if crds.is_crd({"kind": r.kind, "apiVersion": r.api_version}):
+            spec = r.node.mapping("spec")
+            names = spec.mapping("names") if spec is not None else None
+            group, kind = (spec.value("group") if spec else None), (names.value("kind") if names else None)
+            if isinstance(group, str) and isinstance(kind, str):
+                out.append((group, kind, str(r.node.origin.location)))
+    return tuple(out)
+
+
+def external_results(files: Files, root: Root, resources: list[Resource],
+              config: krmconfig.Config) -> list[Result]:
+    """The Results of ``.krmcheck.yaml``'s external validators, then those of
+    the root's Kptfile (with ``kptfile-validators: true``)."""
+    declared = config.external_validators
+    if isinstance(root, ControllerRoot):
+        root = root.directory
+    directory = root.parent if os.path.isfile(root) else root  # a plain manifest's directory
+    if config.kptfile_validators and os.path.isdir(root):
+        from krmcheck import kptfile
+
+        declared += kptfile.validators(root, files.display(root))
+    if not declared:
+        return []
+    from krmcheck.fn import external
+
+    where = external.Environment(directory, dict(os.environ))
+    return [r for v in declared for r in external.validate(v, resources, where)]
+
+
+def validate_resources(resources: list[Resource], vopts: ValidatorOptions,
+              config: krmconfig.Config = krmconfig.EMPTY) -> list[Result]:
+    items = [r.node for r in resources]
+    results: list[Result] = []
+    for vid, validator in VALIDATORS.items():
+        if config.enabled(vid):
+            results.extend(validator.validate(items, config.options_for(vid, vopts)))
+    return results
+
+
+def ref_of(r: Resource) -> ResourceRef:
+    return ResourceRef(r.api_version, r.kind, r.name, r.namespace)
