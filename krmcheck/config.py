@@ -17,21 +17,20 @@ import json
 import os
 import posixpath
 import shutil
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from krmcheck.applied import REASONS
 from krmcheck.resource.function import ExternalValidator, FunctionSpec, Mount
-from krmcheck.gitops.envsubst import Variable
 from krmcheck.resource.files import read_bounded
 from krmcheck.scope import PathPatterns, refusal
 from krmcheck.tree.load import LoadError, load_documents
 from krmcheck.tree.node import Mapping, Node, Scalar, lookup
 from krmcheck.tree.node import Sequence as SequenceNode
-from krmcheck.tree.origin import Location, Origin
-from krmcheck.validators import VALIDATORS, Provided, ValidatorOptions, enabled_by_default
+from krmcheck.tree.origin import Location, Origin, Variable
+from krmcheck.validators.base import Provided, ValidatorOptions
 
 if TYPE_CHECKING:  # imported when a configuration file is checked
     import jsonschema
@@ -45,6 +44,17 @@ BY = "krmcheck config"
 # repository did not read.
 EXTRA_IDS = ("schema-missing", "schema-unjudged", "deprecation", "unused-ignore", "duplicate",
              "substitution", "helm", "remote", "scan")
+
+
+class KnownValidators(NamedTuple):
+    """What the validators are, as a configuration file may name them; the
+    pipeline gives it from the registry, so that reading a configuration
+    loads no validator."""
+
+    ids: frozenset[str] = frozenset()  # the built-in validators' ids
+    opt_in: frozenset[str] = frozenset()  # those off unless the configuration names them
+    # what is wrong with a Kubernetes version ("" when nothing)
+    version_problem: Callable[[str], str] = lambda version: ""
 
 
 class ConfigError(Exception):
@@ -111,10 +121,12 @@ class Config:
     load_restrictor: str | None = None  # ``load-restrictor:`` for every root
     # ``overrides:`` entries' ``load-restrictor``, in the order written (later entries win)
     load_restrictors: tuple[tuple[PathPatterns, str], ...] = ()
+    # validators that run only when named (``KnownValidators.opt_in``)
+    opt_in: frozenset[str] = frozenset()
 
     def enabled(self, validator_id: str) -> bool:
         setting = self.validators.get(validator_id)
-        return setting.enabled if setting is not None else enabled_by_default(validator_id)
+        return setting.enabled if setting is not None else validator_id not in self.opt_in
 
     def restrictor_for(self, root: str) -> str | None:
         """The load restrictor the configuration gives the kustomization root
@@ -164,15 +176,15 @@ def find(paths: Iterable[Path], stop: Path) -> Path | None:
 
 # --- loading ---------------------------------------------------------------------
 
-def load(path: Path, display: str) -> Config:
+def load(path: Path, display: str, known: KnownValidators = KnownValidators()) -> Config:
     """Read and check ``path``; ``display`` is its repo-relative name."""
     root = _document(path, display)
     if root is None:
-        return Config(path=display)
+        return Config(path=display, opt_in=known.opt_in)
     problems = list(schema_problems(root))
     if problems:
         raise ConfigError(problems)
-    return _config(root, display, path.parent)
+    return _config(root, display, path.parent, known)
 
 
 def _document(path: Path, display: str) -> Mapping | None:
@@ -255,8 +267,8 @@ def _type_name(kind: object) -> str:
 
 # --- the checked file as values ------------------------------------------------------
 
-def _config(root: Mapping, display: str, directory: Path) -> Config:
-    problems = list(_version_problems(root))
+def _config(root: Mapping, display: str, directory: Path, known: KnownValidators) -> Config:
+    problems = list(_version_problems(root, known))
     externals = []
     for entry in (root.sequence("external-validators") or SequenceNode()).items:
         try:
@@ -264,13 +276,14 @@ def _config(root: Mapping, display: str, directory: Path) -> Config:
         except ConfigError as e:
             problems += e.problems
     names = {v.name for v in externals}
-    problems += _unknown_ids(root, names)
+    problems += _unknown_ids(root, names, known)
     problems += _pattern_problems(root)
     if problems:
         raise ConfigError(problems)
     base = posixpath.dirname(display)
     return Config(
         path=display,
+        opt_in=known.opt_in,
         fail_on=_str(root.get("fail-on")),
         kubernetes_version=_str(root.get("kubernetes-version")),
         strict=_bool(root.get("strict")),
@@ -359,14 +372,17 @@ def _strings(node: Node | None) -> tuple[str, ...]:
     return tuple(n.as_string() for n in items if isinstance(n, Scalar))
 
 
-def known_ids(external_names: Iterable[str] = ()) -> list[str]:
+def known_ids(known: KnownValidators, external_names: Iterable[str] = ()) -> list[str]:
     """Validator ids a configuration may name."""
-    return sorted(set(VALIDATORS) | set(EXTRA_IDS) | set(external_names))
+    return sorted(set(known.ids) | set(EXTRA_IDS) | set(external_names))
 
 
-def _unknown_ids(root: Mapping, external_names: set[str]) -> Iterator[tuple[Location, str]]:
+def _unknown_ids(root: Mapping, external_names: set[str],
+                 validators: KnownValidators) -> Iterator[tuple[Location, str]]:
     """A validator id that no validator has (a typo would silently do nothing)."""
-    known = known_ids(external_names)
+    if not validators.ids:
+        return  # (nothing told us the validators: every id is taken)
+    known = known_ids(validators, external_names)
     tables = [("validators", root.mapping("validators"))]
     for i, o in enumerate((root.sequence("overrides") or SequenceNode()).items):
         if isinstance(o, Mapping):
@@ -382,7 +398,7 @@ def _key_location(node: Node) -> Location:
     return node.origin.location
 
 
-def _version_problems(root: Mapping) -> Iterator[tuple[Location, str]]:
+def _version_problems(root: Mapping, known: KnownValidators) -> Iterator[tuple[Location, str]]:
     """A Kubernetes version the schema validator has no schemas for, at its line."""
     validators = root.mapping("validators")
     schema = validators.get("schema") if validators else None
@@ -393,10 +409,9 @@ def _version_problems(root: Mapping) -> Iterator[tuple[Location, str]]:
         version = _str(node)
         if node is None or version is None:
             continue
-        try:
-            VALIDATORS["schema"].validate([], ValidatorOptions(kubernetes_version=version))
-        except ValueError as e:
-            yield node.origin.location, f"{where}: {e}"
+        problem = known.version_problem(version)
+        if problem:
+            yield node.origin.location, f"{where}: {problem}"
 
 
 def _str(node: Node | None) -> str | None:

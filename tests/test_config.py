@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from krmcheck.pipeline.run import known_validators
 from krmcheck import config as cfg
 from krmcheck.cli import main
 from krmcheck.resource.function import Mount
@@ -42,7 +43,7 @@ def write(root: Path, rel: str, text: str) -> Path:
 
 
 def load(root: Path, text: str) -> cfg.Config:
-    return cfg.load(write(root, ".krmcheck.yaml", text), ".krmcheck.yaml")
+    return cfg.load(write(root, ".krmcheck.yaml", text), ".krmcheck.yaml", known_validators())
 
 
 def problems(root: Path, text: str) -> list[tuple[Location, str]]:
@@ -82,7 +83,7 @@ def test_a_changed_file_searches_from_its_directory(tmp_path: Path) -> None:
 # --- values ----------------------------------------------------------------------
 
 def test_empty_file_is_the_default_config(tmp_path: Path) -> None:
-    assert load(tmp_path, "# nothing yet\n") == cfg.Config(path=".krmcheck.yaml")
+    assert load(tmp_path, "# nothing yet\n") == cfg.Config(path=".krmcheck.yaml", opt_in=frozenset({"workload"}))
 
 
 def test_top_level_settings(tmp_path: Path) -> None:

@@ -21,7 +21,8 @@ from typing import NamedTuple
 PROJECT = Path(__file__).resolve().parent.parent
 
 PACKAGES = (
-    "krmcheck.fn", "krmcheck.gitops", "krmcheck.kustomize", "krmcheck.reporters", "krmcheck.resource",
+    "krmcheck.commands", "krmcheck.fn", "krmcheck.gitops", "krmcheck.kustomize", "krmcheck.pipeline",
+    "krmcheck.reporters", "krmcheck.resource",
     "krmcheck.schemas", "krmcheck.transports", "krmcheck.tree", "krmcheck.validators",
 )
 
@@ -149,3 +150,77 @@ def test_a_cycle_is_found_and_shown_with_the_imports_that_make_it() -> None:
     assert "krmcheck.kustomize.m:1 -> krmcheck.fn.n" in describe(cycle)
     del graph[("krmcheck.kustomize", "krmcheck.fn")]
     assert find_cycle(graph) == []
+
+
+# --- modules, and what a package never imports (ARCHITECTURE.md, "Package layering") ------
+
+def module_edges(top: Path) -> dict[tuple[str, str], Edge]:
+    """The module graph of the ``krmcheck`` tree under ``top``: every module
+    (a package's ``__init__`` counting as the package) a node."""
+    mods = {module_name(p, top): p for p in sorted((top / "krmcheck").rglob("*.py"))}
+
+    def resolve(name: str) -> str | None:
+        while name and name not in mods:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    found: dict[tuple[str, str], Edge] = {}
+    for module, path in mods.items():
+        for line, name in imported_names(path.read_text(), module, path.name == "__init__.py"):
+            target = resolve(name)
+            if target is not None and target not in (module, "krmcheck"):
+                found.setdefault((module, target), Edge(module, target, f"{module}:{line} -> {name}"))
+    return found
+
+
+# package -> what it never imports ("package!module": that one module is allowed)
+NEVER: dict[str, tuple[str, ...]] = {
+    # the build renders; it knows nothing of what judges, locates, masks or reports
+    "krmcheck.kustomize": ("krmcheck.fn", "krmcheck.gitops", "krmcheck.validators", "krmcheck.reporters",
+                           "krmcheck.locate", "krmcheck.redact", "krmcheck.config", "krmcheck.pipeline",
+                           "krmcheck.commands"),
+    # validators see rendered trees only
+    "krmcheck.validators": ("krmcheck.kustomize", "krmcheck.fn", "krmcheck.gitops", "krmcheck.reporters",
+                            "krmcheck.config", "krmcheck.pipeline", "krmcheck.commands"),
+    # the function runtime gives trees back with their origins; it never locates findings
+    "krmcheck.fn": ("krmcheck.locate", "krmcheck.validators", "krmcheck.reporters", "krmcheck.config",
+                    "krmcheck.pipeline", "krmcheck.commands"),
+    # the configuration is read before anything runs
+    "krmcheck.config": ("krmcheck.fn", "krmcheck.gitops", "krmcheck.kustomize",
+                        "krmcheck.validators!krmcheck.validators.base", "krmcheck.pipeline", "krmcheck.commands"),
+    # reporters write a finished report
+    "krmcheck.reporters": ("krmcheck.kustomize", "krmcheck.fn", "krmcheck.gitops", "krmcheck.validators",
+                           "krmcheck.schemas", "krmcheck.pipeline", "krmcheck.commands"),
+    # the pipeline is called by the commands, never the other way
+    "krmcheck.pipeline": ("krmcheck.commands",),
+}
+
+
+def broken_rules(graph: dict[tuple[str, str], Edge]) -> list[str]:
+    out = []
+    for (source, target), edge in sorted(graph.items()):
+        for package, banned in NEVER.items():
+            if source != package and not source.startswith(package + "."):
+                continue
+            for rule in banned:
+                base, _, allowed = rule.partition("!")
+                if (target == base or target.startswith(base + ".")) and target != allowed:
+                    out.append(f"{package} never imports {base}: {edge.witness}")
+    return out
+
+
+def test_no_module_imports_one_that_imports_it() -> None:
+    cycle = find_cycle(module_edges(PROJECT))
+    assert not cycle, describe(cycle).replace("packages", "modules")
+
+
+def test_no_package_imports_what_architecture_says_it_never_does() -> None:
+    assert broken_rules(module_edges(PROJECT)) == []
+
+
+def test_a_broken_rule_is_named_with_its_import() -> None:
+    graph = {("krmcheck.config", "krmcheck.fn.spec"): Edge("krmcheck.config", "krmcheck.fn.spec",
+                                                           "krmcheck.config:26 -> krmcheck.fn.spec"),
+             ("krmcheck.config", "krmcheck.validators.base"): Edge("krmcheck.config", "krmcheck.validators.base",
+                                                                   "krmcheck.config:33 -> krmcheck.validators.base")}
+    assert broken_rules(graph) == ["krmcheck.config never imports krmcheck.fn: krmcheck.config:26 -> krmcheck.fn.spec"]

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from krmcheck import cli, render_cache
+from krmcheck import cli
+from krmcheck.pipeline import render_cache
 from krmcheck.kustomize import remote
 from tests.checkrun import DEPLOYMENT, Run, check, write
 

@@ -9,7 +9,8 @@ import pytest
 
 from krmcheck.cli import main
 from krmcheck.kustomize.target import Builder
-from krmcheck.redact import generator_inputs, redact, secret_values, text
+from krmcheck.redact import redact, text
+from krmcheck.resource.secrets import generator_inputs, secret_values
 from krmcheck.resource.errors import BuildError
 from krmcheck.resource.files import Files
 from krmcheck.resource.resource import Resource

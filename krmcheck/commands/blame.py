@@ -33,6 +33,7 @@ from krmcheck.pipeline.select import excludes_of, selection_of, with_controller_
 from krmcheck.gitops.root import ControllerRoot, Root
 from krmcheck.reporters import relative
 from krmcheck.reporters.safe import MessageStream, json_text
+from krmcheck.resource.secrets import secret_values
 from krmcheck.resource.errors import BuildError
 from krmcheck.resource.files import Files, inside, read_bounded
 from krmcheck.resource.resid import ResId
@@ -174,7 +175,7 @@ def blame(root: str, resource: str, field: str, opts: CheckOptions) -> Blame:
         secrets = frozenset(s for b in builders.made.values() for s in b.secrets)
         raise BlameError(redact.text(str(e), secrets)) from None
     secrets = frozenset(s for b in builders.made.values() for s in b.secrets)
-    secrets |= redact.secret_values(rendered.resources)
+    secrets |= secret_values(rendered.resources)
     res = find_resource(rendered.resources, kind, namespace, name, root)
     chain = fieldpath.trace(res.node, steps)
     shown = _spelling(steps, field)

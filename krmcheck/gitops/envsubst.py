@@ -25,16 +25,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import NamedTuple, Union
 
-from krmcheck.tree.origin import Origin
+from krmcheck.tree.origin import Variable
 
 NAME = re.compile(r"[_a-zA-Z][_a-zA-Z0-9]*\Z")
-
-
-class Variable(NamedTuple):
-    """A defined variable: its value and the line that defined it."""
-
-    value: str
-    origin: Origin
 
 
 class Unknown(NamedTuple):

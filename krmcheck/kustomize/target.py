@@ -12,9 +12,9 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from krmcheck import journal, redact
+from krmcheck import journal
+from krmcheck.resource import secrets as secret_data
 from krmcheck.kustomize import buildmetadata, deprecation, openapi, order, pluginconfig, remote
 from krmcheck.kustomize import kustomization as kfile
 from krmcheck.kustomize.accumulator import ResourceList
@@ -72,7 +72,7 @@ class Builder:
     function_results: list[tuple[Result, Resource | None]] = field(default_factory=list)
     _cached_results: dict[str, list[tuple[Result, Resource | None]]] = field(default_factory=dict)
     function_logs: list[tuple[str, str]] = field(default_factory=list)  # (what ran, its stderr)
-    # Per build: every secret value the build read or made (krmcheck.redact),
+    # Per build: every secret value the build read or made (resource/secrets.py),
     # kept when the build fails part-way, so that its error can be masked;
     # and where each was written (the origins of Secret data, which a copy
     # keeps in its trail), so that a value that did not come from a Secret
@@ -198,8 +198,8 @@ class Builder:
 
     def _keep_secrets(self, resources: list[Resource]) -> None:
         """The values of the Secrets among ``resources``, and where each was written."""
-        self.secrets.update(redact.secret_values(resources))
-        self.secret_places.update(redact.secret_places(resources))
+        self.secrets.update(secret_data.secret_values(resources))
+        self.secret_places.update(secret_data.secret_places(resources))
 
     def _check_catalogs(self, k: Kustomization) -> None:
         """An error on the first catalog of ``k`` that may not be used (the
@@ -294,7 +294,7 @@ class Builder:
                 if not isinstance(entry, Mapping):
                     raise BuildError(f"a {field_name} entry must be a map", entry.origin)
                 if kind == "Secret":  # known before the generator can fail on them
-                    self.secrets.update(redact.generator_inputs(entry))
+                    self.secrets.update(secret_data.generator_inputs(entry))
                 from krmcheck.kustomize.generators import generate
 
                 res = generate(kind, entry, options, k.directory, self.files,

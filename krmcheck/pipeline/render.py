@@ -83,8 +83,7 @@ def make_builder(run: Run, restrictor: str = "") -> Builder:
                                                               opts.network, config)))
 
 
-def render_root(builder: "Builder | Builders", root: Root,
-                 config: krmconfig.Config = krmconfig.EMPTY) -> gitops.Rendered:
+def render_root(builder: "Builder | Builders", root: Root, config: krmconfig.Config) -> gitops.Rendered:
     """A root's resources as what is applied: a controller root through its
     controller; a kustomization or manifest as kubectl would render it, with
     the configuration's ``substitute:`` variables for its templates."""

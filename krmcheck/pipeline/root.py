@@ -35,7 +35,7 @@ from krmcheck.pipeline.select import root_name
 from krmcheck.pipeline.validate import coverage, external_results, places, ref_of, rendered_crds, validate_resources
 
 def check_root(builder: Builder, files: Files, root: Root, vopts: ValidatorOptions,
-                config: krmconfig.Config = krmconfig.EMPTY, diff: kdiff.Context | None = None) -> RootReport:
+               config: krmconfig.Config, diff: kdiff.Context | None = None) -> RootReport:
     """A root's report with every Secret value the build read or made masked
     (redact.py): the one place where a root's messages leave the build and
     validate steps, whichever process ran them and however the build ended,

@@ -68,7 +68,7 @@ class CheckOptions:
     only_roots: frozenset[str] | None = None  # check these roots (by name) only
     diff: kdiff.Context | None = None  # keep each root's rendered output (and compare)
     repo_urls: tuple[str, ...] = ()  # more URLs that name this repository (a REF tree has no remote)
-    cache: bool = True  # reuse the reports of unchanged roots from earlier runs (krmcheck.render_cache)
+    cache: bool = True  # reuse the reports of unchanged roots from earlier runs (pipeline/render_cache.py)
     # Where the command was started: what relative arguments are relative to,
     # and what the text report names files from. None until :func:`anchored`.
     cwd: Path | None = None
@@ -190,10 +190,11 @@ def silent(done: int, total: int, root: str) -> None:
 def load_config(opts: CheckOptions, top: Path) -> krmconfig.Config:
     """``.krmcheck.yaml`` above the checked paths; its problems are usage errors."""
     found = krmconfig.find(opts.paths, top)
+    known = known_validators()
     if found is None:
-        return with_flags(krmconfig.EMPTY, opts)
+        return with_flags(dataclasses.replace(krmconfig.EMPTY, opt_in=known.opt_in), opts)
     try:
-        config = krmconfig.load(found, Files(top).display(found))
+        config = krmconfig.load(found, Files(top).display(found), known)
     except krmconfig.ConfigError as e:
         raise UsageError(str(e).replace("\n", "\nkrmcheck: error: ")) from None
     return with_flags(config, opts)
@@ -202,3 +203,19 @@ def load_config(opts: CheckOptions, top: Path) -> krmconfig.Config:
 def with_flags(config: krmconfig.Config, opts: CheckOptions) -> krmconfig.Config:
     """The configuration with the flags that win over it folded in."""
     return dataclasses.replace(config, require_network=True) if opts.require_network else config
+
+
+def known_validators() -> krmconfig.KnownValidators:
+    """The registry's validators, as a configuration may name them."""
+    from krmcheck.validators import VALIDATORS, enabled_by_default, schema
+
+    def version_problem(version: str) -> str:
+        try:
+            schema.resolve_version(version)
+        except ValueError as e:
+            return str(e)
+        return ""
+
+    return krmconfig.KnownValidators(frozenset(VALIDATORS),
+                                     frozenset(v for v in VALIDATORS if not enabled_by_default(v)),
+                                     version_problem)

@@ -15,7 +15,7 @@ from krmcheck.pipeline.run import CheckOptions, Run, UsageError
 from krmcheck import config as krmconfig
 from krmcheck import discover, scope
 from krmcheck import gitops
-from krmcheck import render_cache
+from krmcheck.pipeline import render_cache
 from krmcheck import shard as kshard
 from krmcheck.gitops.markers import mentions_controllers
 from krmcheck.gitops.root import ControllerRoot, Root

@@ -145,7 +145,7 @@ def external_results(files: Files, root: Root, resources: list[Resource],
 
 
 def validate_resources(resources: list[Resource], vopts: ValidatorOptions,
-              config: krmconfig.Config = krmconfig.EMPTY) -> list[Result]:
+                       config: krmconfig.Config) -> list[Result]:
     items = [r.node for r in resources]
     results: list[Result] = []
     for vid, validator in VALIDATORS.items():

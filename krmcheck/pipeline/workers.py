@@ -6,13 +6,13 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 
 from krmcheck.pipeline.run import Memo, Run
 from krmcheck import stack
-from krmcheck import render_cache
+from krmcheck.pipeline import render_cache
 from krmcheck import shard as kshard
 from krmcheck.gitops.root import Root
 from krmcheck.results import RootReport
@@ -99,7 +99,7 @@ def check_all(run: Run, roots: list[Root], vopts: ValidatorOptions,
 AUTO_JOBS = 0  # --jobs not given: one worker per CPU when there is more than one group of roots
 
 
-def auto_jobs(roots: list[Root]) -> int:
+def auto_jobs(roots: Sequence[Root]) -> int:
     cpus = os.cpu_count() or 1
     if cpus < 2 or len(roots) < 2:
         return 1

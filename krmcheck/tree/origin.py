@@ -39,3 +39,11 @@ UNKNOWN = Origin("", 0, 0, "unknown")
 def from_mark(path: str, mark: object, by: str = "resource") -> Origin:
     """Convert a PyYAML mark (0-based) into an Origin (1-based)."""
     return Origin(path, getattr(mark, "line", -1) + 1, getattr(mark, "column", -1) + 1, by)
+
+
+class Variable(NamedTuple):
+    """A defined variable: its value and the line that defined it (Flux
+    substitution, the configuration's ``substitute:``)."""
+
+    value: str
+    origin: Origin

@@ -94,21 +94,12 @@ from krmcheck.results import Result
 from krmcheck.tree.node import Mapping, Node, Scalar, lookup
 from krmcheck.tree.node import Sequence as SequenceNode
 from krmcheck.validators.base import Provided, ValidatorOptions, field_path, make_result, scalar_text
+from krmcheck.validators.inventory import RBAC, Inventory, Reference, entries
 from krmcheck.validators.selector import (
     Path, PodTemplate, Templates, group_kind, map_selector, name_of, namespace_of, pod_templates)
 
 id = "reference"
 description = "ConfigMaps, Secrets, Services and other objects a root refers to are defined in it or declared provided"
-
-_RBAC = "rbac.authorization.k8s.io"
-
-# Kinds a reference can name, by the API group that defines them; an object of
-# the same kind in another group (a Knative Service) is not one of them.
-_GROUPS = {
-    "ConfigMap": "", "Secret": "", "ServiceAccount": "", "PersistentVolumeClaim": "", "Service": "",
-    "PriorityClass": "scheduling.k8s.io", "Role": _RBAC, "ClusterRole": _RBAC,
-}
-_CLUSTER_SCOPED = frozenset({"PriorityClass", "ClusterRole"})
 
 # Objects every cluster has, by kind.
 _BUILT_IN: dict[str, frozenset[str]] = {
@@ -132,187 +123,6 @@ _RULES = {
     "Service": "service", "Role": "role", "ClusterRole": "role",
 }
 
-ANY_NAMESPACE = "*"
-
-
-class Reference(NamedTuple):
-    """One field that names another object, and what the referrer needs of it."""
-
-    kind: str
-    name: str
-    namespace: str
-    path: Path  # the field holding the name
-    rule: str = ""  # "" for the kind's own rule (_RULES), else e.g. "scale-target"
-    group: str | None = None  # the target's API group, when the reference says it
-    key: str = ""  # a data key the referrer needs
-    port: int | str | None = None  # a Service port the referrer needs, by number or name
-    detail_path: Path = ()  # the field holding the key or port
-    by_target_port: bool = False  # an OpenShift Route: a port name, or a target port number
-
-
-# --- what the root holds ---------------------------------------------------------
-
-class Inventory:
-    """The objects of a root, and those that objects of the root make."""
-
-    def __init__(self, items: Sequence[Mapping]) -> None:
-        self.objects: dict[tuple[str, str, str], list[Mapping]] = {}
-        made: list[Provided] = []
-        for item in items:
-            group, kind = group_kind(item)
-            if _GROUPS.get(kind, group) == group:
-                namespace = "" if kind in _CLUSTER_SCOPED else namespace_of(item)
-                self.objects.setdefault((kind, namespace, name_of(item)), []).append(item)
-            made.extend(_made_by(item, group, kind))
-        # the kinds the root defines or has made by name; for other kinds it relies on others
-        self.kinds = {key[0] for key in self.objects} | {m.kind for m in made}
-        made.extend(_made_at_run_time(items, self))
-        # exact names in a set (ExternalSecrets can be many), patterns in a list
-        self.made = {(m.kind, m.namespace, m.name) for m in made if not _is_pattern(m)}
-        self.made_patterns = sorted({m for m in made if _is_pattern(m)})
-
-    def find(self, reference: Reference) -> Mapping | None:
-        """The object a reference names, if the root defines it."""
-        namespace = "" if reference.kind in _CLUSTER_SCOPED else reference.namespace
-        for item in self.objects.get((reference.kind, namespace, reference.name), ()):
-            if reference.group is None or group_kind(item)[0] == reference.group:
-                return item
-        return None
-
-    def is_made(self, reference: Reference) -> bool:
-        kind, name, namespace = reference.kind, reference.name, reference.namespace
-        return ((kind, namespace, name) in self.made
-                or any(m.matches(kind, name, namespace) for m in self.made_patterns))
-
-
-def _is_pattern(made: Provided) -> bool:
-    return any(c in made.kind + made.name + made.namespace for c in "*?[")
-
-
-def _made_by(item: Mapping, group: str, kind: str) -> Iterator[Provided]:
-    """The objects that operators (or a Helm chart, an Argo CD Application) make of ``item``."""
-    namespace = namespace_of(item)
-    spec = item.mapping("spec") or Mapping()
-    if (group, kind) in _SECRET_MAKERS:
-        field = _SECRET_MAKERS[(group, kind)]
-        yield Provided("Secret", (_text(spec, *field) if field else "") or name_of(item), namespace)
-    for made_kind, pattern in _OPERATOR_OBJECTS.get((group, kind), ()):
-        yield Provided(made_kind, pattern.format(name=name_of(item)), namespace)
-    if (group, kind) == ("external-secrets.io", "ClusterExternalSecret"):
-        name = (_text(spec, "externalSecretSpec", "target", "name") or _text(spec, "externalSecretName")
-                or name_of(item))
-        yield Provided("Secret", name, "*")
-    elif (group, kind) == ("bitnami.com", "SealedSecret"):
-        yield Provided("Secret", name_of(item), namespace)  # the controller's choice when both are set
-    elif (group, kind) == ("isindir.github.com", "SopsSecret"):
-        for _, template in _entries(spec, "secretTemplates"):
-            yield Provided("Secret", scalar_text(template.get("name")), namespace)
-    elif (group, kind) == ("", "Service"):
-        for annotation in _SERVING_CERT:
-            name = _text(item, "metadata", "annotations", annotation)
-            if name:
-                yield Provided("Secret", name, namespace)
-    elif (group, kind) in _OPAQUE:
-        # what a chart or another path holds is not visible here: anything in its namespace
-        # (an empty namespace is the one the root is applied to: it may be any)
-        target = _text(spec, *_OPAQUE[(group, kind)]) or (namespace if kind == "HelmRelease" else "")
-        yield Provided("*", "*", target or "*")
-    elif (group, kind) == ("apps", "StatefulSet"):
-        for _, claim in _entries(spec, "volumeClaimTemplates"):  # one claim per pod: data-db-0
-            yield Provided("PersistentVolumeClaim", f"{_text(claim, 'metadata', 'name')}-{name_of(item)}-*", namespace)
-    connection = spec.mapping("writeConnectionSecretToRef")
-    if connection is not None:  # Crossplane managed resources and claims
-        yield Provided("Secret", _text(connection, "name"), _text(connection, "namespace") or namespace)
-
-
-# Secret makers: the field naming the Secret they make; when it is unset (or
-# empty here), the maker's own name.
-_SECRET_MAKERS: dict[tuple[str, str], tuple[str, ...]] = {
-    ("external-secrets.io", "ExternalSecret"): ("target", "name"),
-    ("bitnami.com", "SealedSecret"): ("template", "metadata", "name"),
-    ("cert-manager.io", "Certificate"): ("secretName",),
-    ("certmanager.k8s.io", "Certificate"): ("secretName",),
-    ("onepassword.com", "OnePasswordItem"): (),
-    ("k8s.bitwarden.com", "BitwardenSecret"): ("secretName",),
-    ("secrets.doppler.com", "DopplerSecret"): ("managedSecret", "name"),
-    **{("secrets.hashicorp.com", kind): ("destination", "name")
-       for kind in ("VaultStaticSecret", "VaultDynamicSecret", "VaultPKISecret", "HCPVaultSecretsApp")},
-}
-
-# Objects that operators make of their custom resources, as (kind, name pattern
-# with {name} for the resource's name), in the resource's namespace.
-_OPERATOR_OBJECTS: dict[tuple[str, str], tuple[tuple[str, str], ...]] = {
-    ("postgresql.cnpg.io", "Cluster"): (("Secret", "{name}-*"), ("Service", "{name}-*")),
-    ("postgres-operator.crunchydata.com", "PostgresCluster"): (("Secret", "{name}-*"), ("Service", "{name}-*")),
-    ("acid.zalan.do", "postgresql"): (("Secret", "*.{name}.credentials.postgresql.acid.zalan.do"),
-                                      ("Service", "{name}"), ("Service", "{name}-*")),
-    ("rabbitmq.com", "RabbitmqCluster"): (("Secret", "{name}-*"), ("Service", "{name}"), ("Service", "{name}-*")),
-    ("kafka.strimzi.io", "Kafka"): (("Secret", "{name}-*"), ("Service", "{name}-*")),
-    ("kafka.strimzi.io", "KafkaUser"): (("Secret", "{name}"),),
-    ("dragonflydb.io", "Dragonfly"): (("Service", "{name}"),),
-    ("registry.apicur.io", "ApicurioRegistry"): (("Service", "{name}-service"),),
-    ("platform.stackrox.io", "Central"): (("Secret", "central-htpasswd"), ("Service", "central")),
-    ("grafana.integreatly.org", "Grafana"): (("Service", "{name}-service"), ("Secret", "{name}-admin-credentials")),
-    ("k8s.keycloak.org", "Keycloak"): (("Service", "{name}-service"), ("Secret", "{name}-initial-admin")),
-    ("argoproj.io", "ArgoCD"): (("Secret", "{name}-*"), ("Service", "{name}-*")),
-    ("fluxcd.controlplane.io", "FluxInstance"): (("Service", "source-controller"),
-                                                 ("Service", "notification-controller"),
-                                                 ("Service", "webhook-receiver")),
-}
-
-# Objects whose content is rendered elsewhere (a Helm chart, another path), by the
-# field that names their target namespace.
-_OPAQUE: dict[tuple[str, str], tuple[str, ...]] = {
-    ("helm.toolkit.fluxcd.io", "HelmRelease"): ("targetNamespace",),
-    ("kustomize.toolkit.fluxcd.io", "Kustomization"): ("targetNamespace",),
-    ("argoproj.io", "Application"): ("destination", "namespace"),
-}
-
-_SERVING_CERT = ("service.beta.openshift.io/serving-cert-secret-name",
-                 "service.alpha.openshift.io/serving-cert-secret-name")
-
-
-def _made_at_run_time(items: Sequence[Mapping], inventory: Inventory) -> Iterator[Provided]:
-    """Secrets a workload of the root may create in its own namespace: its ServiceAccount is
-    bound to a Role or ClusterRole of the root that grants ``create`` on Secrets (a
-    controller making its webhook certificate, Argo CD its Redis password). ConfigMaps are
-    not judged so: leader election has many controllers create them."""
-    grants: dict[tuple[str, str], set[str]] = {}  # (namespace, account) -> where it may create Secrets
-    for binding in items:
-        group, kind = group_kind(binding)
-        if group != _RBAC or kind not in ("RoleBinding", "ClusterRoleBinding"):
-            continue
-        namespace = namespace_of(binding) if kind == "RoleBinding" else ""
-        role = inventory.find(Reference(_text(binding, "roleRef", "kind"), _text(binding, "roleRef", "name"),
-                                        namespace, ()))
-        if role is None or not _creates_secrets(role):
-            continue
-        where = namespace if kind == "RoleBinding" else ANY_NAMESPACE
-        for _, subject in _entries(binding, "subjects"):
-            if scalar_text(subject.get("kind")) == "ServiceAccount":
-                subject_account = (_text(subject, "namespace") or namespace, scalar_text(subject.get("name")))
-                grants.setdefault(subject_account, set()).add(where)
-    for item in items:
-        for template in pod_templates(item):
-            spec = template.spec() or Mapping()
-            account = scalar_text(spec.get("serviceAccountName")) or scalar_text(spec.get("serviceAccount"))
-            if grants.get((template.namespace, account or "default"), set()) & {template.namespace, ANY_NAMESPACE}:
-                yield Provided("Secret", "*", template.namespace)
-
-
-def _creates_secrets(role: Mapping) -> bool:
-    return any(_strings(rule, "apiGroups") & {"", "*"} and _strings(rule, "verbs") & {"create", "*"}
-               and _strings(rule, "resources") & {"secrets", "*"} for _, rule in _entries(role, "rules"))
-
-
-def _strings(node: Mapping, field: str) -> set[str]:
-    return {scalar_text(entry) for entry in node.sequence(field) or ()}
-
-
-def _text(node: Mapping, *path: str) -> str:
-    return scalar_text(lookup(node, list(path)))
-
-
 # --- the references of a resource ---------------------------------------------
 
 def references(item: Mapping) -> Iterator[Reference]:
@@ -330,12 +140,12 @@ def _pod_references(template: PodTemplate) -> Iterator[Reference]:
         return
     namespace = template.namespace
     at: Path = (*template.path, "spec")
-    for index, volume in _entries(spec, "volumes"):
+    for index, volume in entries(spec, "volumes"):
         yield from _volume_references(volume, namespace, (*at, "volumes", index))
     for list_name in ("initContainers", "containers", "ephemeralContainers"):
-        for index, container in _entries(spec, list_name):
+        for index, container in entries(spec, list_name):
             yield from _container_references(container, namespace, (*at, list_name, index))
-    for index, secret in _entries(spec, "imagePullSecrets"):
+    for index, secret in entries(spec, "imagePullSecrets"):
         yield from _named("Secret", secret, "name", namespace, (*at, "imagePullSecrets", index))
     account = "serviceAccountName" if "serviceAccountName" in spec else "serviceAccount"
     yield from _named("ServiceAccount", spec, account, namespace, at)
@@ -362,19 +172,19 @@ def _with_items(source: Mapping | None, kind: str, field: str, namespace: str,
     named = list(_named(kind, source, field, namespace, at))
     yield from named
     for reference in named:
-        for index, entry in _entries(source, "items"):
+        for index, entry in entries(source, "items"):
             key = scalar_text(entry.get("key"))
             if key:
                 yield reference._replace(key=key, detail_path=(*at, "items", index, "key"))
 
 
 def _container_references(container: Mapping, namespace: str, at: Path) -> Iterator[Reference]:
-    for index, entry in _entries(container, "envFrom"):
+    for index, entry in entries(container, "envFrom"):
         for source, kind in (("configMapRef", "ConfigMap"), ("secretRef", "Secret")):
             source_ref = entry.mapping(source)
             if source_ref is not None and not _optional(source_ref):
                 yield from _named(kind, source_ref, "name", namespace, (*at, "envFrom", index, source))
-    for index, entry in _entries(container, "env"):
+    for index, entry in entries(container, "env"):
         for source, kind in (("configMapKeyRef", "ConfigMap"), ("secretKeyRef", "Secret")):
             ref = lookup(entry, ["valueFrom", source])
             if isinstance(ref, Mapping) and not _optional(ref):
@@ -394,20 +204,13 @@ def _optional(node: Mapping) -> bool:
     return node.value("optional") is True
 
 
-def _entries(node: Mapping, field: str) -> Iterator[tuple[int, Mapping]]:
-    sequence = node.sequence(field)
-    for index, entry in enumerate(sequence or ()):
-        if isinstance(entry, Mapping):
-            yield index, entry
-
-
 def _ingress_references(item: Mapping) -> Iterator[Reference]:
     spec = item.mapping("spec") or Mapping()
     backends: list[tuple[Node | None, Path]] = [
         (spec.get("defaultBackend"), ("spec", "defaultBackend")),
         (spec.get("backend"), ("spec", "backend")),  # extensions/v1beta1
     ]
-    for rule_index, rule in _entries(spec, "rules"):
+    for rule_index, rule in entries(spec, "rules"):
         paths = lookup(rule, ["http", "paths"])
         for index, entry in enumerate(paths if isinstance(paths, SequenceNode) else ()):
             if isinstance(entry, Mapping):
@@ -441,8 +244,8 @@ def _port_value(node: Node | None) -> int | str | None:
 
 def _route_references(item: Mapping) -> Iterator[Reference]:
     """backendRefs of Gateway API routes that name Services."""
-    for rule_index, rule in _entries(item.mapping("spec") or Mapping(), "rules"):
-        for index, ref in _entries(rule, "backendRefs"):
+    for rule_index, rule in entries(item.mapping("spec") or Mapping(), "rules"):
+        for index, ref in entries(rule, "backendRefs"):
             if scalar_text(ref.get("kind")) not in ("", "Service") or scalar_text(ref.get("group")):
                 continue
             namespace = scalar_text(ref.get("namespace")) or namespace_of(item)
@@ -455,7 +258,7 @@ def _openshift_route_references(item: Mapping) -> Iterator[Reference]:
     spec = item.mapping("spec") or Mapping()
     port = _port_value(lookup(spec, ["port", "targetPort"]))
     targets: list[tuple[Node | None, Path]] = [(spec.get("to"), ("spec", "to"))]
-    targets += [(entry, ("spec", "alternateBackends", index)) for index, entry in _entries(spec, "alternateBackends")]
+    targets += [(entry, ("spec", "alternateBackends", index)) for index, entry in entries(spec, "alternateBackends")]
     for target, at in targets:
         if isinstance(target, Mapping) and scalar_text(target.get("kind")) in ("", "Service"):
             for reference in _named("Service", target, "name", namespace_of(item), at):
@@ -507,8 +310,8 @@ _REFERENCES = {
     ("autoscaling", "HorizontalPodAutoscaler"): _scale_references,
     ("autoscaling.k8s.io", "VerticalPodAutoscaler"): _scale_references,
     ("keda.sh", "ScaledObject"): _scale_references,
-    (_RBAC, "RoleBinding"): _binding_references,
-    (_RBAC, "ClusterRoleBinding"): _binding_references,
+    (RBAC, "RoleBinding"): _binding_references,
+    (RBAC, "ClusterRoleBinding"): _binding_references,
     ("", "Secret"): _token_references,
 }
 
@@ -593,7 +396,7 @@ class ServicePort(NamedTuple):
 
 def _service_ports(service: Mapping) -> list[ServicePort]:
     return [ServicePort(_port_value(p.get("port")), scalar_text(p.get("name")), _port_value(p.get("targetPort")))
-            for _, p in _entries(service.mapping("spec") or Mapping(), "ports")]
+            for _, p in entries(service.mapping("spec") or Mapping(), "ports")]
 
 
 def _port_matches(port: ServicePort, wanted: int | str, by_target_port: bool) -> bool:
@@ -619,7 +422,7 @@ def _target_ports(items: Sequence[Mapping]) -> Iterator[Result]:
         if not chosen:
             continue
         declared = {name for t in chosen for name in _container_port_names(t)}
-        for index, port in _entries(item.mapping("spec") or Mapping(), "ports"):
+        for index, port in entries(item.mapping("spec") or Mapping(), "ports"):
             target = _port_value(port.get("targetPort"))
             if isinstance(target, str) and not target.isdigit() and target not in declared:
                 workloads = ", ".join(sorted({f"{t.item.value('kind')} {name_of(t.item)!r}" for t in chosen}))
@@ -632,6 +435,6 @@ def _target_ports(items: Sequence[Mapping]) -> Iterator[Result]:
 def _container_port_names(template: PodTemplate) -> Iterator[str]:
     spec = template.spec() or Mapping()
     for list_name in ("initContainers", "containers"):
-        for _, container in _entries(spec, list_name):
-            for _, port in _entries(container, "ports"):
+        for _, container in entries(spec, list_name):
+            for _, port in entries(container, "ports"):
                 yield scalar_text(port.get("name"))

@@ -5,8 +5,7 @@ An entry lives under ``cache.directory() / "renders"``, in a directory named
 by the *key*: a digest of everything a root's check is given (krmcheck's
 own files, the installed packages and their versions, the engine flags, the
 validator options with the content of every repository CRD file, the
-``.krmcheck.yaml`` in use, the root itself, the top of the repository and
-the current directory). The entry holds the root's :class:`RootReport` and
+``.krmcheck.yaml`` in use, the root itself and the top of the repository). The entry holds the root's :class:`RootReport` and
 its *reads*: every file the check opened (with a digest of its content),
 every directory it listed (with its names), and every path it probed with
 ``stat``, ``lstat`` or ``readlink`` (with what the probe saw). A report is
@@ -34,10 +33,17 @@ import re
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path, PurePath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from krmcheck import cache, journal
 from krmcheck.results import RootReport
+
+if TYPE_CHECKING:
+    from krmcheck import config as krmconfig
+    from krmcheck import diff as kdiff
+    from krmcheck.gitops.root import Root
+    from krmcheck.pipeline.run import CheckOptions
+    from krmcheck.validators.base import ValidatorOptions
 
 LIMIT = 256 * 1024 * 1024  # bytes of entries kept; the least recently used go first
 VARIANTS = 4  # entries kept per key (the same root at different file contents)
@@ -149,15 +155,16 @@ NOT_KEYED = frozenset({
     "paths", "roots", "changed_since", "fail_on", "junit", "sarif", "json", "gitlab", "github",
     "jobs", "shard", "exclude", "require_schemas", "baseline", "write_baseline", "diff_against",
     "only_roots", "diff", "repo_urls", "cache",
+    "cwd",  # where the command started: it names files in the text report only
 })
 
 
-def _run_key(opts: Any, vopts: Any, config: Any, top: Path) -> str:
+def _run_key(opts: CheckOptions, vopts: ValidatorOptions, config: krmconfig.Config, top: Path) -> str:
     from krmcheck.kustomize import remote  # its environment variable allows the network too
 
     h = hashlib.sha256()
     # how deep an input may nest, and how text without a declared encoding is read
-    _feed(h, (_software(), str(top), os.getcwd(), remote.network_allowed(False), sys.getrecursionlimit(),
+    _feed(h, (_software(), str(top), remote.network_allowed(False), sys.getrecursionlimit(),
               locale.getpreferredencoding(False)))
     _feed(h, [(f.name, getattr(opts, f.name)) for f in dataclasses.fields(opts) if f.name not in NOT_KEYED])
     _feed(h, vopts)
@@ -185,7 +192,7 @@ class Renders:
         self._now: dict[tuple[str, str], Any] = {}  # what each read gives in this run
 
     @classmethod
-    def of(cls, opts: Any, vopts: Any, config: Any, top: Path) -> "Renders":
+    def of(cls, opts: CheckOptions, vopts: ValidatorOptions, config: krmconfig.Config, top: Path) -> "Renders":
         if not getattr(opts, "cache", True):
             return cls(None)
         try:
@@ -193,7 +200,7 @@ class Renders:
         except _Unkeyable:
             return cls(None)
 
-    def lookup(self, root: Any, name: str, diff: Any) -> RootReport | None:
+    def lookup(self, root: Root, name: str, diff: kdiff.Context | None) -> RootReport | None:
         """The report ``root`` gave before, when nothing its check read has changed."""
         if self.run_key is None or journal.journaling():
             return None
@@ -205,7 +212,7 @@ class Renders:
         STATS["hit" if found is not None else "miss"] += 1
         return found
 
-    def report(self, root: Any, name: str, diff: Any, check: Callable[[], RootReport],
+    def report(self, root: Root, name: str, diff: kdiff.Context | None, check: Callable[[], RootReport],
                looked_up: bool = False) -> RootReport:
         """``check()``, or the report it gave before when nothing it read has
         changed (``looked_up``: :meth:`lookup` found none just now)."""
@@ -235,7 +242,7 @@ class Renders:
             self._store(key, deps, report)
         return report
 
-    def _key(self, root: Any, name: str, diff: Any) -> str:
+    def _key(self, root: Root, name: str, diff: kdiff.Context | None) -> str:
         h = hashlib.sha256()
         _feed(h, (self.run_key, name, root))
         if diff is not None:

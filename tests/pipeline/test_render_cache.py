@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from krmcheck import cache, render_cache
+from krmcheck import cache
+from krmcheck.pipeline import render_cache
 from krmcheck.results import RootReport
 from tests.checkrun import DEPLOYMENT, Run, check, write
 from tests.schemas.test_sources import CRD, widget
