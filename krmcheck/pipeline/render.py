@@ -170,3 +170,10 @@ def offline_findings(e: NeedsNetwork, root: str, config: krmconfig.Config) -> tu
     message = (f"not checked: {e.what} '{e.url}' needs the network, which is off by default; "
                f"pass --network to fetch it (--require-network makes this a build error)")
     return (Finding(Result(message=message, severity="warning", tags=(("validator", NOT_CHECKED),)), root, loc),)
+
+
+def shared_builders(run: Run) -> Builders:
+    """The run's builders in this process: a base, or a chart a kustomization
+    inflates, rendered once for the CRD pass and the check alike (a worker
+    process, given the run without its memo, makes its own)."""
+    return run.memo.get(("builders", run.top, run.options), lambda: Builders(run))

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
     from krmcheck.resource.resource import Resource
 
-from krmcheck.pipeline.render import Builders, render_root
+from krmcheck.pipeline.render import render_root, shared_builders
 
 def schema_settings(run: Run, selection: discover.Selection,
                      excludes: tuple[PathPatterns, ...], scan: discover.Scan | None = None) -> SchemaSettings:
@@ -63,15 +63,20 @@ def schema_settings(run: Run, selection: discover.Selection,
 def crds_rendered_beyond_files(run: Run, roots: list[Root],
                                settings: SchemaSettings) -> SchemaSettings:
     """The schema sources with the CRDs the roots render that no file of the
-    repository holds, known before any root is validated. Only a chart, a
-    remote base or a plugin can make such a CRD, so the roots are rendered
-    for them only when a flag lets one run (helm, the network, plugins)."""
+    repository holds, known before any root is validated. Only a remote
+    base, a kustomize chart or a plugin can make such a CRD, so the roots are
+    rendered for them only when a flag lets one run (the network, helm,
+    plugins). A GitOps controller's chart root is not rendered twice for it:
+    the CRDs a HelmRelease's chart installs give schemas where the
+    repository holds them."""
     opts = run.options
     if not (opts.enable_helm or opts.network or opts.enable_alpha_plugins or opts.functions.enable_exec):
         return settings
-    builders = Builders(run)
+    builders = shared_builders(run)
     rendered = []
     for root in roots:
+        if isinstance(root, ControllerRoot) and root.helm is not None:
+            continue
         try:
             resources = render_root(builders, root, run.config).resources
         except BuildError:

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from concurrent.futures import Executor, Future
 
 
-from krmcheck.pipeline.render import Builders
+from krmcheck.pipeline.render import shared_builders
 from krmcheck.pipeline.root import check_root
 from krmcheck.pipeline.run import Progress, silent
 from krmcheck.pipeline.select import root_key, root_name
@@ -121,7 +121,7 @@ def check_batch(run: Run, roots: list[Root], vopts: ValidatorOptions, progress: 
     # rendered directories and holds per-build state, so it is never shared
     # between workers.
     opts, files, config = run.options, run.files, run.config
-    builders = Builders(run)
+    builders = shared_builders(run)
     renders = render_cache.Renders.of(opts, vopts, config, run.top)
     reports = [] if reports is None else reports
     for root in roots:
