@@ -106,17 +106,24 @@ def resolve_plain(text: str) -> Value:
         ts = _timestamp(text) if c.isdigit() else None
         if ts is not None:
             return ts
-        n = _go_int(text)
-        if n is not None:
-            return n
-        plain = text.replace("_", "")
-        if _FLOAT.match(plain):
-            f = float(plain)
-            # beyond float64, Go's parser reports a range error and go-yaml
-            # keeps the scalar as a string
-            return text if math.isinf(f) else json_number(f)
-        if text in _V3_SPECIAL_FLOAT:
-            raise UnrepresentableScalar(text)
+        return _number(text)
+    return text
+
+
+def _number(text: str) -> Value:
+    """A plain scalar that starts like a number, as Go reads it: an integer,
+    a float, else the text itself."""
+    n = _go_int(text)
+    if n is not None:
+        return n
+    plain = text.replace("_", "")
+    if _FLOAT.match(plain):
+        f = float(plain)
+        # beyond float64, Go's parser reports a range error and go-yaml
+        # keeps the scalar as a string
+        return text if math.isinf(f) else json_number(f)
+    if text in _V3_SPECIAL_FLOAT:
+        raise UnrepresentableScalar(text)
     return text
 
 
@@ -138,15 +145,7 @@ def resolve_plain_v2(text: str) -> Value:
         return False
     c = text[:1]
     if c.isdigit() or c in "+-.":
-        n = _go_int(text)
-        if n is not None:
-            return n
-        plain = text.replace("_", "")
-        if _FLOAT.match(plain):
-            f = float(plain)
-            return text if math.isinf(f) else json_number(f)
-        if text in _V3_SPECIAL_FLOAT:
-            raise UnrepresentableScalar(text)
+        return _number(text)
     return text
 
 
