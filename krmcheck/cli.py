@@ -522,7 +522,13 @@ GC_THRESHOLDS = (1_000_000, 100, 100)
 
 def run() -> None:
     gc.set_threshold(*GC_THRESHOLDS)
-    code = main()
+    try:
+        code = main()
+    except BrokenPipeError:
+        # the reader went away (`krmcheck | head`): no traceback, and nothing
+        # more written to the closed pipe as the interpreter exits
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        code = 1
     # The process ends here: spare the interpreter's last collections a walk
     # through every schema and table the run loaded (a tenth of a small run).
     gc.freeze()

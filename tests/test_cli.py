@@ -4,6 +4,7 @@ swallow paths, report files, a progress line on terminals only."""
 from __future__ import annotations
 
 import io
+import os
 from pathlib import Path
 
 import pytest
@@ -97,3 +98,19 @@ def test_progress_starts_after_a_second_and_is_cleared_at_the_end() -> None:
     assert stream.getvalue() == "\r\033[K[2/3] apps/b"
     line(3, 3, "apps/c")
     assert stream.getvalue().endswith("\r\033[K")
+
+
+def test_a_reader_that_goes_away_is_no_traceback(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    demo = Path(__file__).resolve().parent.parent / "fixtures" / "gitops-demo"
+    script = ("import sys\nfrom krmcheck import cli\nsys.argv = ['krmcheck', sys.argv[1]]\ncli.run()\n")
+    reader = subprocess.Popen([sys.executable, "-c", script, str(demo)], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, env={**os.environ, "XDG_CACHE_HOME": str(tmp_path)})
+    assert reader.stdout is not None and reader.stderr is not None
+    reader.stdout.read(10)
+    reader.stdout.close()  # as `| head -c 10` does
+    err = reader.stderr.read().decode()
+    reader.wait(timeout=120)
+    assert "Traceback" not in err and "BrokenPipeError" not in err
