@@ -16,7 +16,9 @@ them aside, each with a reason id:
   ``NN-assert*.yaml`` / ``NN-error*.yaml``): the framework applies its steps
   as patches onto live objects and matches its asserts against them, so
   their objects are partial by design. Go tests' inputs count too: a
-  ``testdata`` directory (which Go's tools leave alone), and, under a
+  ``testdata`` or ``_testdata`` directory (which Go's tools leave alone),
+  a kyverno CLI test (``kyverno-test.yaml``, or a ``cli.kyverno.io``
+  ``Test``), and, under a
   ``test``/``tests``/``e2e``/``testing`` directory, a file named as a
   negative case (``invalid``, ``malformed``, ``broken``, ``bad``, ``wrong``,
   ``xfail`` as a word of its name);
@@ -134,9 +136,12 @@ def _patch_sign(path: Path, text: str, top: Path) -> str | None:
 # --- test frameworks ---------------------------------------------------------------
 
 _CHAINSAW_FILES = frozenset({"chainsaw-test.yaml", "chainsaw-test.yml", "chainsaw-test.json"})
+_KYVERNO_FILES = frozenset({"kyverno-test.yaml", "kyverno-test.yml"})  # what `kyverno test` looks for
 _STEP = re.compile(r"^\d+-(assert|errors?)([-._].*)?\.ya?ml\Z")
-_FRAMEWORK = re.compile(r"^apiVersion:[ \t]*[\"']?(chainsaw\.kyverno\.io|kuttl\.dev)/", re.MULTILINE)
-# Go's tools leave testdata/ alone: it holds inputs of tests. In a test
+_FRAMEWORK = re.compile(r"^apiVersion:[ \t]*[\"']?(chainsaw\.kyverno\.io|kuttl\.dev|cli\.kyverno\.io)/",
+                        re.MULTILINE)
+_FRAMEWORK_NAMES = {"chainsaw.kyverno.io": "chainsaw", "kuttl.dev": "kuttl", "cli.kyverno.io": "kyverno CLI"}
+# Go's tools leave testdata/ (and _-prefixed directories) alone: they hold inputs of tests. In a test
 # directory, a file named as a negative case is broken on purpose.
 _TEST_DIR_NAMES = frozenset({"test", "tests", "e2e", "testing"})
 _NEGATIVE = re.compile(r"(^|[-_.])(invalid|malformed|broken|bad|wrong|xfail)([-_.]|$)", re.IGNORECASE)
@@ -150,23 +155,26 @@ class TestDirectories:
         self.marked: dict[Path, str] = {}
 
     def learn_names(self, directory: Path, names: Iterable[str]) -> None:
-        """Markers in file names: chainsaw's test file, numbered assert and error steps."""
+        """Markers in file names: chainsaw's and the kyverno CLI's test files,
+        numbered assert and error steps."""
         for name in names:
             if name in _CHAINSAW_FILES:
                 self.marked.setdefault(directory, f"a chainsaw test ({name})")
+            elif name in _KYVERNO_FILES:
+                self.marked.setdefault(directory, f"a kyverno CLI test ({name})")
             elif _STEP.match(name):
                 self.marked.setdefault(directory, f"a test with step files ({name})")
 
     def learn_text(self, path: Path, text: str) -> None:
-        """Markers in a framework's own files: a chainsaw ``Test`` or a kuttl
-        ``TestStep``/``TestAssert`` marks its directory, a kuttl ``TestSuite``
-        its ``testDirs``."""
+        """Markers in a framework's own files: a chainsaw or kyverno CLI
+        ``Test`` or a kuttl ``TestStep``/``TestAssert`` marks its directory, a
+        kuttl ``TestSuite`` its ``testDirs``."""
         framework = _FRAMEWORK.search(text)
         if framework is None:
             return
         kinds = set(_KIND.findall(text))
         if kinds & {"Test", "TestStep", "TestAssert"}:
-            self.marked.setdefault(path.parent, f"a {framework.group(1).split('.')[0]} test ({path.name})")
+            self.marked.setdefault(path.parent, f"a {_FRAMEWORK_NAMES[framework.group(1)]} test ({path.name})")
         if "TestSuite" in kinds:
             listed = _TEST_DIRS.search(text)
             for line in listed.group(1).splitlines() if listed else ():
@@ -185,8 +193,8 @@ class TestDirectories:
             if found:
                 return found
         for parent in below:
-            if parent.name == "testdata":
-                return "a Go test data directory (testdata/)"
+            if parent.name in ("testdata", "_testdata"):
+                return f"a Go test data directory ({parent.name}/)"
         if _NEGATIVE.search(path.stem) and any(p.name.lower() in _TEST_DIR_NAMES for p in below):
             return "a test input named as a negative case"
         return None

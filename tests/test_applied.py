@@ -299,3 +299,20 @@ def test_values_holding_template_expressions_or_fill_in_markers_are_not_judged(t
     run = check(tmp_path)
     assert run.located("error") == []
     assert sorted(line for _, line, _, _ in run.suppressed()) == [4, 6, 14]
+
+
+def test_a_kyverno_cli_test_and_go_underscore_testdata_are_test_inputs(tmp_path: Path) -> None:
+    # `kyverno test` runs policies over these resources offline; `_testdata` Go leaves alone too
+    write(tmp_path, "test/cli/node-status/kyverno-test.yaml",
+          "apiVersion: cli.kyverno.io/v1alpha1\nkind: Test\nmetadata: {name: t}\npolicies: [p.yaml]\n")
+    write(tmp_path, "test/cli/node-status/resource.yaml", PARTIAL)
+    write(tmp_path, "cmd/cli/_testdata/policies/x.yaml", PARTIAL)
+    # the older spelling of a test: marked by its file name
+    write(tmp_path, "test/cli/with-params/kyverno-test.yaml", "apiVersion: kyverno.io/v1\nkind: Test\n"
+          "metadata: {name: t}\n")
+    write(tmp_path, "test/cli/with-params/param.yaml", PARTIAL)
+    write(tmp_path, "app/deployment.yaml", DEPLOYMENT)
+    found = aside(check(tmp_path).report)
+    assert found["test/cli/with-params/param.yaml"] == "test-framework"
+    assert found["test/cli/node-status/resource.yaml"] == "test-framework"
+    assert found["cmd/cli/_testdata/policies/x.yaml"] == "test-framework"
