@@ -94,7 +94,7 @@ def tool_of(api_version: str, kind: str) -> str | None:
 
 
 _DOCUMENT = re.compile(r"^---", re.MULTILINE)
-_API_VERSION = re.compile(r"^apiVersion:[ \t]*[\"']?([^\s\"'#]+)", re.MULTILINE)
+API_VERSION = re.compile(r"^apiVersion:[ \t]*[\"']?([^\s\"'#]+)", re.MULTILINE)  # (discovery reads it too)
 _KIND = re.compile(r"^kind:[ \t]*[\"']?([^\s\"'#]+)", re.MULTILINE)
 
 
@@ -102,7 +102,7 @@ def _tool_config(text: str) -> str | None:
     """The tool, when every object of the text configures one."""
     tools = []
     for document in _DOCUMENT.split(text):
-        version, kind = _API_VERSION.search(document), _KIND.search(document)
+        version, kind = API_VERSION.search(document), _KIND.search(document)
         if version is None and kind is None:
             continue  # an empty document, or a comment
         tool = tool_of(version.group(1), kind.group(1)) if version and kind else None

@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 import yaml
 
-from krmcheck.applied import REASONS, SetAside, Sorter
+from krmcheck.applied import API_VERSION, REASONS, SetAside, Sorter
 from krmcheck.kustomize.kustomization import FILENAMES
 from krmcheck.resource.files import Refused, inside, read_text_bounded
 from krmcheck.tree.load import FAST_LOADER
@@ -153,7 +153,6 @@ def _walk(paths: Iterable[Path], skip: Skip) -> Iterator[tuple[Path, list[str]]]
 
 # A Kubernetes object's file has top-level apiVersion and kind lines; the
 # apiVersions of kustomize's and kpt's own configuration files are not objects.
-_API_VERSION = re.compile(r"^apiVersion:[ \t]*[\"']?([^\s\"'#]+)", re.MULTILINE)
 _KIND = re.compile(r"^kind:[ \t]*\S", re.MULTILINE)
 _NOT_OBJECTS = ("kustomize.config.k8s.io/", "kpt.dev/", "config.kubernetes.io/", "fn.kpt.dev/")
 LOCAL_CONFIG = "config.kubernetes.io/local-config"
@@ -293,7 +292,7 @@ def manifest_text(path: Path, scan: Scan | None = None) -> str | None:
             return None
     if LOCAL_CONFIG in text:
         return None  # kpt's marker for configuration that is never applied
-    versions = _API_VERSION.findall(text)
+    versions = API_VERSION.findall(text)
     if versions and _KIND.search(text) and not any(v.startswith(_NOT_OBJECTS) or v == "builtin"
                                                     for v in versions):
         return text

@@ -86,11 +86,12 @@ def affected(run: Run, excludes: tuple[PathPatterns, ...], notes: list[Note] | N
     # which become plain manifests of their own
     edited = [p.parent for p in changed if p.name in discover.FILENAMES]
     files = run.files
+    naming = KindNames(kinds)
     out = []
     for root in candidates:
         reads = controller_reads(root, files) if isinstance(root, ControllerRoot) else discover.reads(root, whole.infos)
         journal = {Path(p) for p in render_cache.recorded_reads(run.top, root_name(files, root))}
-        if (reads & changed or journal & changed or (kinds and names_a_kind(reads | journal, kinds))
+        if (reads & changed or journal & changed or naming.any_of(reads | journal)
                 or (isinstance(root, Path) and os.path.isfile(root) and any(d in root.parents for d in edited))):
             out.append(root)
     return out
@@ -125,15 +126,26 @@ def crd_kinds(changed: set[Path]) -> set[str]:
     return kinds
 
 
-def names_a_kind(reads: set[Path], kinds: set[str]) -> bool:
-    pattern = re.compile(r"kind:[ \t]*[\"']?(" + "|".join(sorted(map(re.escape, kinds))) + r")\b")
-    for path in reads:
-        try:
-            if os.path.isfile(path) and pattern.search(read_text_bounded(path)):
-                return True
-        except OSError:
-            continue
-    return False
+class KindNames:
+    """Which files name one of ``kinds`` (``kind: Widget``), each file read
+    once however many roots read it."""
+
+    def __init__(self, kinds: set[str]) -> None:
+        self.pattern = (re.compile(r"kind:[ \t]*[\"']?(" + "|".join(sorted(map(re.escape, kinds))) + r")\b")
+                        if kinds else None)
+        self.seen: dict[Path, bool] = {}
+
+    def any_of(self, reads: set[Path]) -> bool:
+        return self.pattern is not None and any(self._names(p) for p in reads)
+
+    def _names(self, path: Path) -> bool:
+        if path not in self.seen:
+            try:
+                self.seen[path] = (self.pattern is not None and os.path.isfile(path)
+                                   and self.pattern.search(read_text_bounded(path)) is not None)
+            except OSError:
+                self.seen[path] = False
+        return self.seen[path]
 
 
 def root_names(run: Run, changed: Sequence[str]) -> list[str]:
