@@ -196,7 +196,10 @@ def load_config(opts: CheckOptions, top: Path) -> krmconfig.Config:
     try:
         config = krmconfig.load(found, Files(top).display(found), known)
     except krmconfig.ConfigError as e:
-        raise UsageError(str(e).replace("\n", "\nkrmcheck: error: ")) from None
+        # each problem at its line, the file named from where the command started
+        cwd = opts.cwd or top
+        lines = [f"{loc._replace(path=shown(top / loc.path, cwd))}: {message}" for loc, message in e.problems]
+        raise UsageError("\nkrmcheck: error: ".join(lines)) from None
     return with_flags(config, opts)
 
 

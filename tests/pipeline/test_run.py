@@ -63,3 +63,13 @@ def test_paths_in_two_repositories_each_get_their_own_top(tmp_path: Path) -> Non
                                                                 "b/apps/prod/deployment.yaml"]
     assert "a/apps/prod/deployment.yaml:6:3: error:" in run.out
     assert run.code == 1
+
+
+def test_a_configuration_error_names_the_file_from_where_the_command_started(tmp_path: Path) -> None:
+    write(tmp_path / "repo", "app/deployment.yaml", DEPLOYMENT)
+    write(tmp_path / "repo", ".krmcheck.yaml", "placeholders: maybe\n")
+    above = check(tmp_path / "repo", "repo", cwd=tmp_path)
+    inside = check(tmp_path / "repo", ".")
+    assert above.code == inside.code == 2
+    assert "repo/.krmcheck.yaml:1:1: placeholders:" in above.err
+    assert "krmcheck: error: .krmcheck.yaml:1:1: placeholders:" in inside.err
