@@ -404,11 +404,7 @@ def _blame(args: list[str], err: TextIO) -> int:
     from krmcheck.commands import blame
 
     bl = _blame_parser().parse_args(args)
-    opts = CheckOptions(load_restrictor=bl.load_restrictor, network=bl.network,
-                        enable_alpha_plugins=bl.enable_alpha_plugins,
-                        enable_helm=bl.enable_helm, helm_command=bl.helm_command,
-                        trusted_catalogs=tuple(bl.trusted_catalog), functions=_functions(bl))
-    return blame.run(bl.root, bl.resource, bl.field, opts, sys.stdout, err, as_json=bl.json)
+    return blame.run(bl.root, bl.resource, bl.field, _engine_options(bl), sys.stdout, err, as_json=bl.json)
 
 
 def _roots(args: list[str], err: TextIO) -> int:
@@ -416,12 +412,8 @@ def _roots(args: list[str], err: TextIO) -> int:
 
     r = _roots_parser().parse_args(args)
     listed = tuple(r.roots or ())
-    opts = CheckOptions(paths=tuple(Path(p) for p in r.paths),
-                        roots=() if listed == ("default",) else listed,
-                        exclude=tuple(r.exclude), load_restrictor=r.load_restrictor,
-                        network=r.network, enable_alpha_plugins=r.enable_alpha_plugins,
-                        enable_helm=r.enable_helm, helm_command=r.helm_command,
-                        trusted_catalogs=tuple(r.trusted_catalog), functions=_functions(r))
+    opts = _engine_options(r, paths=tuple(Path(p) for p in r.paths),
+                           roots=() if listed == ("default",) else listed, exclude=tuple(r.exclude))
     if r.build:
         return roots.run_build(opts, sys.stdout, err)
     return roots.run_list(opts, sys.stdout, err, as_json=r.json)
@@ -451,6 +443,15 @@ def _schemas(args: list[str], err: TextIO) -> int:
     ref = sc.ref if sc.ref is not None else (
         schema_catalog.DEFAULT_REF if sc.source == schema_catalog.DEFAULT_SOURCE else "")
     return schemas.run_pull(sc.source, ref, sc.name, sys.stdout, err)
+
+
+def _engine_options(a: argparse.Namespace, **more: Any) -> CheckOptions:
+    """The options of a command that renders as a check does (blame, roots):
+    the load restrictor, the network, plugins, helm and catalogs."""
+    return CheckOptions(load_restrictor=a.load_restrictor, network=a.network,
+                        enable_alpha_plugins=a.enable_alpha_plugins, enable_helm=a.enable_helm,
+                        helm_command=a.helm_command, trusted_catalogs=tuple(a.trusted_catalog),
+                        functions=_functions(a), **more)
 
 
 def _fn(args: list[str], err: TextIO) -> int:
