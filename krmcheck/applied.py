@@ -1,39 +1,61 @@
-"""What is applied to a cluster: the files discovery sets aside.
+"""What is judged: the files discovery sets aside, and the test inputs it marks.
 
-A YAML file with top-level ``apiVersion`` and ``kind`` that no kustomization
-reads is a plain manifest, checked as the objects ``kubectl apply`` would
-create. Some such files are never applied, and judging them as cluster
-objects only produces errors nobody would fix. Three documented rules set
-them aside, each with a reason id:
+A YAML file with top-level ``apiVersion`` and ``kind`` that no root reads is
+a plain manifest, checked as the objects ``kubectl apply`` would create. What
+is judged follows evidence about what the file is, never its name alone
+(names add evidence to a rule; they never decide one). Files that are not
+cluster objects are set aside, each with a reason id:
 
-- ``tool-config``: every object in the file is of a kind that configures a
-  tool rather than a cluster (``tool_configs.yaml``: kind and k3d cluster
-  configurations, kubeconfigs, kubeadm and kubelet configurations,
-  clusterctl's ``metadata.yaml``, oc-mirror's ImageSetConfiguration...);
-- ``test-framework``: the file is in a directory of a chainsaw or kuttl
-  test, known by its marker files (``chainsaw-test.yaml``, a kuttl
-  ``TestSuite``'s ``testDirs``, a ``kuttl.dev`` step, or step files named
-  ``NN-assert*.yaml`` / ``NN-error*.yaml``): the framework applies its steps
-  as patches onto live objects and matches its asserts against them, so
-  their objects are partial by design. Go tests' inputs count too: a
-  ``testdata`` or ``_testdata`` directory (which Go's tools leave alone),
-  a kyverno CLI test (``kyverno-test.yaml``, or a ``cli.kyverno.io``
-  ``Test``), and, under a
-  ``test``/``tests``/``e2e``/``testing`` directory, a file named as a
-  negative case (``invalid``, ``malformed``, ``broken``, ``bad``, ``wrong``,
-  ``xfail`` as a word of its name);
-- ``patch-file``: the file holds strategic-merge patch directives
-  (``$patch``, ``$setElementOrder``, ``$retainKeys``,
-  ``$deleteFromPrimitiveList``), or its name or directory says it is a patch
-  (``*patch*.yaml``, a ``patches/`` directory): a partial object meant for a
-  kustomization, which none reads at present;
-- ``template``: the file holds ``{{ ... }}`` expressions and is not YAML as
-  it stands (``replicas: {{replicas}}``): a Go, Jinja or mustache template
-  outside a Helm chart, which its tool renders first.
+- ``tool-config``: every object in it is of a kind that configures a tool
+  rather than a cluster (``tool_configs.yaml``: kind and k3d cluster
+  configurations, kubeconfigs, kubeadm and kubelet configurations...);
+- ``data``: every document lacks what every API object has (a ``kind``, a
+  ``metadata`` with a ``name`` or ``generateName``) and is of a kind nothing
+  serves (not built in, no CRD in the repository, no schema location):
+  data written in apiVersion/kind form (conformance reports, proposal
+  metadata, Talos machine-configuration patches), not a cluster object;
+- ``test-framework``: it is in the directory of a chainsaw, kuttl or
+  kyverno CLI test, known by the framework's own files (``chainsaw-test.yaml``,
+  a ``Test``, ``TestStep`` or ``TestAssert`` of the framework, a kuttl
+  ``TestSuite``'s ``testDirs``, numbered ``NN-assert``/``NN-errors`` step
+  files), or a gator ``Suite`` names it as a case: the framework applies its
+  steps as patches onto live objects and matches its asserts against them,
+  or judges its cases offline, so their objects are partial or wrong by
+  design;
+- ``unused-input``: it lies in the directory of a kustomization (below the
+  repository's top), or in a ``patch``/``patches`` directory of one, and no
+  kustomization reads it: an input that kustomize would apply only once it
+  is listed (a patch a Makefile adds, a commented-out entry), not a manifest;
+- ``patch-file``: it holds strategic-merge directives (``$patch``,
+  ``$setElementOrder``, ``$retainKeys``, ``$deleteFromPrimitiveList``), which
+  only a patch holds;
+- ``template``: it holds placeholders (``{{ ... }}``, ``{% ... %}``,
+  ``<#if>``, ``${...}``, or a ``{NAME}`` a script fills in) and is not YAML
+  as it stands: a template its tool renders first;
+- ``vendored``: it is in a Go ``vendor`` directory (``vendor/modules.txt``):
+  a dependency's files, not the repository's manifests.
 
-Discovery counts what it set aside per reason, and the run says so in one
-note per reason; ``--roots all`` and ``.krmcheck.yaml``'s ``not-applied:``
-bring files back.
+Whatever the reason, a YAML-level defect of a set-aside file (not YAML,
+a repeated key, documents run together) is still reported
+(:func:`yaml_defect`): its content is lost whatever tool reads it.
+
+A file in a test directory that no root reads is a test's input
+(:meth:`Sorter.test_input`): it is judged, but its cluster findings are
+warnings, since tests transform their inputs (placeholder names, golden
+files compared as text, cases invalid on purpose) before anything is applied.
+So is the kustomization a script pipes into ``operator-sdk generate bundle``,
+which completes its ClusterServiceVersion base before anything is applied
+(``bundle-input``). So is a documentation fragment: a file no root reads that a Markdown page of
+the repository embeds to show its text (``mdox-exec="cat example/a.yaml"``,
+an include) and that lies in the documentation's tree (``docs/``...) or
+cannot be applied as it stands (a document with no name): a page showing
+some fields, with values to fill in.
+Test directories are known by the ecosystem's conventions (``test``,
+``tests``, ``e2e``, ``testdata``, ``fixtures``, ``.chainsaw-test``,
+``.kyverno-test``..., or a directory named for cases invalid on purpose).
+
+Discovery counts each class in one note; ``--roots all`` and
+``.krmcheck.yaml``'s ``not-applied:`` restore full judgement.
 """
 
 from __future__ import annotations
@@ -41,28 +63,43 @@ from __future__ import annotations
 import functools
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
 import yaml
 
-from krmcheck.tree.load import FAST_LOADER
+from krmcheck.tree.load import FAST_LOADER, LoadError, load_documents
 
 TOOL_CONFIG = "tool-config"
+DATA = "data"
 TEST_FRAMEWORK = "test-framework"
+UNUSED_INPUT = "unused-input"
 PATCH_FILE = "patch-file"
 TEMPLATE = "template"
-REASONS = (TOOL_CONFIG, TEST_FRAMEWORK, PATCH_FILE, TEMPLATE)
+VENDORED = "vendored"
+SET_ASIDE = (TOOL_CONFIG, DATA, TEST_FRAMEWORK, UNUSED_INPUT, PATCH_FILE, TEMPLATE, VENDORED)
+# Not reasons to set a file aside: their files are judged, their cluster findings as warnings.
+TEST_INPUT = "test-input"
+DOC_FRAGMENT = "doc-fragment"
+BUNDLE_INPUT = "bundle-input"
+WARNED = (TEST_INPUT, DOC_FRAGMENT, BUNDLE_INPUT)
+REASONS = SET_ASIDE + WARNED  # the rules `not-applied:` can turn off
 
 # What each reason's note says after the count.
 SAID = {
     TOOL_CONFIG: "their objects configure a tool (kind, kubeconfig, kubeadm...), not a cluster",
-    TEST_FRAMEWORK: ("test inputs: chainsaw and kuttl tests apply their steps onto live objects "
-                     "and match their asserts against them; Go's testdata and negative cases"),
-    PATCH_FILE: "patches (by name or $patch directives) that no kustomization reads",
-    TEMPLATE: "templates ({{ ... }} expressions) that are not YAML until their tool renders them",
+    DATA: ("data in apiVersion/kind form: no kind, or no metadata.name, and a kind that nothing serves "
+           "(not built in, no CRD in the repository)"),
+    TEST_FRAMEWORK: "test inputs: chainsaw, kuttl and kyverno CLI tests apply their steps onto live objects "
+                    "and match their asserts against them",
+    UNUSED_INPUT: "beside a kustomization (or in a patches directory of one) that does not read them: "
+                  "kustomize inputs not listed at present",
+    PATCH_FILE: "patches ($patch and other strategic-merge directives) that no kustomization reads",
+    TEMPLATE: "templates (placeholders such as {{ ... }}, {% ... %}, <#if>, ${...}) that are not YAML until their "
+              "tool renders them",
+    VENDORED: "vendored dependencies (a Go vendor/ directory), not the repository's manifests",
 }
 
 
@@ -71,8 +108,17 @@ class SetAside:
     """A file discovery did not take as a manifest, and why."""
 
     path: Path
-    reason: str  # one of REASONS
-    why: str  # the rule's detail: the tool, the test's marker, the patch sign
+    reason: str  # one of SET_ASIDE
+    why: str  # the rule's detail: the tool, the test's marker, the kustomization beside it
+
+
+# Says whether an apiVersion and kind are served: built in, by a CRD of the
+# repository, or by a schema location.
+Served = Callable[[str, str], bool]
+
+
+def _everything(api_version: str, kind: str) -> bool:
+    return True
 
 
 # --- tool configurations -------------------------------------------------------------
@@ -112,47 +158,109 @@ def _tool_config(text: str) -> str | None:
     return tools[0] if tools else None
 
 
-# --- patches ---------------------------------------------------------------------------
+# --- data -------------------------------------------------------------------------------
+
+_METADATA = re.compile(r"^metadata:", re.MULTILINE)
+
+
+def _data(text: str, served: Served) -> str | None:
+    """Why the text is data, when every document lacks what every API object
+    has (a kind; metadata with a name or generateName) and is of a kind
+    nothing serves."""
+    documents = [d for d in _DOCUMENT.split(text) if API_VERSION.search(d) or _KIND.search(d)]
+    if all(_KIND.search(d) and _METADATA.search(d) for d in documents):
+        return None  # the common case, without parsing: every document looks like an object
+    try:
+        loaded = [d for d in yaml.load_all(text, Loader=FAST_LOADER) if d is not None]
+    except (yaml.YAMLError, RecursionError, ValueError):
+        return None  # the build says what is wrong with it
+    kinds = []
+    for doc in loaded:
+        if not isinstance(doc, dict):
+            return None
+        api_version, kind, meta = doc.get("apiVersion"), doc.get("kind"), doc.get("metadata")
+        if isinstance(meta, dict) and (meta.get("name") or meta.get("generateName")):
+            return None
+        if not isinstance(api_version, str):
+            if kind is not None or api_version is not None:
+                return None  # the build says what is wrong with it
+            kinds.append("a document with neither apiVersion nor kind")
+            continue
+        if isinstance(kind, str) and kind and served(api_version, kind):
+            return None  # an object of a served kind without a name: the API server refuses it
+        kinds.append(f"{api_version} {kind}" if isinstance(kind, str) and kind else f"{api_version} (no kind)")
+    if not kinds or all(k.startswith("a document") for k in kinds):
+        return None
+    served_by_none = [k for k in kinds if not k.startswith("a document")]
+    return f"{served_by_none[0]}: no metadata.name, and no API serves the kind"
+
+
+# --- kustomize inputs and patches --------------------------------------------------------
 
 _DIRECTIVE = re.compile(r"^\s*(-\s+)?[\"']?\$(patch|setElementOrder/|retainKeys|deleteFromPrimitiveList/)",
                         re.MULTILINE)
 _PATCH_DIRS = frozenset({"patch", "patches"})
 
 
-def _patch_sign(path: Path, text: str, top: Path) -> str | None:
+def _patch_sign(text: str) -> str | None:
     found = _DIRECTIVE.search(text)
-    if found is not None:
-        return f"holds a ${found.group(2).rstrip('/')} directive"
-    if "patch" in path.stem.lower():
-        return "named as a patch"
-    for parent in path.parents:
-        if parent == top or top not in parent.parents:
-            break
-        if parent.name.lower() in _PATCH_DIRS:
-            return f"in a {parent.name}/ directory"
+    return None if found is None else f"holds a ${found.group(2).rstrip('/')} directive"
+
+
+def _unused_input(path: Path, top: Path, kustomizations: frozenset[Path],
+                  read_dirs: frozenset[Path]) -> str | None:
+    """The kustomization directory the file lies in or beside, when it is
+    one below the repository's top: a kustomization at the top does not make
+    the whole repository its inputs."""
+    parent = path.parent
+    if parent in kustomizations and parent != top:
+        return f"beside {_relative(parent, top)}/kustomization"
+    owner = parent.parent
+    if owner in kustomizations and owner != top and (parent.name.lower() in _PATCH_DIRS or parent in read_dirs):
+        return f"in {parent.name}/ of {_relative(owner, top)}/kustomization, which reads other files there" \
+            if parent in read_dirs else f"in {parent.name}/ of {_relative(owner, top)}/kustomization"
     return None
 
 
-# --- test frameworks ---------------------------------------------------------------
+def _relative(path: Path, top: Path) -> str:
+    try:
+        return path.relative_to(top).as_posix() or "."
+    except ValueError:
+        return path.as_posix()
+
+
+# --- test frameworks and test inputs ---------------------------------------------------
 
 _CHAINSAW_FILES = frozenset({"chainsaw-test.yaml", "chainsaw-test.yml", "chainsaw-test.json"})
 _KYVERNO_FILES = frozenset({"kyverno-test.yaml", "kyverno-test.yml"})  # what `kyverno test` looks for
 _STEP = re.compile(r"^\d+-(assert|errors?)([-._].*)?\.ya?ml\Z")
-_FRAMEWORK = re.compile(r"^apiVersion:[ \t]*[\"']?(chainsaw\.kyverno\.io|kuttl\.dev|cli\.kyverno\.io)/",
-                        re.MULTILINE)
-_FRAMEWORK_NAMES = {"chainsaw.kyverno.io": "chainsaw", "kuttl.dev": "kuttl", "cli.kyverno.io": "kyverno CLI"}
-# Go's tools leave testdata/ (and _-prefixed directories) alone: they hold inputs of tests. In a test
-# directory, a file named as a negative case is broken on purpose.
-_TEST_DIR_NAMES = frozenset({"test", "tests", "e2e", "testing"})
-_NEGATIVE = re.compile(r"(^|[-_.])(invalid|malformed|broken|bad|wrong|xfail)([-_.]|$)", re.IGNORECASE)
+_FRAMEWORK = re.compile(r"^apiVersion:[ \t]*[\"']?(chainsaw\.kyverno\.io|kuttl\.dev|cli\.kyverno\.io|"
+                        r"test\.gatekeeper\.sh)/", re.MULTILINE)
+_FRAMEWORK_NAMES = {"chainsaw.kyverno.io": "chainsaw", "kuttl.dev": "kuttl", "cli.kyverno.io": "kyverno CLI",
+                    "test.gatekeeper.sh": "gator"}
 _TEST_DIRS = re.compile(r"^testDirs:[ \t]*\n((?:[ \t]*-.*\n?)+)", re.MULTILINE)
+# The ecosystem's names for directories of test inputs: test runners' (test,
+# tests, e2e), Go's (testdata, which its tools leave alone, and _testdata),
+# fixtures, and the hidden test directories of chainsaw and kyverno policy
+# libraries; and a directory named for cases invalid on purpose.
+TEST_DIR_NAMES = frozenset({"test", "tests", "e2e", "testing", "testdata", "_testdata", "fixtures",
+                            "__fixtures__", ".chainsaw-test", ".kyverno-test", "integration-tests",
+                            "e2e-tests", "test-data"})
+_NEGATIVE = re.compile(r"(^|[-_.])(invalid|malformed|broken|bad|wrong|xfail)([-_.]|$)", re.IGNORECASE)
+# A directory whose name says it holds such cases (invalid-examples, bad_cases);
+# a bare ``bad/`` or ``broken/`` says nothing of what it holds.
+_CASES = r"(examples?|cases?|samples?|manifests?|inputs?)"
+_NEGATIVE_CASES = re.compile(rf"(^|[-_.])(invalid|malformed|broken|bad|wrong|xfail)[-_.]?{_CASES}([-_.]|$)|"
+                             rf"(^|[-_.]){_CASES}[-_.]?(invalid|malformed|broken|bad|wrong|xfail)([-_.]|$)",
+                             re.IGNORECASE)
 
 
 class TestDirectories:
-    """Directories of chainsaw and kuttl tests: each maps to its marker."""
+    """Directories of chainsaw, kuttl and kyverno CLI tests: each maps to its marker."""
 
     def __init__(self) -> None:
         self.marked: dict[Path, str] = {}
+        self.marked_files: dict[Path, str] = {}  # the cases a gator Suite judges offline
 
     def learn_names(self, directory: Path, names: Iterable[str]) -> None:
         """Markers in file names: chainsaw's and the kyverno CLI's test files,
@@ -173,6 +281,12 @@ class TestDirectories:
         if framework is None:
             return
         kinds = set(_KIND.findall(text))
+        if framework.group(1) == "test.gatekeeper.sh":
+            if "Suite" in kinds:
+                for rel in _suite_objects(text):
+                    self.marked_files.setdefault(Path(os.path.normpath(path.parent / rel)),
+                                                 f"a case of a gator test suite ({path.name})")
+            return
         if kinds & {"Test", "TestStep", "TestAssert"}:
             self.marked.setdefault(path.parent, f"a {_FRAMEWORK_NAMES[framework.group(1)]} test ({path.name})")
         if "TestSuite" in kinds:
@@ -184,35 +298,318 @@ class TestDirectories:
                                            f"a kuttl test directory (testDirs of {path.name})")
 
     def marker(self, path: Path, top: Path) -> str | None:
-        """What marks ``path``'s directory, or one above it, as a test's: a
-        marker learned, a Go ``testdata`` directory, or, in a test directory,
-        a file named as a negative case."""
-        below = [p for p in path.parents if p == top or top in p.parents]
-        for parent in below:
+        """What marks ``path``, its directory, or one above it, as a framework's test."""
+        if path in self.marked_files:
+            return self.marked_files[path]
+        for parent in _below(path, top):
             found = self.marked.get(parent)
             if found:
                 return found
-        for parent in below:
-            if parent.name in ("testdata", "_testdata"):
-                return f"a Go test data directory ({parent.name}/)"
-        if _NEGATIVE.search(path.stem) and any(p.name.lower() in _TEST_DIR_NAMES for p in below):
-            return "a test input named as a negative case"
         return None
+
+
+def _suite_objects(text: str) -> list[str]:
+    """The files a gator ``Suite`` judges offline: each case's ``object`` and
+    ``inventory`` entries (its ``template`` and ``constraint`` are applied)."""
+    try:
+        doc = yaml.load(text, Loader=FAST_LOADER)
+    except (yaml.YAMLError, RecursionError, ValueError):
+        return []
+    out: list[str] = []
+    for test in doc.get("tests") or [] if isinstance(doc, dict) else []:
+        for case in (test.get("cases") or []) if isinstance(test, dict) else []:
+            if not isinstance(case, dict):
+                continue
+            held = case.get("inventory")
+            for rel in [case.get("object")] + (held if isinstance(held, list) else []):
+                if isinstance(rel, str) and rel:
+                    out.append(rel)
+    return out
+
+
+def _below(path: Path, top: Path) -> list[Path]:
+    """``path``'s directories from its own up to ``top``."""
+    return [p for p in path.parents if p == top or top in p.parents]
+
+
+# Names that are also those of environments (a cluster called test): evidence
+# decides between the two.
+_ENVIRONMENT_NAMES = frozenset({"test", "tests", "testing"})
+
+
+def test_directory(path: Path, top: Path) -> str | None:
+    """Why ``path`` is in a test directory, by the ecosystem's conventions."""
+    for parent in _below(path, top):
+        if parent == top:
+            break
+        if parent.name.lower() in TEST_DIR_NAMES and not _environment(parent):
+            return f"in a test directory ({parent.name}/)"
+        if _NEGATIVE_CASES.search(parent.name):
+            return f"in a directory of cases invalid on purpose ({parent.name}/)"
+    return None
+
+
+# Names of environments a repository's clusters or overlays are named for.
+_ENVIRONMENTS = frozenset({"main", "prod", "production", "staging", "stage", "dev", "development", "qa", "uat",
+                           "live", "sandbox", "preprod", "pre-prod", "nonprod", "non-prod", "demo", "local"})
+
+
+@functools.lru_cache(maxsize=4096)
+def _environment(directory: Path) -> bool:
+    """Whether a directory named ``test`` is one environment among others:
+    a sibling is named for an environment (``clusters/test`` beside
+    ``clusters/prod``), or holds mostly the same directories
+    (two or more of the same names: ``apps/test/{kube-system,network}`` beside
+    ``apps/utility/{kube-system,network,media}``): the
+    shape of a repository's environments, never of its tests."""
+    if directory.name.lower() not in _ENVIRONMENT_NAMES or directory.parent.name == "src":
+        return False  # src/test beside src/main: Maven's and Gradle's test sources
+    siblings = _subdirectories(directory.parent) - {directory.name}
+    if any(s.lower() in _ENVIRONMENTS for s in siblings):
+        return True
+    mine = _subdirectories(directory)
+    for sibling in siblings:
+        theirs = _subdirectories(directory.parent / sibling)
+        common = mine & theirs
+        if len(common) >= 2 and len(common) * 2 >= len(mine | theirs):
+            return True
+    return False
+
+
+def _subdirectories(directory: Path) -> frozenset[str]:
+    try:
+        return frozenset(e.name for e in os.scandir(directory) if e.is_dir() and not e.name.startswith("."))
+    except OSError:
+        return frozenset()
+
+
+# --- documentation fragments -------------------------------------------------------------
+
+_NAMED = re.compile(r"^[ \t]+(name|generateName):", re.MULTILINE)
+# The directories a documentation site is built from.
+_DOC_DIRS = frozenset({"docs", "doc", "documentation", "website", "site"})
+_TOP_KEY = re.compile(r"\n(?=\S)")
+
+
+def _unnamed(text: str) -> bool:
+    """Whether a document of the text has no metadata with a name or generateName."""
+    for document in _DOCUMENT.split(text):
+        if not (API_VERSION.search(document) or _KIND.search(document)):
+            continue
+        meta = _METADATA.search(document)
+        if meta is None:
+            return True
+        block = _TOP_KEY.split(document[meta.end():], 1)[0]  # metadata's own lines
+        if not _NAMED.search(block):
+            return True
+    return False
+
+# A YAML file a page embeds, to show its text rather than to have it
+# applied: mdox's ``mdox-exec="cat PATH"``, embedmd's ``[embedmd]:# (PATH)``,
+# mkdocs snippets' ``--8<-- "PATH"``, Hugo's ``readfile``/``include`` and
+# Jekyll's ``include``/``include_relative``. A page that only names a file
+# (``kubectl apply -f PATH``) shows an object to apply: no evidence.
+_YAML_PATH = r"\.?/?((?:[\w.-]+/)*[\w.-]+\.ya?ml)"
+_PAGE_PATH = re.compile(
+    r"(?:mdox-exec=\"cat\s+|\[embedmd\]:\s*#\s*\(|--8<--\s*\"|readfile\s+(?:file=)?\"?|"
+    r"\{%-?\s*include(?:_relative)?\s+['\"]?|\{\{[<%]\s*include\s+\"?)" + _YAML_PATH)
+_PAGES_SECONDS = 10.0  # the walk over Markdown pages is bounded in time
+_PAGE_BYTES = 1 << 20
+_SKIP = frozenset({".git", "node_modules", "vendor", ".venv"})
+
+
+def shown_in_pages(top: Path) -> dict[str, str]:
+    """Repository-relative YAML paths a Markdown page names -> the first such
+    page: a documentation page that embeds a file to show a field shows a
+    fragment, not an object to apply."""
+    import time
+
+    started = time.monotonic()
+    out: dict[str, str] = {}
+    for directory, dirnames, filenames in os.walk(top):
+        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP)
+        if time.monotonic() - started > _PAGES_SECONDS:
+            break
+        for name in sorted(filenames):
+            if not name.endswith((".md", ".markdown")):
+                continue
+            page = Path(directory) / name
+            try:
+                if page.stat().st_size > _PAGE_BYTES or not page.is_file():
+                    continue
+                text = page.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+            shown = _relative(page, top)
+            for found in _PAGE_PATH.findall(text):
+                for candidate in (found, _relative(Path(os.path.normpath(page.parent / found)), top)):
+                    out.setdefault(candidate, shown)
+                out.setdefault(f"*/{found}", shown)  # a path below the site's include directory
+    return out
+
+
+# --- inputs of operator-sdk's bundle generator --------------------------------------------
+
+# `kustomize build DIR | operator-sdk generate bundle`, in a Makefile or a
+# script: the build's output is the generator's input, which completes the
+# ClusterServiceVersion base (its deployments, permissions) before anything
+# is applied. Make variables are resolved from the same file.
+_BUILD_ARG = re.compile(r"\bbuild\s+[\"']?((?:\$\([A-Za-z_]\w*\)|[^\s|;\"')])+)")
+_MAKE_VAR = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\s*[?:]?=\s*(\S+)\s*$", re.MULTILINE)
+_SCRIPT_NAMES = ("Makefile", "makefile", "GNUmakefile")
+_SCRIPT_SUFFIXES = (".mk", ".sh")
+
+
+def bundle_inputs(top: Path) -> frozenset[str]:
+    """The directories (as path suffixes, ``config/manifests``) whose build
+    a script of the repository pipes into ``operator-sdk generate bundle``."""
+    out: set[str] = set()
+    for directory in (top, top / "hack", top / "scripts", top / "make"):
+        try:
+            names = sorted(os.listdir(directory))
+        except OSError:
+            continue
+        for name in names:
+            if name in _SCRIPT_NAMES or name.endswith(_SCRIPT_SUFFIXES):
+                try:
+                    text = (directory / name).read_text(encoding="utf-8", errors="replace")[:1 << 20]
+                except OSError:
+                    continue
+                out |= _piped_to_bundle(text)
+    return frozenset(out)
+
+
+def _piped_to_bundle(text: str) -> set[str]:
+    values = dict(_MAKE_VAR.findall(text))
+    found = set()
+    for line in text.replace("\\\n", " ").splitlines():
+        if "generate bundle" not in line or "|" not in line:
+            continue
+        for arg in _BUILD_ARG.findall(line.split("generate bundle")[0]):
+            arg = re.sub(r"\$\(([A-Za-z_][A-Za-z0-9_]*)\)", lambda m: values.get(m.group(1), "\0"), arg)
+            arg = re.split(r"[})]", arg)[-1]  # after a shell variable: "${TMP}/config/x" -> /config/x
+            suffix = "/".join(p for p in arg.split("/") if p not in ("", ".", ".."))
+            if suffix and "\0" not in suffix and "$" not in suffix:
+                found.add(suffix)
+    return found
+
+
+# --- files a program of the repository writes ------------------------------------------
+
+# Programs that write a kustomization's inputs before it is built: build
+# scripts, and test code that writes an overlay's files.
+_PROGRAM_NAMES = frozenset({"Makefile", "makefile", "GNUmakefile", "Taskfile.yaml", "Taskfile.yml", "justfile"})
+_PROGRAM_SUFFIXES = (".sh", ".bash", ".mk", ".go", ".py")
+_PROGRAMS_BYTES = 64 << 20  # read at most this much program text in all
+_PROGRAMS_SECONDS = 10.0
+_PROGRAM_SKIP = frozenset({".git", "node_modules", "vendor", ".venv", "third_party"})
+
+
+_READ: dict[tuple[Path, int], tuple[object, tuple[tuple[str, str], ...]]] = {}
+
+
+def _programs(top: Path, run: object) -> tuple[tuple[str, str], ...]:
+    """(repository-relative path, text) of the repository's programs, bounded
+    in bytes and time; read once per ``run`` (an object the run keeps)."""
+    key = (top, id(run))
+    kept = _READ.get(key)
+    if kept is not None and kept[0] is run:
+        return kept[1]
+    if len(_READ) > 8:
+        _READ.clear()
+    found = _read_programs(top)
+    _READ[key] = (run, found)
+    return found
+
+
+def _read_programs(top: Path) -> tuple[tuple[str, str], ...]:
+    import time
+
+    started, total, out = time.monotonic(), 0, []
+    for directory, dirnames, filenames in os.walk(top):
+        dirnames[:] = sorted(d for d in dirnames if d not in _PROGRAM_SKIP)
+        if time.monotonic() - started > _PROGRAMS_SECONDS or total > _PROGRAMS_BYTES:
+            break
+        for name in sorted(filenames):
+            if name in _PROGRAM_NAMES or name.endswith(_PROGRAM_SUFFIXES):
+                path = Path(directory) / name
+                try:
+                    if not path.is_file() or path.stat().st_size > (1 << 20):
+                        continue
+                    text = path.read_text(encoding="utf-8", errors="replace")
+                except OSError:
+                    continue
+                total += len(text)
+                out.append((_relative(path, top), text))
+    return tuple(out)
+
+
+def written_by(top: Path, missing: Path, directory: Path | None = None, run: object = None) -> str | None:
+    """A program of the repository that names a file a kustomization reads
+    and the repository does not hold (a Makefile target, a test that writes
+    an overlay), or that copies the kustomization's directory elsewhere (a
+    script that puts the overlay beside the files it fetches): the build is
+    completed when that program runs. A program that only builds the
+    directory is no evidence: its build would fail too."""
+    name = missing.name
+    if len(name) < 6 or "." not in name:
+        return None  # too short a name to be evidence
+    written = re.compile(rf"(?<![\w.-]){re.escape(name)}(?![\w-])")
+    parts = _relative(directory, top).split("/") if directory is not None else []
+    # a directory path of two parts or more, named from the top or from a subproject
+    places = [re.escape("/".join(parts[i:])) for i in range(len(parts) - 1)]
+    copied = re.compile(rf"^\s*(cp|rsync|mv|install)\s.*(?<![\w.-])({'|'.join(places)})(?![\w-])",
+                        re.MULTILINE) if places else None
+    near = parts
+
+    def closeness(rel: str) -> int:  # the program nearest the file names it first
+        shared = 0
+        for a, b in zip(rel.split("/")[:-1], near):
+            if a != b:
+                break
+            shared += 1
+        return -shared
+
+    for rel, text in sorted(_programs(top, run), key=lambda p: closeness(p[0])):
+        if written.search(text) or (copied is not None and copied.search(text)):
+            return rel
+    return None
+
+
+# --- vendored dependencies --------------------------------------------------------------
+
+def _vendored(path: Path, top: Path) -> str | None:
+    for parent in _below(path, top):
+        if parent.name == "vendor" and os.path.isfile(parent / "modules.txt"):
+            return f"in Go's {_relative(parent, top)}/ (vendor/modules.txt)"
+    return None
 
 
 # --- the decision -------------------------------------------------------------------
 
 class Sorter:
-    """Decides whether would-be manifests are set aside. Directories are
-    learned first (:meth:`learn_names` while walking, :meth:`learn_text` for
-    each candidate), then each file is judged (:meth:`set_aside`)."""
+    """Decides whether would-be manifests are set aside, or judged as test
+    inputs. Directories are learned first (:meth:`learn_names` while walking,
+    :meth:`learn_text` for each candidate), then each file is judged
+    (:meth:`set_aside`, :meth:`test_input`)."""
 
-    def __init__(self, top: Path, reasons: Iterable[str] = REASONS) -> None:
+    def __init__(self, top: Path, reasons: Iterable[str] = REASONS, served: Served = _everything,
+                 kustomizations: Iterable[Path] = (), read: Iterable[Path] = (),
+                 searched: Iterable[Path] = ()) -> None:
         self.top = top
+        # the directories the run was asked to check: a test directory above
+        # one of them is not evidence (`krmcheck fixtures/demo` judges the demo)
+        self.searched = tuple(sorted(searched, key=lambda p: len(p.parts), reverse=True))
         self.reasons = frozenset(reasons)
+        self.served = served
+        self.kustomizations = frozenset(kustomizations)
+        self.read_dirs = frozenset(p.parent for p in read)
         self.tests = TestDirectories()
         self.learned: set[Path] = set()  # directories whose markers are known
         self.found: list[SetAside] = []  # what was set aside so far
+        self.test_inputs: list[SetAside] = []  # what is judged as a test's input so far
+        self.shown: dict[str, str] | None = None  # repo-relative path -> a Markdown page showing it
+        self.bundles: frozenset[str] | None = None  # what a script pipes into operator-sdk generate bundle
 
     def learn_names(self, directory: Path, names: Iterable[str]) -> None:
         if TEST_FRAMEWORK in self.reasons:
@@ -223,21 +620,86 @@ class Sorter:
             self.tests.learn_text(path, text)
 
     def set_aside(self, path: Path, text: str) -> SetAside | None:
-        if TOOL_CONFIG in self.reasons:
-            tool = _tool_config(text)
-            if tool is not None:
-                return SetAside(path, TOOL_CONFIG, tool)
-        if TEST_FRAMEWORK in self.reasons:
-            marker = self.tests.marker(path, self.top)
-            if marker is not None:
-                return SetAside(path, TEST_FRAMEWORK, marker)
-        if PATCH_FILE in self.reasons:
-            sign = _patch_sign(path, text, self.top)
-            if sign is not None:
-                return SetAside(path, PATCH_FILE, sign)
-        if TEMPLATE in self.reasons and "{{" in text and not _loads(text):
-            return SetAside(path, TEMPLATE, "{{ ... }} expressions; not YAML as written")
+        for reason, why in self._evidence(path, text):
+            if reason in self.reasons:
+                return SetAside(path, reason, why)
         return None
+
+    def _evidence(self, path: Path, text: str) -> Iterable[tuple[str, str]]:
+        """(reason, why) for each rule that holds, in order; computed as asked."""
+        checks: tuple[tuple[str, Callable[[], str | None]], ...] = (
+            (VENDORED, lambda: _vendored(path, self.top)),
+            (TOOL_CONFIG, lambda: _tool_config(text)),
+            (TEST_FRAMEWORK, lambda: self.tests.marker(path, self.top)),
+            (PATCH_FILE, lambda: _patch_sign(text)),
+            (UNUSED_INPUT, lambda: _unused_input(path, self.top, self.kustomizations, self.read_dirs)),
+            (DATA, lambda: _data(text, self.served)),
+            (TEMPLATE, lambda: _template(text)),
+        )
+        for reason, check in checks:
+            if reason in self.reasons:
+                why = check()
+                if why is not None:
+                    yield reason, why
+
+    def test_input(self, path: Path, text: str) -> SetAside | None:
+        """The file as a test's input, when it is in a test directory, or as
+        a documentation fragment, when a Markdown page of the repository
+        embeds it and it cannot be applied as it stands (a document with no
+        name)."""
+        if BUNDLE_INPUT in self.reasons:
+            # the kustomization, and the bases/ operator-sdk reads beside it (--kustomize-dir)
+            if self.bundles is None:
+                self.bundles = bundle_inputs(self.top)
+            for directory in _below(path, self.top) if self.bundles else ():
+                rel = _relative(directory, self.top)
+                for suffix in sorted(self.bundles):
+                    if rel == suffix or rel.endswith("/" + suffix):
+                        return SetAside(path, BUNDLE_INPUT, f"piped into operator-sdk generate bundle ({suffix})")
+        if TEST_INPUT in self.reasons:
+            base = next((d for d in self.searched if d == path.parent or d in path.parents), self.top)
+            why = test_directory(path, base)
+            if why is not None:
+                return SetAside(path, TEST_INPUT, why)
+        if DOC_FRAGMENT in self.reasons:
+            in_docs = any(p.name.lower() in _DOC_DIRS for p in _below(path, self.top))
+            if not (in_docs or _unnamed(text)):
+                return None  # an example a page shows whole is an object to apply
+            if self.shown is None:
+                self.shown = shown_in_pages(self.top)
+            rel = _relative(path, self.top)
+            parts = rel.split("/")
+            page = self.shown.get(rel) or next(
+                (self.shown[f"*/{tail}"] for tail in ("/".join(parts[i:]) for i in range(len(parts)))
+                 if in_docs and f"*/{tail}" in self.shown), None)
+            if page is not None:
+                return SetAside(path, DOC_FRAGMENT, f"shown in {page}")
+        return None
+
+
+# A placeholder a script fills in before applying (sed, envsubst, make):
+# {{ name }}, a Jinja statement {% ... %}, a single-brace {NAME}, a
+# FreeMarker directive <#if ...>, or ${...}.
+_PLACEHOLDER = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\{[A-Za-z][A-Za-z0-9_]*\}|</?#[a-z]+\b|\$\{[^{}\n]+\}")
+
+
+def _template(text: str) -> str | None:
+    """Why the text is a template: it holds placeholders and is not YAML as
+    written (a file that is YAML as written is judged, placeholders and all)."""
+    found = _PLACEHOLDER.search(text)
+    if found is None or _loads(text):
+        return None
+    return f"{found.group(0)[:40]} placeholders; not YAML as written"
+
+
+def is_template(text: str) -> bool:
+    """Whether the text is a template that is not YAML until rendered."""
+    return _template(text) is not None
+
+
+def negative_case(path: Path) -> bool:
+    """Whether the file's name says it is a case invalid on purpose."""
+    return bool(_NEGATIVE.search(path.stem))
 
 
 def _loads(text: str) -> bool:
@@ -250,13 +712,23 @@ def _loads(text: str) -> bool:
     return True
 
 
+def yaml_defect(text: str, display: str) -> LoadError | None:
+    """What makes the text lose content whatever reads it (not YAML, a
+    repeated key, documents run together), as the build would report it."""
+    try:
+        load_documents(text, display, "resource")
+    except LoadError as e:
+        return e
+    return None
+
+
 def summary(found: Iterable[SetAside]) -> list[tuple[str, list[SetAside], str]]:
-    """Per reason, in REASONS order: (reason, its files sorted, one line saying so)."""
+    """Per reason, in SET_ASIDE order: (reason, its files sorted, one line saying so)."""
     by_reason: dict[str, list[SetAside]] = {}
     for s in found:
         by_reason.setdefault(s.reason, []).append(s)
     out = []
-    for reason in REASONS:
+    for reason in SET_ASIDE:
         listed = sorted(by_reason.get(reason, ()), key=lambda s: s.path)
         if listed:
             files = "1 file" if len(listed) == 1 else f"{len(listed)} files"

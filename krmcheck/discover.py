@@ -3,6 +3,7 @@ roots a set of changed files touches."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import time
@@ -13,7 +14,7 @@ from typing import NamedTuple
 
 import yaml
 
-from krmcheck.applied import API_VERSION, REASONS, SetAside, Sorter
+from krmcheck.applied import API_VERSION, REASONS, Served, SetAside, Sorter
 from krmcheck.kustomize.kustomization import FILENAMES
 from krmcheck.resource.files import Refused, inside, read_text_bounded
 from krmcheck.tree.load import FAST_LOADER
@@ -206,6 +207,9 @@ def find_manifests(paths: list[Path], infos: dict[Path, KustomizationInfo],
         aside = sorter.set_aside(path, text)
         if aside is None:
             found.append(path)
+            as_test = sorter.test_input(path, text)
+            if as_test is not None:
+                sorter.test_inputs.append(as_test)
         else:
             sorter.found.append(aside)
     return found
@@ -438,11 +442,13 @@ class Selection:
     changed: bool  # only what changed files touch (pre-commit, --changed-since)
     set_aside: tuple[SetAside, ...] = ()  # would-be manifests that are not applied (krmcheck.applied)
     refused: tuple[Refusal, ...] = ()  # files the search for manifests did not read, and why
+    test_inputs: tuple[SetAside, ...] = ()  # manifests in test directories: cluster findings are warnings
 
 
 def select(paths: tuple[Path, ...], mode: tuple[str, ...], changed_since: str | None,
            top: Path, skip: Skip = _never, also_read: tuple[Path, ...] = (),
-           not_applied: tuple[str, ...] = REASONS, shown: Callable[[Path], str] = str) -> Selection:
+           not_applied: tuple[str, ...] = REASONS, shown: Callable[[Path], str] = str,
+           served: Served | None = None) -> Selection:
     """The roots a run checks.
 
     Directories in ``paths`` are searched; files in them are changed files
@@ -465,18 +471,68 @@ def select(paths: tuple[Path, ...], mode: tuple[str, ...], changed_since: str | 
     search = [top] if changed or changed_since else directories or [top]
     infos = graph(find_kustomizations(search, skip))
     kustomizations = all_roots(infos) if mode == ("all",) else default_roots(infos)
-    sorter = Sorter(top.resolve(), () if mode == ("all",) else not_applied)
+    sorter = Sorter(top.resolve(), () if mode == ("all",) else not_applied,
+                    served if served is not None else ServedKinds(top.resolve(), skip),
+                    kustomizations=infos, read=(f for i in infos.values() for f in i.files),
+                    searched=[_resolved(d) for d in directories])
     scan = Scan(top.resolve(), "plain manifests")
+    for directory in kustomizations:  # a test's input, or a fragment a page shows, as a plain file is
+        found = find_file_in(directory)
+        as_test = sorter.test_input(found, "") if found is not None else None
+        if as_test is not None:
+            sorter.test_inputs.append(dataclasses.replace(as_test, path=directory))
     if changed or changed_since:
         manifests = find_manifests([c for c in changed if os.path.isfile(c)], infos, skip, also_read, sorter,
                                    scan)
         roots = touched_roots(kustomizations, changed, infos) + manifests
-        return Selection(tuple(sorted(set(roots))), infos, True, tuple(sorter.found), tuple(scan.refused))
+        return Selection(tuple(sorted(set(roots))), infos, True, tuple(sorter.found), tuple(scan.refused),
+                         tuple(sorter.test_inputs))
     manifests = find_manifests(directories, infos, skip, also_read, sorter, scan)
     for d in directories:
         _something_under(d, kustomizations + manifests, skip, sorter.found, shown)
     return Selection(tuple(sorted(set(kustomizations + manifests))), infos, False, tuple(sorter.found),
-                     tuple(scan.refused))
+                     tuple(scan.refused), tuple(sorter.test_inputs))
+
+
+class ServedKinds:
+    """Whether an apiVersion and kind are served: a built-in kind of the
+    newest packaged Kubernetes version, or a kind a CustomResourceDefinition
+    of the repository defines (scanned once, when first asked)."""
+
+    def __init__(self, top: Path, skip: Skip = _never, extra: Callable[[str, str], bool] | None = None) -> None:
+        self.top, self.skip, self.extra = top, skip, extra
+        self.defined: set[tuple[str, str]] | None = None
+
+    def __call__(self, api_version: str, kind: str) -> bool:
+        from krmcheck.schemas import builtin
+
+        try:
+            if builtin.kind_schema(builtin.versions()[-1], False, api_version, kind) is not None:
+                return True
+        except (OSError, ValueError):
+            pass
+        if self.defined is None:
+            self.defined = self._scan()
+        group = api_version.rpartition("/")[0]
+        if (group, kind) in self.defined:
+            return True
+        return self.extra is not None and self.extra(api_version, kind)
+
+    def _scan(self) -> set[tuple[str, str]]:
+        found: set[tuple[str, str]] = set()
+        for path in find_crd_files([self.top], self.skip, Scan(self.top, "CRD files")):
+            try:
+                documents = list(yaml.load_all(read_text_bounded(path), Loader=FAST_LOADER))
+            except (OSError, ValueError, yaml.YAMLError, RecursionError):
+                continue
+            for doc in documents:
+                if not isinstance(doc, dict) or doc.get("kind") != "CustomResourceDefinition":
+                    continue
+                spec = doc.get("spec")
+                names = spec.get("names") if isinstance(spec, dict) else None
+                if isinstance(spec, dict) and isinstance(names, dict) and isinstance(spec.get("group"), str):
+                    found.add((spec["group"], str(names.get("kind"))))
+        return found
 
 
 def _explicit(mode: tuple[str, ...], shown: Callable[[Path], str] = str) -> Selection:
@@ -485,6 +541,11 @@ def _explicit(mode: tuple[str, ...], shown: Callable[[Path], str] = str) -> Sele
             raise NothingToCheck(f"--roots {shown(Path(given))}: not a directory")
     roots = tuple(Path(r).resolve() for r in mode)
     return Selection(roots, graph([r for r in roots if find_kustomization(r)]), False)
+
+
+def find_file_in(directory: Path) -> Path | None:
+    """The kustomization file of a directory, under whichever name it has."""
+    return next((directory / n for n in FILENAMES if os.path.isfile(directory / n)), None)
 
 
 def find_kustomization(directory: Path) -> bool:

@@ -193,6 +193,12 @@ class RootReport:
     # with Secret values hidden, the file that wrote it), in output order
     # (see krmcheck.diff)
     rendered: tuple[tuple[ResourceRef, str, str, str], ...] = ()
+    # what the root needs that is policy, not a defect (krmcheck.pipeline.policy
+    # gives the run one finding for each): (setting, the entry that needs it),
+    # "load-restrictor" (it was checked as it builds with the restrictor
+    # lifted) or "helm" (not checked: it inflates Helm charts, and
+    # --enable-helm is off)
+    policies: tuple[tuple[str, Location], ...] = ()
 
 
 @dataclass(frozen=True)

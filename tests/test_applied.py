@@ -143,38 +143,145 @@ def test_kuttl_test_dirs_numbered_asserts_and_test_steps(tmp_path: Path) -> None
                      "stepdir/02-apply.yaml": "test-framework"}
 
 
-def test_go_testdata_and_negative_cases_in_test_directories(tmp_path: Path) -> None:
+def test_files_in_test_directories_are_test_inputs_judged_with_warnings(tmp_path: Path) -> None:
     write(tmp_path, "internal/controllers/testdata/expected.yaml", PARTIAL)
     write(tmp_path, "test/e2e/lint/malformed-spec.yaml", PARTIAL)
-    write(tmp_path, "test/e2e/basic-invalid.yaml", PARTIAL)
-    write(tmp_path, "test/e2e/basic.yaml", PARTIAL)  # a test input with no such name is judged
-    write(tmp_path, "deploy/invalid-example.yaml", PARTIAL)  # not in a test directory: judged
+    write(tmp_path, "test/e2e/template.yaml", DEPLOYMENT.replace("name: web\n", "name: ROLLOUT_NAME\n", 1))
+    write(tmp_path, "hack/invalid-examples/route.yaml", PARTIAL)  # a directory of cases invalid on purpose
+    write(tmp_path, "deploy/invalid-example.yaml", PARTIAL)  # a name alone decides nothing: judged
     run = check(tmp_path)
-    assert aside(run.report) == {"internal/controllers/testdata/expected.yaml": "test-framework",
-                                 "test/e2e/lint/malformed-spec.yaml": "test-framework",
-                                 "test/e2e/basic-invalid.yaml": "test-framework"}
-    assert sorted(p for p, _, v in run.located() if v == "schema") == [
-        "deploy/invalid-example.yaml", "test/e2e/basic.yaml"]
+    assert aside(run.report) == {}
+    assert run.located("error") == [("deploy/invalid-example.yaml", 4, "schema")]
+    assert sorted({p for p, _, _ in run.located("warning")}) == [
+        "hack/invalid-examples/route.yaml", "internal/controllers/testdata/expected.yaml",
+        "test/e2e/lint/malformed-spec.yaml", "test/e2e/template.yaml"]
+    notes = [n["message"] for n in run.report["notes"] if "[test-input]" in n["message"]]
+    assert len(notes) == 1 and notes[0].startswith("4 files in test directories judged as test inputs")
+    run = check(tmp_path, "--roots", "all")  # full judgement restored
+    assert ("test/e2e/lint/malformed-spec.yaml", 4, "schema") in run.located("error")
+    # a directory the run is asked to check is judged in full: a test directory above it is no evidence
+    run = check(tmp_path, "test/e2e/lint")
+    assert run.located("error") == [("test/e2e/lint/malformed-spec.yaml", 4, "schema")]
 
 
-# --- patch files -----------------------------------------------------------------
+def test_a_yaml_defect_of_a_test_input_stays_an_error(tmp_path: Path) -> None:
+    write(tmp_path, "test/e2e/case.yaml", DEPLOYMENT.replace("spec:\n", "spec:\n  replicas: 2\n", 1))
+    run = check(tmp_path)
+    assert [(d["path"], d["validator"], d["severity"]) for d in run.report["defects"]] == [
+        ("test/e2e/case.yaml", "build", "error")]
+    assert "already defined" in run.report["defects"][0]["message"]
 
-def test_stray_patches_are_set_aside_and_read_patches_are_not_roots(tmp_path: Path) -> None:
+
+def test_an_environment_named_test_is_not_a_test_directory(tmp_path: Path) -> None:
+    bad = DEPLOYMENT.replace("  name: web\n", "  name: web\n  labels: {tier: bad value}\n", 1)
+    write(tmp_path, "clusters/main/apps/web.yaml", DEPLOYMENT)
+    write(tmp_path, "clusters/test/apps/web.yaml", bad)
+    write(tmp_path, "test/e2e/web.yaml", bad)  # a test directory: nothing beside it shares its shape
+    run = check(tmp_path)
+    assert [p for p, _, _ in run.located("error")] == ["clusters/test/apps/web.yaml"]
+    assert [p for p, _, _ in run.located("warning")] == ["test/e2e/web.yaml"]
+
+
+# --- data, unused kustomize inputs, patches, vendored files ------------------------
+
+CONFORMANCE_REPORT = """\
+apiVersion: gateway.networking.k8s.io/v1
+kind: ConformanceReport
+date: "2024-01-01"
+implementation: {project: example, version: v1}
+"""
+
+TALOS_PATCH = """\
+machine:
+  install: {disk: /dev/sda}
+---
+apiVersion: v1alpha1
+kind: HostnameConfig
+hostname: node-1
+"""
+
+WIDGET_CRD = """\
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  names: {kind: Widget, plural: widgets, singular: widget, listKind: WidgetList}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        x-kubernetes-preserve-unknown-fields: true
+"""
+
+
+def test_data_in_api_object_form_is_set_aside_by_evidence(tmp_path: Path) -> None:
+    write(tmp_path, "app/deployment.yaml", DEPLOYMENT)
+    write(tmp_path, "conformance/reports/v1/report.yaml", CONFORMANCE_REPORT)
+    write(tmp_path, "talos/node-1.yaml", TALOS_PATCH)
+    # a built-in kind without a name is an object the API server refuses, not data
+    write(tmp_path, "config/cm.yaml", "apiVersion: v1\nkind: ConfigMap\ndata: {a: b}\n")
+    # so is a kind a CRD of the repository serves
+    write(tmp_path, "crds/widget.yaml", WIDGET_CRD)
+    write(tmp_path, "samples/widget.yaml", "apiVersion: example.com/v1\nkind: Widget\nspec: {}\n")
+    run = check(tmp_path)
+    assert aside(run.report) == {"conformance/reports/v1/report.yaml": "data", "talos/node-1.yaml": "data"}
+    assert sorted(p for p, _, _ in run.located("error")) == ["config/cm.yaml", "samples/widget.yaml"]
+    why = {s["path"]: s["why"] for s in run.report["setAside"]}
+    assert why["conformance/reports/v1/report.yaml"].startswith(
+        "gateway.networking.k8s.io/v1 ConformanceReport: no metadata.name")
+
+
+def test_unused_kustomize_inputs_are_set_aside_but_not_the_whole_repository(tmp_path: Path) -> None:
     write(tmp_path, "base/kustomization.yaml", "resources: [deployment.yaml]\npatches:\n- path: used.yaml\n")
     write(tmp_path, "base/deployment.yaml", DEPLOYMENT)
     write(tmp_path, "base/used.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\n"
                                       "spec: {replicas: 2}\n")
     write(tmp_path, "base/manager_auth_proxy_patch.yaml", PARTIAL)
+    write(tmp_path, "config/crd/kustomization.yaml", "resources: []\n")
     write(tmp_path, "config/crd/patches/webhook_in_widgets.yaml", PARTIAL)
     write(tmp_path, "extra/delete.yaml", "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n"
                                          "$patch: delete\n")
+    # a kustomization at the top makes nothing below it an input
+    write(tmp_path, "kustomization.yaml", "resources: [base]\n")
+    write(tmp_path, "deploy/partial.yaml", PARTIAL)
+    # a name alone decides nothing: an object named as a patch, nowhere near a kustomization, is judged
+    write(tmp_path, "examples/k8s-patch-workflow.yaml", PARTIAL)
     run = check(tmp_path)
-    assert aside(run.report) == {"base/manager_auth_proxy_patch.yaml": "patch-file",
-                                 "config/crd/patches/webhook_in_widgets.yaml": "patch-file",
+    assert aside(run.report) == {"base/manager_auth_proxy_patch.yaml": "unused-input",
+                                 "config/crd/patches/webhook_in_widgets.yaml": "unused-input",
                                  "extra/delete.yaml": "patch-file"}
-    assert {s["path"]: s["why"] for s in run.report["setAside"]}["extra/delete.yaml"] == \
-        "holds a $patch directive"
+    why = {s["path"]: s["why"] for s in run.report["setAside"]}
+    assert why["extra/delete.yaml"] == "holds a $patch directive"
+    assert why["base/manager_auth_proxy_patch.yaml"] == "beside base/kustomization"
+    assert sorted({p for p, _, _ in run.located("error")}) == ["deploy/partial.yaml",
+                                                               "examples/k8s-patch-workflow.yaml"]
+
+
+def test_vendored_dependencies_are_not_the_repositorys_manifests(tmp_path: Path) -> None:
+    write(tmp_path, "app/deployment.yaml", DEPLOYMENT)
+    write(tmp_path, "vendor/modules.txt", "# example.com/dep v1.0.0\n")
+    write(tmp_path, "vendor/example.com/dep/config/broken.yaml", PARTIAL + "metadata: {}\n")
+    run = check(tmp_path)
+    assert aside(run.report) == {"vendor/example.com/dep/config/broken.yaml": "vendored"}
     assert run.code == 0, run.out
+
+
+def test_yaml_defects_are_reported_in_files_set_aside(tmp_path: Path) -> None:
+    write(tmp_path, "app/deployment.yaml", DEPLOYMENT)
+    write(tmp_path, "e2e/smoke/chainsaw-test.yaml", "apiVersion: chainsaw.kyverno.io/v1alpha1\nkind: Test\n")
+    # two asserts run together: the second's keys repeat the first's, one assert is lost
+    write(tmp_path, "e2e/smoke/assert.yaml", PARTIAL + PARTIAL)
+    write(tmp_path, "e2e/smoke/fine.yaml", PARTIAL)
+    run = check(tmp_path)
+    assert aside(run.report)["e2e/smoke/assert.yaml"] == "test-framework"
+    assert run.located("error") == [("e2e/smoke/assert.yaml", 7, "build")]
+    assert 'mapping key "apiVersion" already defined at line 1' in run.report["defects"][0]["message"]
 
 
 # --- bringing files back -------------------------------------------------------------
@@ -315,4 +422,156 @@ def test_a_kyverno_cli_test_and_go_underscore_testdata_are_test_inputs(tmp_path:
     found = aside(check(tmp_path).report)
     assert found["test/cli/with-params/param.yaml"] == "test-framework"
     assert found["test/cli/node-status/resource.yaml"] == "test-framework"
-    assert found["cmd/cli/_testdata/policies/x.yaml"] == "test-framework"
+    assert "cmd/cli/_testdata/policies/x.yaml" not in found  # judged as a test input: warnings
+
+
+def test_a_fragment_a_documentation_page_embeds_is_judged_with_warnings(tmp_path: Path) -> None:
+    fragment = "apiVersion: apps/v1\nkind: Deployment\nspec:\n  replicas: 2\n"
+    write(tmp_path, "example/guide/fragment.yaml", fragment)
+    write(tmp_path, "example/guide/named.yaml", PARTIAL)  # embedded too, but complete enough to apply
+    write(tmp_path, "example/other/fragment.yaml", fragment)  # no page embeds it
+    write(tmp_path, "docs/guide.md", '```yaml mdox-exec="cat example/guide/fragment.yaml"\n```\n'
+                                     '```yaml mdox-exec="cat example/guide/named.yaml"\n```\n'
+                                     'kubectl apply -f example/other/fragment.yaml\n')
+    run = check(tmp_path)
+    assert sorted({p for p, _, _ in run.located("error")}) == ["example/guide/named.yaml",
+                                                               "example/other/fragment.yaml"]
+    assert [p for p, _, _ in run.located("warning")] == ["example/guide/fragment.yaml"]
+    assert any("[doc-fragment]" in n["message"] for n in run.report["notes"])
+
+
+def test_a_kustomization_in_a_test_directory_is_a_test_input(tmp_path: Path) -> None:
+    # a test framework writes the file the kustomization reads before it builds it
+    write(tmp_path, "app/deployment.yaml", DEPLOYMENT)
+    write(tmp_path, "test/framework/data/kustomization.yaml", "resources: [written-by-the-test.yaml]\n")
+    write(tmp_path, "src/test/resources/bad.yaml", PARTIAL)  # Maven's test sources, beside src/main
+    write(tmp_path, "src/main/resources/app.yaml", DEPLOYMENT)
+    run = check(tmp_path)
+    assert run.code == 0, run.out
+    assert sorted({p for p, _, _ in run.located("warning")}) == ["src/test/resources/bad.yaml",
+                                                                 "test/framework/data/kustomization.yaml"]
+
+
+def test_a_template_with_script_placeholders_is_set_aside(tmp_path: Path) -> None:
+    write(tmp_path, "app/deployment.yaml", DEPLOYMENT)
+    write(tmp_path, "make/config/service.yaml", "apiVersion: v1\nkind: Service\nmetadata:\n  name: bind\n"
+                                                "spec:\n  clusterIP: {SERVICE_IP_PREFIX}.16\n")
+    run = check(tmp_path)
+    assert aside(run.report) == {"make/config/service.yaml": "template"}
+    assert run.code == 0, run.out
+
+
+def test_a_negative_case_in_a_test_directory_may_be_broken_yaml_on_purpose(tmp_path: Path) -> None:
+    write(tmp_path, "app/deployment.yaml", DEPLOYMENT)
+    write(tmp_path, "test/e2e/smoke/basic-invalid.yaml", PARTIAL + "  args: [echo]-not-yaml\n")
+    write(tmp_path, "test/e2e/smoke/basic.yaml", PARTIAL + "  args: [echo]-not-yaml\n")
+    write(tmp_path, ".krew.yaml", "apiVersion: krew.googlecontainertools.github.com/v1alpha2\nkind: Plugin\n"
+                                  "metadata: {name: x}\nspec:\n  platforms:\n  - uri: x\n"
+                                  "    {{addURIAndSha \"https://x/{{ .TagName }}.tgz\" .TagName | indent 6 }}\n")
+    run = check(tmp_path)
+    assert [(p, s) for p, _, s in ((d["path"], d["line"], d["severity"]) for d in run.report["defects"])
+            if p.startswith(("test/", ".krew"))] == [
+        ("test/e2e/smoke/basic-invalid.yaml", "warning"), ("test/e2e/smoke/basic.yaml", "error")]
+
+
+def test_the_cases_of_a_gator_suite_are_test_inputs_but_its_template_and_constraint_are_applied(
+        tmp_path: Path) -> None:
+    write(tmp_path, "library/policy/suite.yaml", "kind: Suite\napiVersion: test.gatekeeper.sh/v1alpha1\n"
+          "metadata: {name: s}\ntests:\n- name: t\n  template: template.yaml\n"
+          "  constraint: samples/c/constraint.yaml\n  cases:\n  - name: bad\n"
+          "    object: samples/c/example_disallowed.yaml\n")
+    write(tmp_path, "library/policy/samples/c/example_disallowed.yaml",
+          "apiVersion: apps/v1beta1\nkind: Deployment\nmetadata: {name: old}\n")
+    write(tmp_path, "library/policy/samples/c/constraint.yaml", PARTIAL)  # applied: judged
+    run = check(tmp_path)
+    assert aside(run.report)["library/policy/samples/c/example_disallowed.yaml"] == "test-framework"
+    assert {p for p, _, _ in run.located("error")} == {"library/policy/samples/c/constraint.yaml"}
+
+
+def test_documentation_snippets_a_site_includes_are_fragments(tmp_path: Path) -> None:
+    # mkdocs includes by a name in its include directory; a snippet shows fields with values to fill in
+    write(tmp_path, "app/deployment.yaml", DEPLOYMENT)
+    write(tmp_path, "docs/snippets/store.yaml", PARTIAL.replace("name: web", "name: SECRET_NAME"))
+    write(tmp_path, "docs/snippets/elided.yaml", PARTIAL + "  ...\n  more: x\n")
+    write(tmp_path, "docs/snippets/gitops/kustomization.yaml", "resources: [sync.yaml]\n")
+    write(tmp_path, "docs/snippets/gitops/sync.yaml", "apiVersion: kustomize.toolkit.fluxcd.io/v1\n"
+          "kind: Kustomization\nmetadata: {name: apps, namespace: flux-system}\nspec:\n  interval: 1h\n"
+          "  path: ./infrastructure/apps\n  prune: true\n  sourceRef: {kind: GitRepository, name: flux-system}\n")
+    write(tmp_path, "docs/snippets/jinja.yaml", "{% raw %}\n" + PARTIAL + "{% endraw %}\n")
+    write(tmp_path, "docs/guide.md", "{% include 'store.yaml' %}\n{% include 'elided.yaml' %}\n"
+                                     "{% include 'gitops/kustomization.yaml' %}\n")
+    write(tmp_path, "docs/unshown.yaml", PARTIAL)  # in the docs, but no page includes it: judged
+    run = check(tmp_path)
+    assert aside(run.report) == {"docs/snippets/jinja.yaml": "template"}
+    assert {p for p, _, _ in run.located("error")} == {"docs/unshown.yaml"}
+    assert {p for p, _, _ in run.located("warning")} >= {"docs/snippets/store.yaml", "docs/snippets/elided.yaml"}
+    # the snippet's Flux Kustomization is shown, not applied: no controller root renders it
+    assert not any(r["root"].startswith("flux:") for r in run.report["roots"])
+
+
+CSV_BASE = """\
+apiVersion: operators.coreos.com/v1alpha1
+kind: ClusterServiceVersion
+metadata:
+  name: widget-operator.v0.0.0
+spec:
+  displayName: Widget operator
+  install:
+    spec:
+      deployments: null
+    strategy: deployment
+"""
+
+
+def test_a_kustomization_piped_into_operator_sdk_generate_bundle_is_its_input(tmp_path: Path) -> None:
+    # the generator completes the ClusterServiceVersion base: what is built is not what is applied
+    write(tmp_path, "app/deployment.yaml", DEPLOYMENT)
+    write(tmp_path, "config/manifests/kustomization.yaml", "resources: [bases/widget.clusterserviceversion.yaml]\n")
+    write(tmp_path, "config/manifests/bases/widget.clusterserviceversion.yaml",
+          CSV_BASE.replace("name: widget-operator", "name: Widget-operator"))
+    write(tmp_path, "config/other/kustomization.yaml", "resources: [bad.yaml]\n")
+    write(tmp_path, "config/other/bad.yaml", PARTIAL.replace("name: web", "name: Web"))
+    write(tmp_path, "Makefile", "MANIFESTS ?= config/manifests\nbundle:\n"
+                                "\t$(KUSTOMIZE) build $(MANIFESTS) | \\\n"
+                                "\t$(OPERATOR_SDK) generate bundle -q --overwrite\n")
+    run = check(tmp_path)
+    assert {p for p, _, _ in run.located("error")} == {"config/other/bad.yaml"}
+    assert any("[bundle-input]" in n["message"] for n in run.report["notes"])
+    # the bases operator-sdk reads beside the kustomization (--kustomize-dir), listed or not
+    write(tmp_path, "config/manifests/bases/unlisted.clusterserviceversion.yaml",
+          CSV_BASE.replace("name: widget-operator", "name: Unlisted"))
+    run = check(tmp_path)
+    assert {p for p, _, _ in run.located("error")} == {"config/other/bad.yaml"}
+    (tmp_path / "Makefile").unlink()
+    assert "config/manifests/bases/widget.clusterserviceversion.yaml" in {
+        p for p, _, _ in check(tmp_path).located("error")}
+
+
+def test_freemarker_templates_and_test_placeholders_that_are_not_yaml_yet(tmp_path: Path) -> None:
+    write(tmp_path, "app/deployment.yaml", DEPLOYMENT)
+    write(tmp_path, "argocd/projects/default.ftl.yaml", "apiVersion: argoproj.io/v1alpha1\nkind: AppProject\n"
+          "metadata:\n  name: default\n  annotations:\n<#if config.mail>\n    a: ${config.mail}\n</#if>\n")
+    write(tmp_path, "policies/auth.yaml", "apiVersion: policy.linkerd.io/v1alpha1\nkind: NetworkAuthentication\n"
+          "metadata: {name: n}\nspec:\n  networks:\n  - cidr: {IPv6}/128\n")
+    run = check(tmp_path)
+    assert aside(run.report) == {"argocd/projects/default.ftl.yaml": "template", "policies/auth.yaml": "template"}
+
+
+def test_a_file_a_program_of_the_repository_writes_is_not_a_defect(tmp_path: Path) -> None:
+    write(tmp_path, "app/deployment.yaml", DEPLOYMENT)
+    write(tmp_path, "hack/image-patch/kustomization.yaml", "resources: [source-manifest.yaml]\n")
+    write(tmp_path, "deploy/kustomization.yaml", "resources: [forgotten.yaml]\n")
+    write(tmp_path, "Makefile", "image-patch:\n\tkustomize build config/default > hack/image-patch/source-manifest.yaml\n")
+    run = check(tmp_path)
+    assert [(p, v) for p, _, v in run.located("error")] == [("deploy/kustomization.yaml", "build")]
+    [written] = [d for d in run.report["defects"] if d["validator"] == "written"]
+    assert (written["path"], written["severity"]) == ("hack/image-patch/kustomization.yaml", "warning")
+    assert "Makefile writes it" in written["message"]
+    # a script that copies the overlay beside the files it fetches names its directory
+    write(tmp_path, "hack/bump.sh", "cp hack/overlays/fetched/*.yaml \"$tmp\"/\n")
+    write(tmp_path, "hack/overlays/fetched/kustomization.yaml", "resources: [./daemonset-install.yaml]\n")
+    assert [p for p, _, _ in check(tmp_path).located("error")] == ["deploy/kustomization.yaml"]
+    # a program that only builds a directory is no evidence: its build fails too
+    write(tmp_path, "Makefile.deploy.mk", "deploy:\n\tkustomize build deploy | kubectl apply -f -\n")
+    write(tmp_path, "deploy/kustomization.yaml", "resources: [forgotten-manifest.yaml]\n")
+    assert [p for p, _, _ in check(tmp_path).located("error")] == ["deploy/kustomization.yaml"]

@@ -1,7 +1,9 @@
 """The load restrictor of each kustomization root: ``--load-restrictor``
 when given, else ``.krmcheck.yaml``'s per-path ``overrides:`` entries
 (later ones win) and top-level ``load-restrictor:``, else
-LoadRestrictionsRootOnly; and a refused file says what the root needs."""
+LoadRestrictionsRootOnly; a refused file says what the root needs. A root
+given no restrictor that reads outside its directory is checked as it
+builds with it lifted, and the run says so once (tests/pipeline/test_policy.py)."""
 
 from __future__ import annotations
 
@@ -31,7 +33,7 @@ def failed(run_report: dict) -> list[str]:
 
 
 def test_the_refusal_says_which_setting_the_root_needs(tmp_path: Path) -> None:
-    run = check(outside_files(tmp_path))
+    run = check(outside_files(tmp_path), "--load-restrictor", "LoadRestrictionsRootOnly")
     assert run.code == 2 and failed(run.report) == ["legacy", "tools"]
     [message] = {d["message"] for d in run.report["defects"] if d["path"] == "legacy/kustomization.yaml"}
     assert message == ("accumulating resources of legacy/kustomization.yaml: security; file "
@@ -51,35 +53,46 @@ def test_krmcheck_build_names_its_flag_only(tmp_path: Path, monkeypatch: pytest.
     assert cli.main(["build", "legacy", "--load-restrictor", "LoadRestrictionsNone"]) == 0
 
 
-@pytest.mark.parametrize("config,args,broken", [
-    ("load-restrictor: LoadRestrictionsNone\n", (), []),
-    ("overrides:\n- paths: [legacy/]\n  load-restrictor: LoadRestrictionsNone\n", (), ["tools"]),
+@pytest.mark.parametrize("config,args,broken,lifted", [
+    ("load-restrictor: LoadRestrictionsNone\n", (), [], []),
+    ("load-restrictor: LoadRestrictionsRootOnly\n", (), ["legacy", "tools"], []),
+    # a root given none is checked with the restrictor lifted (one warning names them)
+    ("overrides:\n- paths: [legacy/]\n  load-restrictor: LoadRestrictionsRootOnly\n", (), ["legacy"], ["tools"]),
+    ("overrides:\n- paths: [legacy/]\n  load-restrictor: LoadRestrictionsNone\n", (), [], ["tools"]),
     # later entries win
     ("overrides:\n- paths: ['*']\n  load-restrictor: LoadRestrictionsNone\n"
-     "- paths: [tools]\n  load-restrictor: LoadRestrictionsRootOnly\n", (), ["tools"]),
+     "- paths: [tools]\n  load-restrictor: LoadRestrictionsRootOnly\n", (), ["tools"], []),
     # an entry wins over the top level
     ("load-restrictor: LoadRestrictionsNone\noverrides:\n- paths: [legacy]\n"
-     "  load-restrictor: LoadRestrictionsRootOnly\n", (), ["legacy"]),
+     "  load-restrictor: LoadRestrictionsRootOnly\n", (), ["legacy"], []),
     # the flag, when given, wins over the file
     ("load-restrictor: LoadRestrictionsNone\n", ("--load-restrictor", "LoadRestrictionsRootOnly"),
-     ["legacy", "tools"]),
+     ["legacy", "tools"], []),
     ("overrides:\n- paths: [legacy]\n  load-restrictor: LoadRestrictionsRootOnly\n",
-     ("--load-restrictor", "LoadRestrictionsNone"), []),
+     ("--load-restrictor", "LoadRestrictionsNone"), [], []),
 ])
 def test_the_configuration_sets_it_per_root(tmp_path: Path, config: str, args: tuple[str, ...],
-                                            broken: list[str]) -> None:
+                                            broken: list[str], lifted: list[str]) -> None:
     write(outside_files(tmp_path), ".krmcheck.yaml", config)
     run = check(tmp_path, *args)
     assert failed(run.report) == broken
     assert run.code == (2 if broken else 0), run.out
+    assert lifted_roots(run.report) == lifted
+
+
+def lifted_roots(run_report: dict) -> list[str]:
+    """The roots the run's one load-restrictor warning names."""
+    found = [d["message"] for d in run_report["defects"] if d["validator"] == "load-restrictor"]
+    assert len(found) <= 1
+    return found[0].split("LoadRestrictionsNone): ", 1)[1].split("; ", 1)[0].split(", ") if found else []
 
 
 def test_patterns_are_relative_to_the_configuration_file(tmp_path: Path) -> None:
     outside_files(tmp_path / "deploy")
     write(tmp_path, "deploy/.krmcheck.yaml",
-          "overrides:\n- paths: [/legacy]\n  load-restrictor: LoadRestrictionsNone\n")
+          "overrides:\n- paths: [/legacy]\n  load-restrictor: LoadRestrictionsRootOnly\n")
     run = check(tmp_path, "deploy")
-    assert failed(run.report) == ["deploy/tools"]
+    assert failed(run.report) == ["deploy/legacy"]
 
 
 def test_blame_builds_the_root_as_a_check_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

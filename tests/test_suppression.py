@@ -134,9 +134,9 @@ def test_an_override_can_turn_a_validator_off_for_some_files(tmp_path: Path) -> 
 
 def test_excluded_paths_are_never_roots(tmp_path: Path) -> None:
     repo(tmp_path)
-    write(tmp_path, "test/broken/kustomization.yaml", "resources: [missing.yaml]\n")
+    write(tmp_path, "legacy/broken/kustomization.yaml", "resources: [missing.yaml]\n")
     assert check(tmp_path).code == 2
-    write(tmp_path, ".krmcheck.yaml", "exclude: ['test/']\n")
+    write(tmp_path, ".krmcheck.yaml", "exclude: ['legacy/']\n")
     run = check(tmp_path)
     assert run.code == 0
     assert [r["root"] for r in run.report["roots"]] == ["overlays/prod", "overlays/staging"]

@@ -157,6 +157,8 @@ def load_values(text: str, origin: Origin, what: str, files: Files,
         docs = load_documents(text, origin.path, BY)
     except LoadError as e:
         raise BuildError(f"{what}: invalid values YAML: {e.message}", origin) from None
+    # an empty document (a values file of only ---) is no values, as helm reads it
+    docs = [d for d in docs if not (isinstance(d, Scalar) and d.value is None)]
     doc = docs[0] if docs else Mapping({}, origin)
     if not isinstance(doc, Mapping):
         raise BuildError(f"{what}: values must be a map", origin)

@@ -18,6 +18,8 @@ renders for one, in its documented order.
 
 from __future__ import annotations
 
+import posixpath
+
 import base64
 import binascii
 import os
@@ -109,7 +111,17 @@ def _variables(res: Resource, spec: Mapping, objects: Objects, tree: str
         where = f"{kind}/{name}"
         if obj is None:
             held = objects.get(kind, res.namespace, name, near)
-            if held is not None:
+            if held is not None and posixpath.dirname(held.origin.path) == posixpath.dirname(near):
+                # beside the Kustomization, in a directory nothing in the
+                # repository applies: the cluster's sync path, which bootstrap
+                # or a FluxInstance applies from outside the repository's roots
+                obj = held
+                problems.append(Problem(
+                    f"substituteFrom {where} is written beside this Kustomization in "
+                    f"{held.origin.path}, in a directory nothing in the repository applies: taken as "
+                    f"the cluster's sync path (what bootstrap or a FluxInstance applies), its values "
+                    f"are used", "info", ref.origin))
+            elif held is not None:
                 # written in the repository, applied by nothing in it: its
                 # values in the cluster are not these (or not known)
                 unknown = unknown or where
@@ -125,7 +137,8 @@ def _variables(res: Resource, spec: Mapping, objects: Objects, tree: str
                     f"substituteFrom {where} is not in the repository (in namespace "
                     f"{res.namespace or 'default'}): its variables are left as written",
                     "info", ref.origin))
-            continue
+            if obj is None:
+                continue
         data = object_data(obj, kind)
         if data is None:
             unknown = unknown or where  # encrypted (SOPS): the values cannot be read here

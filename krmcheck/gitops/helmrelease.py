@@ -245,6 +245,15 @@ def _values_from(res: Resource, ref: Mapping, files: Files, objects: Objects,
                                     "info", ref.origin, validator=chart.VALIDATOR))
         return None
     found = dict(data).get(key)
+    raw = obj.mapping("data")
+    if found is None and raw is not None and key in raw.items:
+        # held, but not readable here: a value kustomize-controller decrypts
+        # (a SOPS-encrypted file of a secretGenerator), or not base64
+        if not optional:
+            problems.append(Problem(f"{where} holds '{key}', but its value cannot be read here (encrypted): "
+                                    f"its values are not passed to the chart", "info", ref.origin,
+                                    validator=chart.VALIDATOR))
+        return None
     if found is None:
         if not optional:
             problems.append(Problem(f"{where} has no key '{key}': helm-controller fails the release",

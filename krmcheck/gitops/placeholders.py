@@ -27,7 +27,9 @@ WHOLE = re.compile(r"\$\{[^{}]*(\$\{[^{}]*\}[^{}]*)*\}\Z")
 # that is wholly <what to write here>.
 HELD = re.compile(r"\$\{[^{}]+\}|\{\{.*?\}\}|\A<[^<>\n]+>\Z")
 QUOTED = re.compile(r"""['"]\$\{[^'"]*\}['"]""")
-QUOTED_HELD = re.compile(r"""['"]([^'"]*(\$\{[^'"{}]+\}|\{\{[^'"]*?\}\})[^'"]*|<[^<>'"]+>)['"]""")
+# (a key holding an envsubst pattern may lose its closing brace to YAML:
+# ``${ROLE/#arn/eks.amazonaws.com/role-arn: arn}``)
+QUOTED_HELD = re.compile(r"""['"]([^'"]*(\$\{[^'"{}]+\}?|\{\{[^'"]*?\}\})[^'"]*|<[^<>'"]+>)['"]""")
 
 
 def is_placeholder(value: object, holding: bool = False) -> bool:
@@ -39,16 +41,19 @@ def is_placeholder(value: object, holding: bool = False) -> bool:
 
 
 def split(findings: Sequence[Finding], locator: Locator, holding: bool = False,
-          unknown: frozenset[int] = frozenset()) -> tuple[list[Finding], list[Suppressed]]:
+          unknown: frozenset[int] = frozenset(), left: bool = False) -> tuple[list[Finding], list[Suppressed]]:
     """(findings to report, findings about a value that is wholly a
     placeholder, or with ``holding`` holds one, or that holds a variable
     whose value the repository cannot show: ``unknown``, the id() of such
-    values, as substitution left them)."""
+    values, as substitution left them; with ``left`` (the controller's
+    substitution kept unknown variables as written), any value still
+    holding a ``${...}``: the controller replaces every one, so one left
+    is a variable whose value is not known here)."""
     kept: list[Finding] = []
     exempt: list[Suppressed] = []
     for f in findings:
         if f.result.validator not in ("build", "substitution") and _about_placeholder(f.result, locator,
-                                                                                       holding, unknown):
+                                                                                       holding or left, unknown):
             exempt.append(Suppressed(f, "placeholder", "${...}"))
         else:
             kept.append(f)

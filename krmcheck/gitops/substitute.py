@@ -160,11 +160,50 @@ class _Object:
         try:
             after = _compose(done.text)
         except yaml.MarkedYAMLError as e:
+            if any(s.unknown or any("${" in str(v.value) for _, v in s.used) for s in done.spans):
+                # expressions whose variables are unknown were kept as
+                # written (here, or in a value a parent's substitution
+                # left), and the text they are part of is no YAML: what the
+                # controller makes of it depends on the values it has, so
+                # each value is substituted on its own, as a string
+                return self._each_scalar(scalars)
             raise self._broken(done.text, e) from None
         merged = self._merge(self.res.node, printed, after)
         if isinstance(merged, Mapping):
             self.res.node = merged
         return kept
+
+    def _each_scalar(self, scalars: _Scalars) -> int:
+        """Substitute in each string value on its own (the text as a whole
+        is no YAML while unknown expressions stay as written); a value that
+        keeps an unknown expression is not judged."""
+        kept = 0
+        for node in dict.fromkeys(scalars.nodes):
+            if not isinstance(node, Scalar) or not isinstance(node.value, str) or "$" not in node.value:
+                continue
+            try:
+                done = expand(node.value, *self.mode)
+            except SubstitutionError:
+                continue  # reported with the text's other problems
+            if done.text != node.value:
+                node.set(self._as_written(node, done.text), self._writer(done.spans, node.origin))
+            if any(s.unknown or any("${" in str(v.value) for _, v in s.used) for s in done.spans):
+                self.unknown.add(id(node))
+                kept += 1
+        return kept
+
+    def _as_written(self, node: Scalar, text: str) -> Value:
+        """A value substituted on its own, as the controller's parser reads
+        it where it lands: a plain scalar's text is read again as YAML (a
+        value the substitution wrapped in quotes is a string without them);
+        a quoted one, or one that reads as a collection, stays the text."""
+        if node.text is None:
+            return text
+        try:
+            parsed = _compose(text)
+        except yaml.YAMLError:
+            return text
+        return self._typed(parsed) if isinstance(parsed, yaml.ScalarNode) else text
 
     # --- problems ---------------------------------------------------------------
 

@@ -11,13 +11,17 @@ there instead of keeping a hand-typed table.
 Kinds with no definition (CRDs) have no schema: kustomize then replaces their
 lists wholesale, and so do we, unless a kustomization's ``openapi:`` field
 gives a schema for them (``SchemaChoice``; see kyaml/openapi.SetSchema and
-kusttarget.accumulateDirectory in Kustomize v5.5.0).
+kusttarget.accumulateDirectory in Kustomize v5.5.0). A ``path`` that is an
+http(s) URL is downloaded, as kustomize's file loader does, under the rules
+of all remote content (:mod:`krmcheck.kustomize.remote`: only with
+``--network``, else :class:`NeedsNetwork`), then read as a local file.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -26,7 +30,9 @@ from typing import Any, Iterator, NamedTuple
 
 import yaml
 
+from krmcheck.kustomize import remote
 from krmcheck.kustomize.kustomization import Kustomization
+from krmcheck.kustomize.repospec import is_http_url
 from krmcheck.resource.errors import BuildError
 from krmcheck.resource.files import Files
 from krmcheck.resource.resid import Gvk
@@ -196,6 +202,12 @@ def builtin(version: str = "") -> Schemas:
 # and per thread, so parallel builds of different roots do not mix.
 _ACTIVE: ContextVar["SchemaChoice | None"] = ContextVar("krmcheck_openapi", default=None)
 
+# How the build in progress fetches a schema URL: (url, what, origin) -> body,
+# the builder's own (its per-run cache and its --network), as for generator
+# inputs (remote.fetch_file).
+Fetch = Callable[[str, str, Origin], bytes]
+_FETCH: ContextVar["Fetch | None"] = ContextVar("krmcheck_openapi_fetch", default=None)
+
 
 def current() -> Schemas:
     """The schemas strategic merge reads now."""
@@ -247,15 +259,33 @@ def read_request(k: Kustomization, files: Files, restrictor: str) -> SchemaReque
     text, display = None, ""
     if isinstance(path_node, Scalar) and path_node.value not in (None, ""):
         rel = path_node.as_string()
-        if "://" in rel:
-            raise BuildError(f"remote openapi schema '{rel}' is not supported yet by krmcheck",
-                             path_node.origin)
-        path = k.directory / rel
-        display = files.display(path)
-        if files.kind(path, path_node.origin) == "missing":
-            raise BuildError(f"openapi path '{display}': no such file", path_node.origin)
-        text = files.read_text(path, path_node.origin, within=(restrictor, k.directory))
+        if is_http_url(rel):  # kustomize's loader fetches it; no load restrictor applies
+            text, display = _fetch_text(rel, path_node.origin), rel
+        else:
+            path = k.directory / rel
+            display = files.display(path)
+            if files.kind(path, path_node.origin) == "missing":
+                raise BuildError(f"openapi path '{display}': no such file", path_node.origin)
+            text = files.read_text(path, path_node.origin, within=(restrictor, k.directory))
     return SchemaRequest("" if version is None else str(version), text, display, node.origin)
+
+
+REMOTE_WHAT = "openapi schema"  # names a schema URL in messages ("not checked: openapi schema '...'")
+
+
+def _fetch_text(url: str, origin: Origin) -> str:
+    """The schema at ``url`` as text: downloaded with the network allowed
+    (once per run), else :class:`NeedsNetwork` (the root is not checked)."""
+    fetch = _FETCH.get()
+    if fetch is None:  # outside a builder's build: only KRMCHECK_NETWORK allows it
+        body = remote.fetch_file(remote.Remotes(), url, REMOTE_WHAT, origin, False)
+    else:
+        body = fetch(url, REMOTE_WHAT, origin)
+    try:
+        return body.decode("utf-8").lstrip("\ufeff")
+    except UnicodeDecodeError as e:
+        raise BuildError(f"{REMOTE_WHAT} '{url}': invalid UTF-8 (byte 0x{body[e.start]:02x})",
+                         origin) from None
 
 
 @dataclass
@@ -324,10 +354,12 @@ def _parse_definitions(text: str, display: str) -> dict[str, Schema]:
 
 
 @contextmanager
-def using(choice: SchemaChoice) -> Iterator[SchemaChoice]:
-    """Make ``choice`` the schemas of the build running in this context."""
-    token = _ACTIVE.set(choice)
+def using(choice: SchemaChoice, fetch: Fetch | None = None) -> Iterator[SchemaChoice]:
+    """Make ``choice`` the schemas of the build running in this context;
+    ``fetch`` downloads the schema URLs its kustomizations name."""
+    token, fetch_token = _ACTIVE.set(choice), _FETCH.set(fetch)
     try:
         yield choice
     finally:
+        _FETCH.reset(fetch_token)
         _ACTIVE.reset(token)

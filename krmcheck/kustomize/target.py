@@ -24,7 +24,7 @@ from krmcheck.kustomize.nameref import fix_name_references
 from krmcheck.kustomize.plugins import (Config, Context, ExternalPlugins, FunctionOptions, LayerPlugins, NoExternalPlugins,
                                        Plugin)
 from krmcheck.kustomize.transformerconfig import Tracker
-from krmcheck.resource.errors import BuildError
+from krmcheck.resource.errors import BuildError, MissingFile
 from krmcheck.resource.files import ROOT_ONLY, Files, Within
 from krmcheck.resource.resource import Resource
 from krmcheck.resource.wire import strip_wire_annotations
@@ -97,7 +97,7 @@ class Builder:
         self.function_logs.clear()
         self.secrets.clear()
         self.secret_places.clear()
-        with openapi.using(self.tables.start_build()):
+        with openapi.using(self.tables.start_build(), self._fetch_file):
             acc = self._accumulate_dir(directory, None, (), top, fresh=given is not None)
         resources = list(acc)
         try:
@@ -230,8 +230,8 @@ class Builder:
             acc.extend(list(self._accumulate_dir(path, origin, stack)), origin)
             return
         if kind == "missing":
-            raise BuildError(f"accumulating resources: '{rel}' does not exist "
-                             f"(no such file or directory)", origin)
+            raise MissingFile(f"accumulating resources: '{rel}' does not exist "
+                              f"(no such file or directory)", origin, path)
         acc.extend(self._load_file(path, origin, (self.options.load_restrictor, k.directory)), origin)
 
     def _load_file(self, path: Path, origin: Origin, within: Within | None = None,

@@ -19,9 +19,11 @@ from krmcheck.validators import ValidatorOptions, duplicate, schema
 from krmcheck.pipeline.report import prepare_outputs, write_report
 from krmcheck.pipeline.run import Progress, start
 from krmcheck.pipeline.select import excludes_of, readers_of, set_aside_notes, to_check
-from krmcheck.pipeline.triage import baseline_of, ignore_comments, overrides_of, with_refused
+from krmcheck.pipeline.triage import (as_test_inputs, baseline_of, ignore_comments, overrides_of, with_refused,
+                                      with_yaml_defects)
 from krmcheck.pipeline.validate import check_validator_options, schema_settings, crds_rendered_beyond_files
 from krmcheck.pipeline.workers import check_all
+from krmcheck.pipeline.policy import with_policy_findings
 
 def check(opts: CheckOptions, progress: Progress) -> RunReport:
     """select -> render -> validate -> locate -> triage: the run's report.
@@ -50,7 +52,10 @@ def check_run(run: Run, progress: Progress) -> RunReport:
     known = baseline_of(run)
     prepare_outputs(opts, set(readers) | {config.path}, files)
     reports = check_all(run, roots, vopts, progress)
+    reports = with_policy_findings(reports, config)  # roots that fail only by policy: one finding each
     reports = with_refused(reports, selection.refused + tuple(crd_scan.refused), files)
+    reports = with_yaml_defects(reports, selection.set_aside, files)
+    reports, test_notes = as_test_inputs(reports, selection.test_inputs, files)
     if config.clusters and config.enabled(duplicate.id):
         reports = duplicate.across_roots(reports, [r.places for r in reports], config.clusters)
     severities = dict(config.severities)
@@ -71,7 +76,7 @@ def check_run(run: Run, progress: Progress) -> RunReport:
         reports, notes = suppression.apply_baseline(reports, known, set(readers))
     if not roots and selection.changed:
         notes += (Note("no root reads the changed files; nothing to check"),)
-    notes += set_aside_notes(selection, files) + tuple(found_notes)
+    notes += set_aside_notes(selection, files) + test_notes + tuple(found_notes)
     here = run.here()
     return RunReport(reports, opts.fail_on or config.fail_on or "error",
                      cwd="" if here.startswith("..") else here,

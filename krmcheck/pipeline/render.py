@@ -4,6 +4,8 @@ BuildError naming the root, never a traceback), and the builders a run makes."""
 from __future__ import annotations
 
 import os
+import weakref
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
@@ -15,7 +17,7 @@ from krmcheck.gitops.root import ControllerRoot, Root
 from krmcheck.kustomize import deprecation
 from krmcheck.kustomize.kustomization import find_file
 from krmcheck.resource.errors import BuildError, NeedsNetwork
-from krmcheck.resource.files import ROOT_ONLY, Files, OutsideRoot
+from krmcheck.resource.files import REPOSITORY, ROOT_ONLY, Files, OutsideRoot
 from krmcheck.results import NOT_CHECKED, Finding, Result
 from krmcheck.tree.origin import Location
 
@@ -83,12 +85,54 @@ def make_builder(run: Run, restrictor: str = "") -> Builder:
                                                               opts.network, config)))
 
 
-def render_root(builder: "Builder | Builders", root: Root, config: krmconfig.Config) -> gitops.Rendered:
+@dataclass
+class Build:
+    """How ``render_root`` built a root: each builder that built it, the last
+    the one whose resources or error it gave, and where the root first read
+    outside its directory when it was built again with the load restrictor
+    lifted (``lifted``)."""
+
+    builders: list[Builder] = field(default_factory=list)
+    outside: Location | None = None
+
+
+def render_root(builder: "Builder | Builders", root: Root, config: krmconfig.Config,
+                build: Build | None = None) -> gitops.Rendered:
     """A root's resources as what is applied: a controller root through its
     controller; a kustomization or manifest as kubectl would render it, with
-    the configuration's ``substitute:`` variables for its templates."""
+    the configuration's ``substitute:`` variables for its templates.
+
+    A kustomization root given no load restrictor (``Builders.unset``) that
+    reads a file outside its directory, which kustomize refuses by default,
+    is built again with the restrictor lifted within the repository
+    (``lifted``), as the repositories that always build with
+    ``--load-restrictor LoadRestrictionsNone`` (Flux does) build it; that it
+    needs it is policy, not a defect (``build.outside`` says where; the run
+    says it once, krmcheck.pipeline.policy). A file outside the repository
+    is never read so: the refusal stands."""
     if isinstance(builder, Builders):
         builder = builder.for_root(root)
+    build = build if build is not None else Build()
+    build.builders.append(builder)
+    try:
+        return _render(builder, root, config)
+    except OutsideRoot as e:
+        again = None if e.fixed else lifted(builder)
+        if again is None:
+            raise
+        build.builders.append(again)
+        try:
+            rendered = _render(again, root, config)
+        except BuildError as lifted_error:
+            if outside_repository(lifted_error):
+                raise e from None  # the refusal, which says how to allow it
+            build.outside = outside_at(e, builder.files, root)
+            raise
+        build.outside = outside_at(e, builder.files, root)
+        return rendered
+
+
+def _render(builder: Builder, root: Root, config: krmconfig.Config) -> gitops.Rendered:
     if isinstance(root, ControllerRoot):
         from krmcheck.gitops.render import render as gitops_render
 
@@ -105,6 +149,39 @@ def render_root(builder: "Builder | Builders", root: Root, config: krmconfig.Con
     return gitops.templates(resources, config.substitute)
 
 
+def outside_at(e: OutsideRoot, files: Files, root: Root) -> Location:
+    """The entry that read outside the root's directory (the root's
+    kustomization file when the error does not say)."""
+    if e.location is not None and e.location.path:
+        return e.location
+    return Location(kustomization_file(files, root), 1, 1)
+
+
+def outside_repository(e: BuildError) -> bool:
+    """The refusal of a file outside the repository under the restrictor of
+    ``lifted`` (resource/files.check_restriction)."""
+    return type(e) is BuildError and e.message.startswith("security; file ") \
+        and "' is outside the repository" in e.message
+
+
+UNSET = ""  # Builders.made's key for the builder of roots given no load restrictor
+_UNSET_OWNERS: "weakref.WeakValueDictionary[int, Builders]" = weakref.WeakValueDictionary()
+
+
+def lifted(builder: Builder) -> Builder | None:
+    """The builder to build a root again with when ``builder``, the one for
+    kustomization roots given no load restrictor (``Builders.unset``),
+    refused a file outside the root's directory: the load restrictor lifted
+    within the repository (LoadRestrictionsNone, and the repository's
+    bounds, as a Flux build has), never beyond, so that no setting but one
+    a person wrote lets a kustomization read the rest of the machine. None
+    for any other builder: a load restrictor that was given is kept."""
+    owner = _UNSET_OWNERS.get(id(builder))
+    if owner is None or owner.made.get(UNSET) is not builder:
+        return None
+    return owner.get(REPOSITORY)
+
+
 class Builders:
     """One Builder per load restrictor (Flux builds with LoadRestrictionsNone)."""
 
@@ -116,13 +193,24 @@ class Builders:
     def for_root(self, root: Root) -> Builder:
         """A controller root's builder has the controller's load restrictor; a
         kustomization's has --load-restrictor when given, else what
-        .krmcheck.yaml sets for its directory, else RootOnly."""
+        .krmcheck.yaml sets for its directory, else RootOnly (``unset``)."""
         if isinstance(root, ControllerRoot):
             return self.get(root.restrictor)
-        return self.get(self.opts.load_restrictor or self.config.restrictor_for(self.files.display(root)) or "")
+        given = self.opts.load_restrictor or self.config.restrictor_for(self.files.display(root))
+        return self.get(given) if given else self.unset()
+
+    def unset(self) -> Builder:
+        """The builder of kustomization roots that neither --load-restrictor
+        nor .krmcheck.yaml gives a load restrictor: RootOnly, kustomize's
+        default; a root whose file outside its directory it refuses is built
+        again with the builder ``lifted`` gives for it."""
+        if UNSET not in self.made:
+            builder = self.made[UNSET] = make_builder(self.run, ROOT_ONLY)
+            _UNSET_OWNERS[id(builder)] = self
+        return self.made[UNSET]
 
     def get(self, restrictor: str) -> Builder:
-        key = restrictor or self.opts.load_restrictor or ROOT_ONLY
+        key = restrictor or self.opts.load_restrictor or ROOT_ONLY  # (never UNSET)
         if key not in self.made:
             self.made[key] = make_builder(self.run, key)
         return self.made[key]

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import yaml
 
+from krmcheck import applied
 from krmcheck import config as krmconfig
 from krmcheck import suppression
 from krmcheck import gitops
@@ -14,9 +15,10 @@ from krmcheck import redact
 from krmcheck.gitops import placeholders as gitops_placeholders
 from krmcheck.gitops.root import ControllerRoot, Root
 from krmcheck.locate import Locator, source_id
-from krmcheck.resource.errors import BuildError, NeedsNetwork
+from krmcheck.resource.errors import BuildError, MissingFile, NeedsNetwork
 from krmcheck.resource.files import Files
-from krmcheck.results import Finding, ResourceRef, RootReport
+from krmcheck.results import Finding, ResourceRef, Result, RootReport
+from krmcheck.tree.origin import Location
 from krmcheck.tree.emit import emit_all
 from krmcheck.validators import ValidatorOptions
 
@@ -30,7 +32,9 @@ if TYPE_CHECKING:
     from krmcheck.kustomize.target import Builder
     from krmcheck.resource.resource import Resource
 
-from krmcheck.pipeline.render import build_finding, deprecations, kustomization_file, offline_findings, render_root
+from krmcheck.pipeline import policy
+from krmcheck.pipeline.render import (Build, build_finding, deprecations, kustomization_file, offline_findings,
+                                      render_root)
 from krmcheck.pipeline.select import root_name
 from krmcheck.pipeline.validate import coverage, external_results, places, ref_of, rendered_crds, validate_resources
 
@@ -42,27 +46,27 @@ def check_root(builder: Builder, files: Files, root: Root, vopts: ValidatorOptio
     before anything fingerprints, groups, baselines or reports them. The
     rendered resources tell which values came from a Secret's data."""
     resources: list[Resource] = []
-    report = root_report(builder, files, root, vopts, config, diff, resources)
-    secrets = redact.Secrets(frozenset(builder.secrets), frozenset(builder.secret_places),
+    build = Build()
+    report = root_report(builder, files, root, vopts, config, diff, resources, build)
+    built = build.builders or [builder]  # (a root built again with the restrictor lifted: both builds)
+    secrets = redact.Secrets(frozenset().union(*(b.secrets for b in built)),
+                             frozenset().union(*(b.secret_places for b in built)),
                              root.secret_values if isinstance(root, ControllerRoot) else frozenset())
     return redact.root_report(report, secrets, resources)
 
 
 def root_report(builder: Builder, files: Files, root: Root, vopts: ValidatorOptions,
                  config: krmconfig.Config, diff: kdiff.Context | None = None,
-                 rendered_into: list[Resource] | None = None) -> RootReport:
+                 rendered_into: list[Resource] | None = None, build: Build | None = None) -> RootReport:
     name = root_name(files, root)
+    build = build if build is not None else Build()
     try:
-        rendered = render_root(builder, root, config)
-    except NeedsNetwork as e:
-        if config.require_network:
-            return RootReport(name, (), (build_finding(e, name),) + deprecations(builder, name, config),
-                              build_failed=True)
-        return RootReport(name, (), offline_findings(e, name, config) + deprecations(builder, name, config),
-                          needs_network=True)
+        rendered = render_root(builder, root, config, build)
     except BuildError as e:
-        return RootReport(name, (), (build_finding(e, name),) + deprecations(builder, name, config),
-                          build_failed=True)
+        builder = build.builders[-1] if build.builders else builder  # the build that failed
+        return failed_report(e, builder, root, name, config, build)
+    builder = build.builders[-1]  # the build that made the resources (lifted, when it was)
+    policies = ((policy.LOAD_RESTRICTOR, build.outside),) if build.outside is not None else ()
     resources = rendered.resources
     if rendered_into is not None:
         rendered_into.extend(resources)
@@ -92,7 +96,8 @@ def root_report(builder: Builder, files: Files, root: Root, vopts: ValidatorOpti
     holding = config.placeholders == "skip" or (config.placeholders == "templates"
                                                 and not isinstance(root, ControllerRoot))
     if holding or rendered.placeholders:
-        kept, exempt = gitops_placeholders.split(kept, locator, holding, rendered.unknown)
+        kept, exempt = gitops_placeholders.split(kept, locator, holding, rendered.unknown,
+                                                 left=rendered.placeholders > 0)
         silenced = list(silenced) + exempt
     return RootReport(name, tuple(ref_of(r) for r in resources), tuple(kept),
                       build_failed=bool(broken), suppressed=tuple(silenced),
@@ -100,7 +105,48 @@ def root_report(builder: Builder, files: Files, root: Root, vopts: ValidatorOpti
                       coverage=coverage(resources, vopts, config),
                       crds=rendered_crds(resources),
                       places=places(resources, locator) if config.clusters else (),
-                      rendered=outputs)
+                      rendered=outputs, policies=policies)
+
+
+def failed_report(e: BuildError, builder: Builder, root: Root, name: str, config: krmconfig.Config,
+                  build: Build) -> RootReport:
+    """The report of a root that did not build: a build error, except that a
+    root that needs the network, which is off, or that inflates Helm charts
+    while --enable-helm is off, is not checked, and that is no build
+    failure (a ``remote`` warning at the entry that needs the network; for
+    Helm charts, one warning for the run, krmcheck.pipeline.policy)."""
+    policies = ((policy.LOAD_RESTRICTOR, build.outside),) if build.outside is not None else ()
+    if isinstance(e, NeedsNetwork) and not config.require_network:
+        return RootReport(name, (), offline_findings(e, name, config) + deprecations(builder, name, config),
+                          needs_network=True, policies=policies)
+    helm = policy.helm_off(e, builder, root, name)
+    if helm is not None:
+        return RootReport(name, (), deprecations(builder, name, config), policies=policies + (helm,))
+    written = written_at_run_time(e, builder, name)
+    if written is not None:
+        return RootReport(name, (), (written,) + deprecations(builder, name, config), policies=policies)
+    return RootReport(name, (), (build_finding(e, name),) + deprecations(builder, name, config),
+                      build_failed=True, policies=policies)
+
+
+WRITTEN = "written"  # the rule of a root reading a file a program of the repository writes
+
+
+def written_at_run_time(e: BuildError, builder: Builder, name: str) -> Finding | None:
+    """A root that reads a file the repository does not hold but one of its
+    programs names (a Makefile target, a test that writes an overlay) is
+    completed at run time: not checked, and said at the entry, as a warning
+    naming the program."""
+    if not isinstance(e, MissingFile):
+        return None
+    program = applied.written_by(builder.files.repo_root, e.path, e.path.parent, builder.files)
+    if program is None:
+        return None
+    loc = e.location if e.location and e.location.path else Location(name, 1, 1)
+    message = (f"not checked: '{e.path.name}' does not exist in the repository, and {program} writes it "
+               f"(names it, or copies this directory elsewhere): the kustomization is completed when that "
+               f"program runs")
+    return Finding(Result(message, "warning", tags=(("validator", WRITTEN),)), name, loc)
 
 
 def rendered_yaml(resources: list[Resource], builder: Builder,

@@ -243,8 +243,12 @@ def with_controller_roots(run: Run, selection: discover.Selection,
     whole = selection
     # Only a plain root whose files name a controller's API group can hold
     # controller objects; without one, nothing is rendered and git is not read.
+    # (a test's input or a documentation fragment shows controller objects;
+    # the repository does not apply them)
+    shown_only = {t.path for t in whole.test_inputs}
     candidates = run.memo.get(("mentions", files.repo_root, whole.roots),
-                              lambda: [r for r in whole.roots if mentions_controllers(r, whole.infos)])
+                              lambda: [r for r in whole.roots
+                                       if r not in shown_only and mentions_controllers(r, whole.infos)])
     found_roots: tuple[ControllerRoot, ...] = ()
     replaced: frozenset[Path] = frozenset()
     if candidates:

@@ -4,6 +4,7 @@ findings about files the run refused to read."""
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
@@ -11,9 +12,9 @@ from typing import TYPE_CHECKING, Sequence
 
 from krmcheck.pipeline.run import Run, UsageError
 from krmcheck import config as krmconfig
-from krmcheck import discover, suppression
+from krmcheck import applied, discover, suppression
 from krmcheck.resource.files import Files, read_text_bounded
-from krmcheck.results import Finding, Result, RootReport
+from krmcheck.results import Finding, Note, Result, RootReport
 from krmcheck.scope import PathPatterns
 from krmcheck.tree.origin import Location
 
@@ -67,3 +68,89 @@ def baseline_of(run: Run) -> kbaseline.Baseline | None:
         return kbaseline.load(path, files.display(path))
     except kbaseline.BaselineError as e:
         raise UsageError(str(e)) from None
+
+
+# The messages of the YAML-level defects a build reports (tree/load.py):
+# content lost whatever reads the file, so never a test's licence.
+_YAML_LEVEL = re.compile(r'^(invalid YAML|mapping key ".*" already defined|.*: invalid YAML)')
+
+
+def is_yaml_level(finding: Finding) -> bool:
+    return finding.result.tags == (("validator", "build"),) and bool(_YAML_LEVEL.match(finding.result.message))
+
+
+def as_test_inputs(reports: tuple[RootReport, ...], test_inputs: Sequence[applied.SetAside],
+                   files: Files) -> tuple[tuple[RootReport, ...], tuple[Note, ...]]:
+    """The cluster errors of files in test directories as warnings: tests
+    transform their inputs before anything is applied (placeholder names,
+    golden files compared as text, cases invalid on purpose); and of
+    documentation fragments. YAML-level defects stay errors, but in a test
+    input named as a negative case (``basic-invalid.yaml``), which may be
+    broken on purpose, and in a documentation fragment, which people read
+    (``...`` for what is left out). One note per class says how many files
+    and errors."""
+    names = {files.display(t.path): t for t in test_inputs}
+    if not names:
+        return reports, ()
+    out: list[RootReport] = []
+    lowered = {reason: 0 for reason in applied.WARNED}
+    for report in reports:
+        if report.root not in names:
+            out.append(report)
+            continue
+        # a test input named as a negative case may be broken on purpose, YAML
+        # and all; a documentation fragment is read by people, not by a tool
+        shown = names[report.root]
+        on_purpose = shown.reason == applied.DOC_FRAGMENT or applied.negative_case(shown.path)
+        kept = []
+        for f in report.findings:
+            if f.severity == "error" and (on_purpose or not is_yaml_level(f)):
+                f = dataclasses.replace(f, result=dataclasses.replace(f.result, severity="warning"))
+                lowered[names[report.root].reason] += 1
+            kept.append(f)
+        failed = report.build_failed and any(is_yaml_level(f) and f.severity == "error" for f in kept)
+        out.append(dataclasses.replace(report, findings=tuple(kept), build_failed=failed))
+    notes = []
+    for reason, said in ((applied.TEST_INPUT, "in test directories judged as test inputs: tests transform them "
+                                              "before anything is applied"),
+                         (applied.DOC_FRAGMENT, "shown by documentation pages judged as fragments: a page often "
+                                                "shows one field of an object"),
+                         (applied.BUNDLE_INPUT, "that operator-sdk generate bundle reads (a script of the "
+                                                "repository pipes their build into it), "
+                                                "which completes the ClusterServiceVersion before anything "
+                                                "is applied")):
+        mine = sorted(name for name, t in names.items() if t.reason == reason)
+        if not mine:
+            continue
+        count = "1 file" if len(mine) == 1 else f"{len(mine)} files"
+        errors = "1 error" if lowered[reason] == 1 else f"{lowered[reason]} errors"
+        notes.append(Note(f"{count} {said}, so their cluster findings are warnings ({errors} shown as "
+                          f"warnings) [{reason}]", Location(mine[0], 1, 1)))
+    return tuple(out), tuple(notes)
+
+
+def with_yaml_defects(reports: tuple[RootReport, ...], set_aside: Sequence[applied.SetAside],
+                      files: Files) -> tuple[RootReport, ...]:
+    """An error at each YAML-level defect of a file set aside as not applied
+    (not YAML, a repeated key, documents run together): whatever tool reads
+    the file loses content. Vendored files are no tool's input here, and a
+    template is YAML only once its tool renders it. Given to the first root,
+    as run-wide findings are."""
+    if not reports:
+        return reports
+    found = []
+    for s in set_aside:
+        if s.reason in (applied.VENDORED, applied.TEMPLATE):
+            continue  # no tool here reads the one; the other is YAML only once its tool renders it
+        display = files.display(s.path)
+        try:
+            text = read_text_bounded(s.path)
+        except (OSError, ValueError):
+            continue
+        defect = applied.yaml_defect(text, display)
+        if defect is not None and not applied.is_template(text):  # a template is YAML once rendered
+            result = Result(defect.message, "error", tags=(("validator", "build"),))
+            found.append(Finding(result, display, Location(defect.path, defect.line, defect.col)))
+    if not found:
+        return reports
+    return (dataclasses.replace(reports[0], findings=reports[0].findings + tuple(found)),) + reports[1:]

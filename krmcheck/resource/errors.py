@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from krmcheck.tree.origin import Location, Origin
 
 
@@ -24,6 +26,14 @@ class BuildError(Exception):
         where = f"{self.location}: " if self.location and self.location.path else ""
         chain = "".join(f"{c}: " for c in reversed(self.context))
         return f"{where}{chain}{self.message}"
+
+
+class MissingFile(BuildError):
+    """A file a kustomization names that does not exist (``path``)."""
+
+    def __init__(self, message: str, location: Location | Origin | None, path: Path) -> None:
+        super().__init__(message, location)
+        self.path = path
 
 
 class NeedsNetwork(BuildError):

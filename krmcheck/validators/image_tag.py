@@ -10,7 +10,9 @@ PodTemplates, of CronJobs' job templates, and of the pod template at
 ``spec.template.spec`` of every other kind (Deployment, StatefulSet,
 DaemonSet, ReplicaSet, ReplicationController, Job, and custom resources
 shaped the same way). A digest (``nginx@sha256:...``) pins the image even
-when a tag is also given.
+when a tag is also given. A ``ko://`` reference (``ko://example.com/app/cmd/server``)
+names a Go package that ko builds and replaces with a digest-pinned image
+at build time, so it is never reported.
 """
 
 from __future__ import annotations
@@ -28,6 +30,10 @@ id = "image-tag"
 description = "container images name a tag or digest, and the tag is not 'latest'"
 
 _CONTAINER_LISTS = ("containers", "initContainers", "ephemeralContainers")
+
+# ko (https://ko.build) replaces an image reference of the form ko://<Go import path>
+# with the image it builds, pinned by digest, before the manifests are applied
+_KO_PREFIX = "ko://"
 
 
 class Image(NamedTuple):
@@ -71,6 +77,8 @@ def images(item: Mapping) -> Iterator[Image]:
 
 def _problem(reference: str) -> tuple[str, str] | None:
     """(rule, what is wrong) for an unpinned image reference; None when it is pinned."""
+    if reference.startswith(_KO_PREFIX):
+        return None  # resolved by ko at build time to a digest
     _, tag, digest = split(reference)  # a ':' before the last '/' is a registry port, not a tag
     if digest:
         return None

@@ -77,7 +77,11 @@ What a reference needs of an object the root defines:
   when it holds no data at all, or is a ServiceAccount token).
 - ``service-port`` (error): an Ingress backend or route names a port the
   Service does not declare (``port.number``/``port.name``; for an OpenShift
-  Route, ``port.targetPort`` by port name or target port number).
+  Route, ``port.targetPort`` by port name or target port number). An Ingress
+  backend whose port is ``use-annotation`` names an AWS Load Balancer
+  Controller action (annotation ``alb.ingress.kubernetes.io/actions.<service
+  name>``, which Argo Rollouts may write at run time), not a Service: it is
+  neither a missing port nor a missing Service.
 - ``target-port`` (warning): a Service's ``targetPort`` is a port name that
   no container of the pod templates it selects declares (judged when it
   selects some pod template of the root; a warning because a sidecar
@@ -221,18 +225,31 @@ def _ingress_references(item: Mapping) -> Iterator[Reference]:
             yield from _ingress_backend(backend, namespace_of(item), at)
 
 
+# The AWS Load Balancer Controller's documented convention for the annotation
+# alb.ingress.kubernetes.io/actions.${action-name}: "The action-name in the annotation must match
+# the serviceName in the Ingress rules, and servicePort must be use-annotation"
+# (https://kubernetes-sigs.github.io/aws-load-balancer-controller/latest/guide/ingress/annotations/#actions).
+# Such a backend names an action, neither a Service nor a port of one; Argo Rollouts writes the
+# annotation at run time, so it may be absent from the file too.
+_USE_ANNOTATION = "use-annotation"
+
+
 def _ingress_backend(backend: Mapping, namespace: str, at: Path) -> Iterator[Reference]:
     service = backend.mapping("service")
     if service is not None:  # networking.k8s.io/v1
         port = service.mapping("port") or Mapping()
         wanted: int | str | None = _port_value(port.get("number")) or scalar_text(port.get("name")) or None
+        if wanted == _USE_ANNOTATION:
+            return
         field = "number" if "number" in port else "name"
         for reference in _named("Service", service, "name", namespace, (*at, "service")):
             yield reference._replace(port=wanted, detail_path=(*at, "service", "port", field))
     else:  # v1beta1: serviceName, servicePort
+        service_port = _port_value(backend.get("servicePort"))
+        if service_port == _USE_ANNOTATION:
+            return
         for reference in _named("Service", backend, "serviceName", namespace, at):
-            yield reference._replace(port=_port_value(backend.get("servicePort")),
-                                     detail_path=(*at, "servicePort"))
+            yield reference._replace(port=service_port, detail_path=(*at, "servicePort"))
 
 
 def _port_value(node: Node | None) -> int | str | None:

@@ -217,3 +217,46 @@ def test_substitute_from_only_what_a_root_applies(tmp_path: Path) -> None:
     [error] = run.report["defects"][:1]
     assert (error["path"], error["line"], error["validator"]) == ("bootstrap/cluster-secrets.yaml", 7, "schema")
     assert [(t["path"], t["line"]) for t in error["trail"]] == [("apps/deploy.yaml", 6)]
+
+
+def test_a_cluster_directory_nothing_applies_is_the_clusters_sync_path(tmp_path: Path) -> None:
+    """A Flux Kustomization whose ``substituteFrom`` ConfigMap lies beside it,
+    in a directory no root of the repository applies (bootstrap or a
+    FluxInstance applies it from outside): the directory is the cluster's
+    sync path, its values are used, and one info says so."""
+    top = tmp_path / "lab"
+    write(top, "kubernetes/clusters/main/apps.yaml", ks("cluster-apps", "./kubernetes/apps/main", spec="""
+        postBuild:
+          substituteFrom:
+          - kind: ConfigMap
+            name: cluster-info
+        """))
+    write(top, "kubernetes/clusters/main/cluster-info.yaml", dedent("""
+        apiVersion: v1
+        kind: ConfigMap
+        metadata:
+          name: cluster-info
+          namespace: flux-system
+        data:
+          CLUSTER: main
+        """))
+    write(top, "kubernetes/apps/main/runner.yaml", dedent("""
+        apiVersion: v1
+        kind: ServiceAccount
+        metadata:
+          name: runner-${CLUSTER}
+          namespace: default
+        """))
+    run = check(top, ".")
+    assert run.code == 0, run.out
+    assert [d for d in run.report["defects"] if d["severity"] != "info"] == []
+    [info] = [d for d in run.report["defects"] if "cluster-info" in d["message"]]
+    assert "taken as the cluster's sync path" in info["message"]
+    # the cluster's value is what the name gets: one that makes it invalid is
+    # an error at the value's line
+    info_file = top / "kubernetes/clusters/main/cluster-info.yaml"
+    write(top, "kubernetes/clusters/main/cluster-info.yaml",
+          info_file.read_text().replace("CLUSTER: main", "CLUSTER: Main"))
+    run = check(top, ".")
+    assert run.code == 1
+    assert run.located("error") == [("kubernetes/clusters/main/cluster-info.yaml", 7, "metadata")]

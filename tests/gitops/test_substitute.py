@@ -107,3 +107,28 @@ def test_provenance_of_a_substituted_value_and_a_key(repo: Repo) -> None:
     assert [(o.path, o.line) for o in value.trail] == [("app/cm.yaml", 6)]
     untouched_name = res.node.mapping("metadata").items["name"]  # type: ignore[union-attr]
     assert (untouched_name.origin.path, untouched_name.origin.line) == ("app/cm.yaml", 4)
+
+
+def test_a_text_broken_only_by_expressions_kept_as_written_is_substituted_value_by_value(repo: Repo) -> None:
+    """``${q:='}`` is a quote the controller puts around a value, unless q is
+    set in a Secret the repository does not hold: then krmcheck keeps the
+    expression as written, the text around it is no YAML, and that is no
+    defect. Each value is substituted on its own instead; one still holding
+    an unknown expression is not judged, the others are."""
+    sync = ks(LIST="'[ { name: a }, { name: b } ]'", NAME="web").replace(
+        "  postBuild:\n", "  postBuild:\n    substituteFrom:\n    - kind: Secret\n      name: cluster-vars\n")
+    repo.write("clusters/prod/apps.yaml", sync)
+    repo.write("app/cm.yaml", config_map("""
+        list: ${q:='}${LIST}${q:='}
+        name: ${NAME}
+        """))
+    [res] = repo.render("flux:flux-system/apps").resources
+    data = res.node.to_data()["data"]
+    assert data == {"list": "${q:='}[ { name: a }, { name: b } ]${q:='}", "name": "web"}
+    # with no expression kept as written, the same value landing unquoted still breaks the build
+    repo.write("app/cm.yaml", config_map("""
+        list: ${LIST}x
+        """))
+    repo.write("clusters/prod/apps.yaml", ks(LIST="'{ name: a }: b: c'"))
+    with pytest.raises(BuildError):
+        repo.render("flux:flux-system/apps")

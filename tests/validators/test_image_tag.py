@@ -41,6 +41,20 @@ def test_pinned_images_pass(image: str) -> None:
     assert run(pod_template("Deployment", "apps/v1", image)) == []
 
 
+@pytest.mark.parametrize("image", [
+    "ko://github.com/example/app/cmd/server",  # no tag: ko pins the image it builds by digest
+    "ko://github.com/example/app",
+    "ko://example.com/app:latest",
+])
+def test_ko_references_are_resolved_at_build_time(image: str) -> None:
+    assert run(pod_template("Deployment", "apps/v1", image)) == []
+
+
+def test_only_the_ko_scheme_is_exempt() -> None:
+    [result] = run(pod_template("Deployment", "apps/v1", "ghcr.io/example/ko"))
+    assert dict(result.tags)["rule"] == "no-tag"
+
+
 @pytest.mark.parametrize(("image", "rule", "why"), [
     ("nginx", "no-tag", "has no tag or digest"),
     ("registry.example.com:5000/nginx", "no-tag", "has no tag or digest"),

@@ -374,6 +374,37 @@ def test_an_ingress_backend_naming_a_missing_port_is_an_error(backend: str, path
     assert result.message == f"Service 'web' has no port {wanted} (it has 80 (http))"
 
 
+# The AWS Load Balancer Controller's actions: the backend's service name is the
+# action's name (annotation alb.ingress.kubernetes.io/actions.<name>, which Argo
+# Rollouts writes at run time), and its port is use-annotation.
+ACTION_SERVICE = SERVICE.replace("name: web,", "name: alb-rollout-root,")
+
+
+@pytest.mark.parametrize("text", [
+    # the Service exists and has no port named use-annotation
+    ACTION_SERVICE + ingress("{service: {name: alb-rollout-root, port: {name: use-annotation}}}"),
+    # no Service of that name: the name is the action's
+    SERVICE + ingress("{service: {name: alb-rollout-root, port: {name: use-annotation}}}"),
+    (ACTION_SERVICE + ingress("{serviceName: alb-rollout-root, servicePort: use-annotation}")).replace(
+        "networking.k8s.io/v1", "extensions/v1beta1"),
+    (SERVICE + ingress("{serviceName: redirect, servicePort: use-annotation}")).replace(
+        "networking.k8s.io/v1", "networking.k8s.io/v1beta1"),
+], ids=["v1", "v1-no-service", "extensions-v1beta1", "v1beta1-no-service"])
+def test_an_ingress_backend_using_an_alb_action_annotation_passes(text: str) -> None:
+    assert run(text) == []
+
+
+def test_an_alb_ingress_still_needs_the_ports_it_names() -> None:
+    text = (ACTION_SERVICE + ingress("{service: {name: alb-rollout-root, port: {name: https}}}")).replace(
+        "metadata: {name: web, namespace: shop}\nspec:\n  rules:",
+        "metadata:\n  name: web\n  namespace: shop\n  annotations:\n"
+        "    alb.ingress.kubernetes.io/actions.alb-rollout-root: '{}'\nspec:\n  rules:")
+    assert "actions.alb-rollout-root" in text
+    [result] = run(text)
+    assert (dict(result.tags)["rule"], result.severity) == ("service-port", "error")
+    assert result.message == "Service 'alb-rollout-root' has no port 'https' (it has 80 (http))"
+
+
 def test_the_default_backend_and_the_v1beta1_shape() -> None:
     default = SERVICE + ingress("{service: {name: web, port: {number: 80}}}").replace(
         "  rules:", "  defaultBackend: {service: {name: fallback, port: {number: 80}}}\n  rules:")
