@@ -196,3 +196,15 @@ def test_the_run_is_unchanged_without_such_roots(tmp_path: Path) -> None:
     write(tmp_path, "clean/deployment.yaml", DEPLOYMENT)
     run = check(tmp_path)
     assert run.code == 0 and run.report["defects"] == []
+
+
+def test_the_load_restrictor_warning_is_a_rule_the_configuration_can_grade(tmp_path: Path) -> None:
+    root = outside(tmp_path)
+    write(root, ".krmcheck.yaml", "validators:\n  load-restrictor: {severity: error}\n")
+    run = check(root)
+    assert run.code == 1, run.err
+    assert [d["severity"] for d in by(run, "load-restrictor")] == ["error"]
+    write(root, ".krmcheck.yaml", "validators:\n  load-restrictor: false\n")
+    run = check(root)
+    assert run.code == 0, run.err
+    assert by(run, "load-restrictor") == []
