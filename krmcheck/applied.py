@@ -44,8 +44,9 @@ A file in a test directory that no root reads is a test's input
 warnings, since tests transform their inputs (placeholder names, golden
 files compared as text, cases invalid on purpose) before anything is applied.
 So is the kustomization a script pipes into ``operator-sdk generate bundle``,
-which completes its ClusterServiceVersion base before anything is applied
-(``bundle-input``). So is a documentation fragment: a file no root reads that a Markdown page of
+which completes its ClusterServiceVersion base before anything is applied,
+and a file of an OLM bundle or package, which OLM's registry reads from a
+catalog image (``bundle-input``). So is a documentation fragment: a file no root reads that a Markdown page of
 the repository embeds to show its text (``mdox-exec="cat example/a.yaml"``,
 an include) and that lies in the documentation's tree (``docs/``...) or
 cannot be applied as it stands (a document with no name): a page showing
@@ -479,6 +480,43 @@ def bundle_inputs(top: Path) -> frozenset[str]:
     return frozenset(out)
 
 
+def olm_bundle(path: Path, top: Path) -> str | None:
+    """Why ``path`` is a file of an OLM bundle or package, which OLM's
+    registry reads from a catalog image (never applied with kubectl): a
+    directory above it holds a package manifest (``*.package.yaml`` with
+    ``packageName``) or bundle metadata (``metadata/annotations.yaml`` with
+    the ``operators.operatorframework.io.bundle`` annotations)."""
+    for directory in _below(path, top):
+        found = _olm_marker(directory)
+        if found is not None:
+            return found
+    return None
+
+
+@functools.lru_cache(maxsize=4096)
+def _olm_marker(directory: Path) -> str | None:
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return None
+    for name in sorted(names):
+        if name.endswith((".package.yaml", ".package.yml")):
+            try:
+                text = (directory / name).read_text(encoding="utf-8", errors="replace")[:65536]
+            except OSError:
+                continue
+            if re.search(r"^packageName:", text, re.MULTILINE):
+                return f"an OLM package ({name})"
+    annotations = directory / "metadata" / "annotations.yaml"
+    try:
+        if "operators.operatorframework.io.bundle.manifests" in annotations.read_text(
+                encoding="utf-8", errors="replace")[:65536]:
+            return "an OLM bundle (metadata/annotations.yaml)"
+    except OSError:
+        pass
+    return None
+
+
 def _piped_to_bundle(text: str) -> set[str]:
     values = dict(_MAKE_VAR.findall(text))
     found = set()
@@ -648,6 +686,9 @@ class Sorter:
         embeds it and it cannot be applied as it stands (a document with no
         name)."""
         if BUNDLE_INPUT in self.reasons:
+            olm = olm_bundle(path, self.top)
+            if olm is not None:
+                return SetAside(path, BUNDLE_INPUT, olm)
             # the kustomization, and the bases/ operator-sdk reads beside it (--kustomize-dir)
             if self.bundles is None:
                 self.bundles = bundle_inputs(self.top)

@@ -558,6 +558,9 @@ def test_freemarker_templates_and_test_placeholders_that_are_not_yaml_yet(tmp_pa
 
 
 def test_a_file_a_program_of_the_repository_writes_is_not_a_defect(tmp_path: Path) -> None:
+    from dulwich.repo import Repo
+
+    Repo.init(str(tmp_path)).close()  # a work tree with ignore rules
     write(tmp_path, "app/deployment.yaml", DEPLOYMENT)
     write(tmp_path, "hack/image-patch/kustomization.yaml", "resources: [source-manifest.yaml]\n")
     write(tmp_path, "deploy/kustomization.yaml", "resources: [forgotten.yaml]\n")
@@ -571,7 +574,30 @@ def test_a_file_a_program_of_the_repository_writes_is_not_a_defect(tmp_path: Pat
     write(tmp_path, "hack/bump.sh", "cp hack/overlays/fetched/*.yaml \"$tmp\"/\n")
     write(tmp_path, "hack/overlays/fetched/kustomization.yaml", "resources: [./daemonset-install.yaml]\n")
     assert [p for p, _, _ in check(tmp_path).located("error")] == ["deploy/kustomization.yaml"]
+    # a file the ignore rules name is one the build generates (controller-gen's CRD bases)
+    write(tmp_path, "config/crd/kustomization.yaml", "resources: [bases/example.com_widgets.yaml]\n")
+    write(tmp_path, ".gitignore", "config/crd/bases/*\n")
+    run = check(tmp_path)
+    assert [p for p, _, _ in run.located("error")] == ["deploy/kustomization.yaml"]
+    assert any(".gitignore" in d["message"] for d in run.report["defects"] if d["path"] == "config/crd/kustomization.yaml")
     # a program that only builds a directory is no evidence: its build fails too
     write(tmp_path, "Makefile.deploy.mk", "deploy:\n\tkustomize build deploy | kubectl apply -f -\n")
     write(tmp_path, "deploy/kustomization.yaml", "resources: [forgotten-manifest.yaml]\n")
     assert [p for p, _, _ in check(tmp_path).located("error")] == ["deploy/kustomization.yaml"]
+
+
+def test_the_files_of_an_olm_package_or_bundle_are_olms_input(tmp_path: Path) -> None:
+    # old bundle versions use removed APIs; OLM's registry reads them from a catalog image
+    write(tmp_path, "app/deployment.yaml", DEPLOYMENT)
+    write(tmp_path, "deploy/olm-catalog/widget/widget.package.yaml",
+          "channels:\n- currentCSV: widget.v0.2.0\n  name: alpha\npackageName: widget\n")
+    old_crd = "apiVersion: apiextensions.k8s.io/v1beta1\nkind: CustomResourceDefinition\nmetadata: {name: w}\n"
+    write(tmp_path, "deploy/olm-catalog/widget/0.0.1/widgets.crd.yaml", old_crd)
+    write(tmp_path, "bundle/metadata/annotations.yaml",
+          "annotations:\n  operators.operatorframework.io.bundle.manifests.v1: manifests/\n")
+    write(tmp_path, "bundle/manifests/widgets.crd.yaml", old_crd)
+    write(tmp_path, "deploy/crds/widgets.crd.yaml", old_crd)  # no OLM marker: judged
+    run = check(tmp_path)
+    assert {p for p, _, _ in run.located("error")} == {"deploy/crds/widgets.crd.yaml"}
+    assert {"bundle/manifests/widgets.crd.yaml", "deploy/olm-catalog/widget/0.0.1/widgets.crd.yaml"} <= {
+        p for p, _, _ in run.located("warning")}
