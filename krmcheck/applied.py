@@ -30,8 +30,9 @@ cluster objects are set aside, each with a reason id:
   ``$setElementOrder``, ``$retainKeys``, ``$deleteFromPrimitiveList``), which
   only a patch holds;
 - ``template``: it holds placeholders (``{{ ... }}``, ``{% ... %}``,
-  ``<#if>``, ``${...}``, or a ``{NAME}`` a script fills in) and is not YAML
-  as it stands: a template its tool renders first;
+  ``<#if>``, ``${...}``, a Go ``%s``, or a ``{NAME}`` a script fills in)
+  and is not YAML as it stands, or it is a file of an Ansible role: a
+  template its tool renders first;
 - ``vendored``: it is in a Go ``vendor`` directory (``vendor/modules.txt``):
   a dependency's files, not the repository's manifests.
 
@@ -672,7 +673,7 @@ class Sorter:
             (PATCH_FILE, lambda: _patch_sign(text)),
             (UNUSED_INPUT, lambda: _unused_input(path, self.top, self.kustomizations, self.read_dirs)),
             (DATA, lambda: _data(text, self.served)),
-            (TEMPLATE, lambda: _template(text)),
+            (TEMPLATE, lambda: _template(text) or _ansible_role(path, self.top)),
         )
         for reason, check in checks:
             if reason in self.reasons:
@@ -720,8 +721,9 @@ class Sorter:
 
 # A placeholder a script fills in before applying (sed, envsubst, make):
 # {{ name }}, a Jinja statement {% ... %}, a single-brace {NAME}, a
-# FreeMarker directive <#if ...>, or ${...}.
-_PLACEHOLDER = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\{[A-Za-z][A-Za-z0-9_]*\}|</?#[a-z]+\b|\$\{[^{}\n]+\}")
+# FreeMarker directive <#if ...>, ${...}, or a Go fmt verb as a value (%s).
+_PLACEHOLDER = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\{[A-Za-z][A-Za-z0-9_]*\}|</?#[a-z]+\b|\$\{[^{}\n]+\}|"
+                          r"(?:^|[:-])[ \t]+%[sdvq][ \t]*$", re.MULTILINE)
 
 
 def _template(text: str) -> str | None:
@@ -731,6 +733,24 @@ def _template(text: str) -> str | None:
     if found is None or _loads(text):
         return None
     return f"{found.group(0)[:40]} placeholders; not YAML as written"
+
+
+_ROLE_PARTS = ("defaults", "vars", "meta", "handlers", "templates")
+
+
+def _ansible_role(path: Path, top: Path) -> str | None:
+    """Why ``path`` is a file of an Ansible role (a directory below a
+    ``roles/`` directory holding ``tasks/`` and another of a role's
+    directories): Ansible renders it with Jinja, and its k8s module applies,
+    patches or removes what it names."""
+    for directory in _below(path, top):
+        if directory == top:
+            break
+        in_roles = any(p.name == "roles" for p in _below(directory, top))  # roles/NAME, roles/VERSION/NAME
+        if in_roles and os.path.isdir(directory / "tasks") and \
+                any(os.path.isdir(directory / part) for part in _ROLE_PARTS):
+            return f"a file of the Ansible role {_relative(directory, top)}/, which Ansible renders"
+    return None
 
 
 def is_template(text: str) -> bool:

@@ -601,3 +601,38 @@ def test_the_files_of_an_olm_package_or_bundle_are_olms_input(tmp_path: Path) ->
     assert {p for p, _, _ in run.located("error")} == {"deploy/crds/widgets.crd.yaml"}
     assert {"bundle/manifests/widgets.crd.yaml", "deploy/olm-catalog/widget/0.0.1/widgets.crd.yaml"} <= {
         p for p, _, _ in run.located("warning")}
+
+
+def test_every_document_of_a_plain_manifest_is_judged_on_its_own(tmp_path: Path) -> None:
+    # one document without a name does not hide an unknown field two documents away
+    unnamed = "apiVersion: v1\nkind: ConfigMap\ndata: {a: b}\n"
+    service = ("apiVersion: v1\nkind: Service\nmetadata: {name: web}\n"
+               "spec:\n  ports:\n  - port: 80\n    protcol: TCP\n")
+    write(tmp_path, "deploy/all.yaml", unnamed + "---\n" + DEPLOYMENT + "---\n" + service)
+    run = check(tmp_path)
+    assert run.code == 2
+    located = run.located()
+    assert ("deploy/all.yaml", 1, "build") in located  # the unnamed document, at its own line
+    assert any(p == "deploy/all.yaml" and line == 27 and v == "schema" for p, line, v in located), located
+    assert [r["root"] for r in run.report["roots"] if r["buildFailed"]] == ["deploy/all.yaml"]
+
+
+def test_ansible_roles_go_fmt_and_envsubst_templates(tmp_path: Path) -> None:
+    write(tmp_path, "app/deployment.yaml", DEPLOYMENT)
+    # an Ansible role's task file: Jinja fills in the namespace, the k8s module removes what it names
+    write(tmp_path, "roles/console-remove/tasks/resources.yml",
+          "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  namespace: \"{{ vars.ns }}\"\n  name: console\n")
+    write(tmp_path, "roles/console-remove/defaults/main.yml", "ns: default\n")
+    write(tmp_path, "roles/console-remove/tasks/main.yml", "- name: remove\n  debug: {}\n")
+    # a Go test's input filled in with fmt
+    write(tmp_path, "test/suites/ami/testdata/input.yaml", "apiVersion: node.eks.aws/v1alpha1\nkind: NodeConfig\n"
+          "spec:\n  cluster:\n    name: %s\n    cidr: 10.100.0.0/16\n")
+    write(tmp_path, "hack/node.yaml", "apiVersion: node.eks.aws/v1alpha1\nkind: NodeConfig\n"
+          "spec:\n  cluster:\n    name: %s\n")
+    # an envsubst template outside any controller: a value wholly $VARIABLE is not judged
+    write(tmp_path, "deploy/dev.yaml", DEPLOYMENT.replace("replicas: 1", "replicas: $REPLICAS"))
+    run = check(tmp_path)
+    assert aside(run.report) == {"roles/console-remove/tasks/resources.yml": "template",
+                                 "hack/node.yaml": "template", "test/suites/ami/testdata/input.yaml": "template"}
+    assert run.located("error") == []
+    assert ("deploy/dev.yaml", 6, "schema", "placeholder") in run.suppressed()

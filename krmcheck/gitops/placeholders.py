@@ -24,12 +24,12 @@ from krmcheck.tree.node import Scalar
 VALIDATOR = "substitution"  # krmcheck.gitops.VALIDATOR
 WHOLE = re.compile(r"\$\{[^{}]*(\$\{[^{}]*\}[^{}]*)*\}\Z")
 # In a template: ${VAR}, {{ expression }} anywhere in a value, or a value
-# that is wholly <what to write here>.
-HELD = re.compile(r"\$\{[^{}]+\}|\{\{.*?\}\}|\A<[^<>\n]+>\Z")
+# that is wholly <what to write here> or an envsubst $VAR.
+HELD = re.compile(r"\$\{[^{}]+\}|\{\{.*?\}\}|\A<[^<>\n]+>\Z|\A\$[A-Z_][A-Z0-9_]*\Z")
 QUOTED = re.compile(r"""['"]\$\{[^'"]*\}['"]""")
 # (a key holding an envsubst pattern may lose its closing brace to YAML:
 # ``${ROLE/#arn/eks.amazonaws.com/role-arn: arn}``)
-QUOTED_HELD = re.compile(r"""['"]([^'"]*(\$\{[^'"{}]+\}?|\{\{[^'"]*?\}\})[^'"]*|<[^<>'"]+>)['"]""")
+QUOTED_HELD = re.compile(r"""['"]([^'"]*(\$\{[^'"{}]+\}?|\{\{[^'"]*?\}\})[^'"]*|<[^<>'"]+>|\$[A-Z_][A-Z0-9_]*)['"]""")
 
 
 def is_placeholder(value: object, holding: bool = False) -> bool:

@@ -72,6 +72,9 @@ class Builder:
     function_results: list[tuple[Result, Resource | None]] = field(default_factory=list)
     _cached_results: dict[str, list[tuple[Result, Resource | None]]] = field(default_factory=dict)
     function_logs: list[tuple[str, str]] = field(default_factory=list)  # (what ran, its stderr)
+    # Per plain manifest: the documents that could not be made resources
+    # (each is judged on its own; the others are still checked).
+    document_errors: list[BuildError] = field(default_factory=list)
     # Per build: every secret value the build read or made (resource/secrets.py),
     # kept when the build fails part-way, so that its error can be masked;
     # and where each was written (the origins of Secret data, which a copy
@@ -95,6 +98,7 @@ class Builder:
         self.warnings.clear()
         self.function_results.clear()
         self.function_logs.clear()
+        self.document_errors.clear()
         self.secrets.clear()
         self.secret_places.clear()
         with openapi.using(self.tables.start_build(), self._fetch_file):
@@ -122,8 +126,30 @@ class Builder:
         self.function_logs.clear()
         self.secrets.clear()
         self.secret_places.clear()
-        # kubectl create gives an object with only generateName its name
-        return self._load_file(path, Origin(self.files.display(path), 1, 1), generated_names=True)
+        self.document_errors.clear()
+        # kubectl create gives an object with only generateName its name; each
+        # document is created on its own (kubectl create -f goes on past one
+        # it refuses), so one that is no resource does not hide the others
+        origin = Origin(self.files.display(path), 1, 1)
+        display = self.files.display(path)
+        text = self.files.read_text(path, origin, None)
+        try:
+            docs = load_documents(text, display, "resource")
+        except LoadError as e:
+            raise BuildError(e.message, Origin(e.path, e.line, e.col)) from None
+        out: list[Resource] = []
+        for doc in docs:
+            if isinstance(doc, Scalar) and doc.value is None:
+                continue
+            try:
+                out.extend(_resources_of(doc, generated_names=True))
+            except BuildError as e:
+                self.document_errors.append(e)
+        if self.document_errors and not out:
+            error = self.document_errors.pop(0)
+            raise error
+        self._keep_secrets(out)
+        return out
 
     # --- accumulation ---------------------------------------------------------
     def _accumulate_dir(self, directory: Path, origin: Origin | None,

@@ -84,6 +84,8 @@ def root_report(builder: Builder, files: Files, root: Root, vopts: ValidatorOpti
         broken: tuple[Finding, ...] = ()
     except BuildError as e:
         broken = (build_finding(e, name),)
+    # a plain manifest's documents that are no resources, each an error of its own
+    broken += tuple(build_finding(e, name) for e in builder.document_errors)
     results = [r for r in results if config.enabled(r.validator)]
     locator = Locator(resources, name, kustomization_file(files, root))
     located = [locator.locate(r) for r in results] + list(broken + deprecations(builder, name, config))
