@@ -482,11 +482,14 @@ def bundle_inputs(top: Path) -> frozenset[str]:
 
 
 def olm_bundle(path: Path, top: Path) -> str | None:
-    """Why ``path`` is a file of an OLM bundle or package, which OLM's
-    registry reads from a catalog image (never applied with kubectl): a
-    directory above it holds a package manifest (``*.package.yaml`` with
-    ``packageName``) or bundle metadata (``metadata/annotations.yaml`` with
-    the ``operators.operatorframework.io.bundle`` annotations)."""
+    """Why ``path`` is a file of a package a package manager installs (never
+    applied with kubectl as it stands): an OLM package or bundle, which OLM's
+    registry reads from a catalog image (a directory above it holds a package
+    manifest, ``*.package.yaml`` with ``packageName``, or bundle metadata,
+    ``metadata/annotations.yaml`` with the ``operators.operatorframework.io.bundle``
+    annotations), or a Crossplane package (``crossplane.yaml`` of
+    ``meta.pkg.crossplane.io``), whose package manager completes its CRDs'
+    conversion webhooks."""
     for directory in _below(path, top):
         found = _olm_marker(directory)
         if found is not None:
@@ -508,6 +511,13 @@ def _olm_marker(directory: Path) -> str | None:
                 continue
             if re.search(r"^packageName:", text, re.MULTILINE):
                 return f"an OLM package ({name})"
+    for name in ("crossplane.yaml", "crossplane.yml"):
+        try:
+            if re.search(r"^apiVersion:[ \t]*[\"']?meta\.pkg\.crossplane\.io/",
+                         (directory / name).read_text(encoding="utf-8", errors="replace")[:65536], re.MULTILINE):
+                return f"a Crossplane package ({name})"
+        except OSError:
+            pass
     annotations = directory / "metadata" / "annotations.yaml"
     try:
         if "operators.operatorframework.io.bundle.manifests" in annotations.read_text(

@@ -597,8 +597,13 @@ def test_the_files_of_an_olm_package_or_bundle_are_olms_input(tmp_path: Path) ->
           "annotations:\n  operators.operatorframework.io.bundle.manifests.v1: manifests/\n")
     write(tmp_path, "bundle/manifests/widgets.crd.yaml", old_crd)
     write(tmp_path, "deploy/crds/widgets.crd.yaml", old_crd)  # no OLM marker: judged
+    # a Crossplane package: its package manager installs the CRDs and completes their webhooks
+    write(tmp_path, "package/crossplane.yaml", "apiVersion: meta.pkg.crossplane.io/v1\nkind: Provider\n"
+                                               "metadata: {name: provider-widget}\n")
+    write(tmp_path, "package/crds/widgets.yaml", old_crd)
     run = check(tmp_path)
     assert {p for p, _, _ in run.located("error")} == {"deploy/crds/widgets.crd.yaml"}
+    assert "package/crds/widgets.yaml" in {p for p, _, _ in run.located("warning")}
     assert {"bundle/manifests/widgets.crd.yaml", "deploy/olm-catalog/widget/0.0.1/widgets.crd.yaml"} <= {
         p for p, _, _ in run.located("warning")}
 
@@ -630,9 +635,11 @@ def test_ansible_roles_go_fmt_and_envsubst_templates(tmp_path: Path) -> None:
     write(tmp_path, "hack/node.yaml", "apiVersion: node.eks.aws/v1alpha1\nkind: NodeConfig\n"
           "spec:\n  cluster:\n    name: %s\n")
     # an envsubst template outside any controller: a value wholly $VARIABLE is not judged
-    write(tmp_path, "deploy/dev.yaml", DEPLOYMENT.replace("replicas: 1", "replicas: $REPLICAS"))
+    write(tmp_path, "deploy/dev.yaml", DEPLOYMENT.replace("replicas: 1", "replicas: $REPLICAS")
+          .replace("  name: web\n", "  name: web-$SUFFIX\n", 1))
     run = check(tmp_path)
     assert aside(run.report) == {"roles/console-remove/tasks/resources.yml": "template",
                                  "hack/node.yaml": "template", "test/suites/ami/testdata/input.yaml": "template"}
     assert run.located("error") == []
     assert ("deploy/dev.yaml", 6, "schema", "placeholder") in run.suppressed()
+    assert ("deploy/dev.yaml", 4, "metadata", "placeholder") in run.suppressed()

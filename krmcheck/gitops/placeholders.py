@@ -23,13 +23,13 @@ from krmcheck.tree.node import Scalar
 
 VALIDATOR = "substitution"  # krmcheck.gitops.VALIDATOR
 WHOLE = re.compile(r"\$\{[^{}]*(\$\{[^{}]*\}[^{}]*)*\}\Z")
-# In a template: ${VAR}, {{ expression }} anywhere in a value, or a value
-# that is wholly <what to write here> or an envsubst $VAR.
-HELD = re.compile(r"\$\{[^{}]+\}|\{\{.*?\}\}|\A<[^<>\n]+>\Z|\A\$[A-Z_][A-Z0-9_]*\Z")
+# In a template: ${VAR}, {{ expression }} or an envsubst $VARIABLE anywhere
+# in a value, or a value that is wholly <what to write here>.
+HELD = re.compile(r"\$\{[^{}]+\}|\{\{.*?\}\}|\A<[^<>\n]+>\Z|\$[A-Z_][A-Z0-9_]{2,}\b")
 QUOTED = re.compile(r"""['"]\$\{[^'"]*\}['"]""")
 # (a key holding an envsubst pattern may lose its closing brace to YAML:
 # ``${ROLE/#arn/eks.amazonaws.com/role-arn: arn}``)
-QUOTED_HELD = re.compile(r"""['"]([^'"]*(\$\{[^'"{}]+\}?|\{\{[^'"]*?\}\})[^'"]*|<[^<>'"]+>|\$[A-Z_][A-Z0-9_]*)['"]""")
+QUOTED_HELD = re.compile(r"""['"]([^'"]*(\$\{[^'"{}]+\}?|\{\{[^'"]*?\}\}|\$[A-Z_][A-Z0-9_]{2,}\b)[^'"]*|<[^<>'"]+>)['"]""")
 
 
 def is_placeholder(value: object, holding: bool = False) -> bool:
