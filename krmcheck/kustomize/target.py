@@ -130,17 +130,8 @@ class Builder:
         # kubectl create gives an object with only generateName its name; each
         # document is created on its own (kubectl create -f goes on past one
         # it refuses), so one that is no resource does not hide the others
-        origin = Origin(self.files.display(path), 1, 1)
-        display = self.files.display(path)
-        text = self.files.read_text(path, origin, None)
-        try:
-            docs = load_documents(text, display, "resource")
-        except LoadError as e:
-            raise BuildError(e.message, Origin(e.path, e.line, e.col)) from None
         out: list[Resource] = []
-        for doc in docs:
-            if isinstance(doc, Scalar) and doc.value is None:
-                continue
+        for doc in self._documents(path, Origin(self.files.display(path), 1, 1)):
             try:
                 out.extend(_resources_of(doc, generated_names=True))
             except BuildError as e:
@@ -260,18 +251,20 @@ class Builder:
                               f"(no such file or directory)", origin, path)
         acc.extend(self._load_file(path, origin, (self.options.load_restrictor, k.directory)), origin)
 
-    def _load_file(self, path: Path, origin: Origin, within: Within | None = None,
-                   generated_names: bool = False) -> list[Resource]:
-        display = self.files.display(path)
+    def _documents(self, path: Path, origin: Origin, within: Within | None = None) -> list[Node]:
+        """The documents of a resource file, read under the load restrictor;
+        an empty one (a trailing ---) holds nothing, as in kustomize."""
         text = self.files.read_text(path, origin, within)
         try:
-            docs = load_documents(text, display, "resource")
+            docs = load_documents(text, self.files.display(path), "resource")
         except LoadError as e:
             raise BuildError(e.message, Origin(e.path, e.line, e.col)) from None
+        return [d for d in docs if not (isinstance(d, Scalar) and d.value is None)]
+
+    def _load_file(self, path: Path, origin: Origin, within: Within | None = None,
+                   generated_names: bool = False) -> list[Resource]:
         out: list[Resource] = []
-        for doc in docs:
-            if isinstance(doc, Scalar) and doc.value is None:
-                continue  # an empty document (a trailing ---) holds nothing, as in kustomize
+        for doc in self._documents(path, origin, within):
             out.extend(_resources_of(doc, generated_names))
         self._keep_secrets(out)
         if self.stamper:
