@@ -408,12 +408,12 @@ def _unnamed(text: str) -> bool:
 
 # A YAML file a page embeds, to show its text rather than to have it
 # applied: mdox's ``mdox-exec="cat PATH"``, embedmd's ``[embedmd]:# (PATH)``,
-# mkdocs snippets' ``--8<-- "PATH"``, Hugo's ``readfile``/``include`` and
-# Jekyll's ``include``/``include_relative``. A page that only names a file
+# mkdocs snippets' ``--8<-- "PATH"``, markdown-include's ``{!PATH!}``, Hugo's
+# ``readfile``/``include`` and Jekyll's ``include``/``include_relative``. A page that only names a file
 # (``kubectl apply -f PATH``) shows an object to apply: no evidence.
 _YAML_PATH = r"\.?/?((?:[\w.-]+/)*[\w.-]+\.ya?ml)"
 _PAGE_PATH = re.compile(
-    r"(?:mdox-exec=\"cat\s+|\[embedmd\]:\s*#\s*\(|--8<--\s*\"|readfile\s+(?:file=)?\"?|"
+    r"(?:mdox-exec=\"cat\s+|\[embedmd\]:\s*#\s*\(|--8<--\s*\"|\{!\s*|readfile\s+(?:file=)?\"?|"
     r"\{%-?\s*include(?:_relative)?\s+['\"]?|\{\{[<%]\s*include\s+\"?)" + _YAML_PATH)
 _PAGES_SECONDS = 10.0  # the walk over Markdown pages is bounded in time
 _PAGE_BYTES = 1 << 20

@@ -440,6 +440,17 @@ def test_a_fragment_a_documentation_page_embeds_is_judged_with_warnings(tmp_path
     assert any("[doc-fragment]" in n["message"] for n in run.report["notes"])
 
 
+def test_a_page_of_every_option_a_markdown_include_embeds_is_a_fragment(tmp_path: Path) -> None:
+    # markdown-include's {!PATH!}: a reference of every option, with empty values, shown whole
+    options = DEPLOYMENT.replace("  replicas: 1\n", "  replicas: many\n")
+    write(tmp_path, "docs/reference/deployment.yaml", options)
+    write(tmp_path, "docs/reference/other.yaml", options)  # named by no page
+    write(tmp_path, "docs/reference/deployment.md", "```yaml\n{!docs/reference/deployment.yaml!}\n```\n")
+    run = check(tmp_path)
+    assert {p for p, _, _ in run.located("warning")} == {"docs/reference/deployment.yaml"}
+    assert {p for p, _, _ in run.located("error")} == {"docs/reference/other.yaml"}
+
+
 def test_a_kustomization_in_a_test_directory_is_a_test_input(tmp_path: Path) -> None:
     # a test framework writes the file the kustomization reads before it builds it
     write(tmp_path, "app/deployment.yaml", DEPLOYMENT)

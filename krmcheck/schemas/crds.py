@@ -81,6 +81,9 @@ class Served(NamedTuple):
     kind: str
     schema: Schema  # the openAPIV3Schema, as written (defaults and CEL rules included)
     prunes: bool = True  # unknown fields and nulls are pruned (not spec.preserveUnknownFields)
+    # served with a status subresource: the API server drops ``status`` from
+    # what is created or updated through the object itself, before validating
+    status_subresource: bool = False
 
     @property
     def api_version(self) -> str:
@@ -115,15 +118,23 @@ def served(doc: dict[str, Any]) -> Iterator[Served]:
     # v1beta1 CRDs keep unknown fields unless they say otherwise (v1 forbids keeping them)
     keeps = spec.get("preserveUnknownFields")
     prunes = keeps is False or (keeps is None and not str(doc.get("apiVersion")).endswith("/v1beta1"))
+    shared_status = _has_status(spec.get("subresources"))  # v1beta1: for every version
     versions = spec.get("versions")
     if isinstance(versions, list) and versions:
         for v in versions:
             if isinstance(v, dict) and v.get("served", True) is not False and isinstance(v.get("name"), str):
                 schema = _schema_of(v.get("schema")) or shared
                 if schema is not None:
-                    yield Served(group, v["name"], kind, schema, prunes)
+                    status = _has_status(v.get("subresources")) or shared_status
+                    yield Served(group, v["name"], kind, schema, prunes, status)
     elif isinstance(spec.get("version"), str) and shared is not None:
-        yield Served(group, spec["version"], kind, shared, prunes)
+        yield Served(group, spec["version"], kind, shared, prunes, shared_status)
+
+
+def _has_status(subresources: Any) -> bool:
+    """``subresources: {status: {}}`` (customresource_handler.go serves the
+    status subresource when the key is there, whatever its value)."""
+    return isinstance(subresources, dict) and "status" in subresources
 
 
 def _schema_of(holder: Any) -> Schema | None:

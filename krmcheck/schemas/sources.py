@@ -78,6 +78,9 @@ class Checker:
     written: dict[str, Any] | None = None
     resolve: Callable[[dict[str, Any]], dict[str, Any]] | None = None
     unjudged: tuple[crds.Unjudged, ...] = ()  # patterns RE2 cannot compile, left out
+    # the API server drops ``status`` before validating what is written
+    # through the object (a status subresource): it is not judged
+    drops_status: bool = False
     _full: jsonschema.protocols.Validator | None = field(default=None, repr=False)
     _fast: Callable[[Any], Any] | None = field(default=None, repr=False)
     _seen: int = field(default=0, repr=False)
@@ -256,19 +259,23 @@ def _documents(text: str, path: str) -> list[Any]:
 # --- compiling -------------------------------------------------------------------------
 
 def _crd_checker(served: crds.Served, where: str, version: str) -> Checker:
-    return _json_checker(served.schema, REPOSITORY, where, version, served.prunes)
+    return _json_checker(served.schema, REPOSITORY, where, version, served.prunes, served.status_subresource)
 
 
 def _json_checker(schema: dict[str, Any], source: str, where: str, version: str,
-                  prunes: bool = True) -> Checker:
+                  prunes: bool = True, status_subresource: bool | None = None) -> Checker:
     """A checker for an OpenAPI v3 structural schema, or for a JSON schema a
     location serves (also read as one: they are converted from CRDs, see
-    :mod:`krmcheck.schemas.crds` for what is trusted of them)."""
+    :mod:`krmcheck.schemas.crds` for what is trusted of them). A location's
+    schema does not say whether its CRD serves a status subresource: taken
+    to, as controller-gen's CRDs with a status do."""
     unjudged: list[crds.Unjudged] = []
     document = crds.to_json_schema(schema, object_meta(version), crd=source == REPOSITORY, prunes=prunes,
                                    unjudged=unjudged)
+    drops = status_subresource if status_subresource is not None else source != REPOSITORY
     return Checker(source, where, lambda: _compile(document), lambda: _draft4(document),
-                   structural=schema, prunes=prunes, written=schema, unjudged=tuple(unjudged))
+                   structural=schema, prunes=prunes, written=schema, unjudged=tuple(unjudged),
+                   drops_status=drops)
 
 
 _OBJECT_META = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"

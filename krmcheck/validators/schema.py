@@ -61,6 +61,8 @@ def validate(items: Sequence[Mapping], options: ValidatorOptions) -> list[Result
             skipped.setdefault((ref.apiVersion, ref.kind), []).append(item)
             continue
         data = item.to_data()  # a copy: pruning and defaulting change it
+        if checker.drops_status and isinstance(data, dict):
+            data.pop("status", None)  # what the API server drops is not judged (PrepareForCreate)
         if checker.structural is not None:
             defaults.prepare(checker.structural, data, checker.prunes)
         results.extend(_check(item, data, checker, version, options.strict))

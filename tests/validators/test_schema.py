@@ -303,6 +303,25 @@ def test_a_null_pruned_from_a_required_field_is_missing() -> None:
     assert (result.field_path, result.message) == ("", "missing required field 'spec'")
 
 
+def test_status_is_not_judged_where_a_status_subresource_drops_it() -> None:
+    """The API server drops ``status`` from what is created or updated
+    through the object itself when the CRD serves a status subresource
+    (PrepareForCreate), before validating; without one, status is a field
+    like any other."""
+    crd = CRD.replace("              values: {type: object, x-kubernetes-preserve-unknown-fields: true}\n",
+                      "              values: {type: object, x-kubernetes-preserve-unknown-fields: true}\n"
+                      "          status:\n            type: object\n            required: [phase]\n"
+                      "            properties: {phase: {type: string}}\n")
+    obj = "apiVersion: example.com/v1\nkind: Collector\nmetadata: {name: c}\nspec: {}\nstatus: {ready: 1}\n"
+    judged = run(crd + obj)
+    assert [(r.severity, r.message) for r in judged] == [
+        ("error", "status: missing required field 'phase'"), ("warning", "status.ready: unknown field")]
+    with_subresource = crd.replace("    storage: true\n", "    storage: true\n    subresources: {status: {}}\n")
+    assert run(with_subresource + obj) == []
+    assert [r.message for r in run(with_subresource + obj.replace("spec: {}", "spec: {colour: blue}"))] == [
+        "spec.colour: unknown field"]  # the rest is judged as before
+
+
 def test_unknown_fields_of_a_custom_resource_are_warnings() -> None:
     text = collector("spec:\n  values: {any: thing}\n  global: {debug: true, verbose: true}\n  colour: blue\n")
     results = run(text)
