@@ -81,7 +81,8 @@ UNUSED_INPUT = "unused-input"
 PATCH_FILE = "patch-file"
 TEMPLATE = "template"
 VENDORED = "vendored"
-SET_ASIDE = (TOOL_CONFIG, DATA, TEST_FRAMEWORK, UNUSED_INPUT, PATCH_FILE, TEMPLATE, VENDORED)
+DISABLED = "disabled"
+SET_ASIDE = (TOOL_CONFIG, DATA, TEST_FRAMEWORK, UNUSED_INPUT, PATCH_FILE, TEMPLATE, VENDORED, DISABLED)
 # Not reasons to set a file aside: their files are judged, their cluster findings as warnings.
 TEST_INPUT = "test-input"
 DOC_FRAGMENT = "doc-fragment"
@@ -102,6 +103,7 @@ SAID = {
     TEMPLATE: "templates (placeholders such as {{ ... }}, {% ... %}, <#if>, ${...}) that are not YAML until their "
               "tool renders them",
     VENDORED: "vendored dependencies (a Go vendor/ directory), not the repository's manifests",
+    DISABLED: "switched off: a kustomization lists them only in an entry commented out (# - PATH)",
 }
 
 
@@ -222,6 +224,35 @@ def _unused_input(path: Path, top: Path, kustomizations: frozenset[Path],
         return f"in {parent.name}/ of {_relative(owner, top)}/kustomization, which reads other files there" \
             if parent in read_dirs else f"in {parent.name}/ of {_relative(owner, top)}/kustomization"
     return None
+
+
+# A list entry commented out: `# - ../../base/app/ks.yaml`
+_COMMENTED_ENTRY = re.compile(r"^[ \t]*#[ \t]*-[ \t]+[\"']?([^\s\"'#]+\.ya?ml)[\"']?[ \t]*(?:#.*)?$", re.MULTILINE)
+
+
+_KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
+
+
+def commented_entries(kustomizations: Iterable[Path]) -> dict[Path, Path]:
+    """Files the kustomizations of ``kustomizations`` (directories) name in
+    commented-out list entries -> the kustomization file naming them."""
+    out: dict[Path, Path] = {}
+    for directory in sorted(kustomizations):
+        found = next((directory / n for n in _KUSTOMIZATION_FILES if os.path.isfile(directory / n)), None)
+        if found is None:
+            continue
+        try:
+            if found.stat().st_size > 1 << 20 or not found.is_file():
+                continue
+            text = found.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        if "#" not in text:
+            continue
+        for m in _COMMENTED_ENTRY.finditer(text):
+            target = Path(os.path.normpath(directory / m.group(1)))
+            out.setdefault(target, found)
+    return out
 
 
 def _relative(path: Path, top: Path) -> str:
@@ -659,6 +690,7 @@ class Sorter:
         self.test_inputs: list[SetAside] = []  # what is judged as a test's input so far
         self.shown: dict[str, str] | None = None  # repo-relative path -> a Markdown page showing it
         self.bundles: frozenset[str] | None = None  # what a script pipes into operator-sdk generate bundle
+        self.commented: dict[Path, Path] | None = None  # files only commented-out entries name
 
     def learn_names(self, directory: Path, names: Iterable[str]) -> None:
         if TEST_FRAMEWORK in self.reasons:
@@ -682,6 +714,7 @@ class Sorter:
             (TEST_FRAMEWORK, lambda: self.tests.marker(path, self.top)),
             (PATCH_FILE, lambda: _patch_sign(text)),
             (UNUSED_INPUT, lambda: _unused_input(path, self.top, self.kustomizations, self.read_dirs)),
+            (DISABLED, lambda: self._disabled(path)),
             (DATA, lambda: _data(text, self.served)),
             (TEMPLATE, lambda: _template(text) or _ansible_role(path, self.top)),
         )
@@ -690,6 +723,15 @@ class Sorter:
                 why = check()
                 if why is not None:
                     yield reason, why
+
+    def _disabled(self, path: Path) -> str | None:
+        """A file only a commented-out entry of a kustomization names: the
+        maintainers switched it off (a kustomization reading it would have
+        made it no root of its own)."""
+        if self.commented is None:
+            self.commented = commented_entries(self.kustomizations)
+        naming = self.commented.get(path)
+        return None if naming is None else f"commented out in {_relative(naming, self.top)}"
 
     def test_input(self, path: Path, text: str) -> SetAside | None:
         """The file as a test's input, when it is in a test directory, or as

@@ -451,6 +451,18 @@ def test_a_page_of_every_option_a_markdown_include_embeds_is_a_fragment(tmp_path
     assert {p for p, _, _ in run.located("error")} == {"docs/reference/other.yaml"}
 
 
+def test_a_file_only_a_commented_out_entry_names_is_switched_off(tmp_path: Path) -> None:
+    # `# - ../../base/app/ks.yaml  # off for now`: the maintainers switched it off
+    write(tmp_path, "overlays/prod/kustomization.yaml",
+          "resources:\n  - ../../base/on/ks.yaml\n  # - ../../base/off/ks.yaml  # broken PVC, re-enable later\n")
+    write(tmp_path, "base/on/ks.yaml", DEPLOYMENT)
+    write(tmp_path, "base/off/ks.yaml", PARTIAL)
+    write(tmp_path, "base/forgotten/ks.yaml", PARTIAL)  # named by nothing: judged
+    run = check(tmp_path)
+    assert {p for p, _, _ in run.located("error")} == {"base/forgotten/ks.yaml"}
+    assert ("base/off/ks.yaml", "disabled") in [(s["path"], s["reason"]) for s in run.report["setAside"]]
+
+
 def test_a_kustomization_in_a_test_directory_is_a_test_input(tmp_path: Path) -> None:
     # a test framework writes the file the kustomization reads before it builds it
     write(tmp_path, "app/deployment.yaml", DEPLOYMENT)

@@ -26,6 +26,7 @@ import dataclasses
 import json
 import os
 import posixpath
+import re
 from collections import Counter, deque
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -33,7 +34,7 @@ from typing import NamedTuple
 
 from krmcheck import discover
 from krmcheck.git import Checkout, checkout
-from krmcheck.gitops import appset, argocd, artifact, flux, helmrelease, sourceignore
+from krmcheck.gitops import appset, argocd, artifact, flux, helmrelease, oci, sourceignore
 from krmcheck.gitops.envsubst import Variable
 from krmcheck.gitops.markers import has_marker as _has_marker
 from krmcheck.gitops.markers import mentions_controllers as _mentions_controllers
@@ -128,6 +129,7 @@ class _Discovery:
         self.notes: dict[str, tuple[str, Location]] = {}
         self.ignores: dict[tuple[str | None, Location | None], SourceIgnore] = {}
         self.branches = frozenset(b for b in (context.checkout.branch, context.checkout.default_branch) if b)
+        self._pushed: list[tuple[re.Pattern[str], oci.Pushed]] | None = None  # artifacts the repository pushes
 
     def run(self, plain_roots: Sequence[Path]) -> None:
         pending: deque[_Pending] = deque()
@@ -218,6 +220,8 @@ class _Discovery:
                     return None
                 return dataclasses.replace(flux.make_root(res, c.top, c.files, self.objects, path, tree),
                                            source=f"ExternalArtifact {namespace}/{name}")
+            if kind == "OCIRepository":
+                return self._oci_root(res, namespace, name, tree)
             if kind != "GitRepository" or not self._ours(namespace, name, res.node.origin.path):
                 return None
             root = flux.make_root(res, c.top, c.files, self.objects, tree=tree)
@@ -231,6 +235,61 @@ class _Discovery:
         if app is None and not c.urls:
             self._no_urls(res)
         return app
+
+    def _oci_root(self, res: Resource, namespace: str, name: str, tree: str) -> ControllerRoot | None:
+        """A Flux Kustomization whose source is an OCI artifact the
+        repository's CI pushes from one of its directories."""
+        near = res.node.origin.path
+        url = self._oci_url(namespace, name, near)
+        if self._pushed is None:
+            self._pushed = oci.pushed_artifacts(self.c.top, self.c.urls)
+        pushed = oci.find_pushed(self._pushed, url) if url else None
+        if pushed is None:
+            return None
+        if pushed.directory and not near.startswith(pushed.directory + "/"):
+            # written outside what the artifact holds: the cluster's Flux,
+            # which syncs from the artifact, cannot have read it there
+            return None
+        path = lookup(res.node, ["spec", "path"])
+        inside = path.value.strip() if isinstance(path, Scalar) and isinstance(path.value, str) else ""
+        where = posixpath.normpath(posixpath.join(pushed.directory or ".", inside.lstrip("/")))
+        root = flux.make_root(res, self.c.top, self.c.files, self.objects, where, tree)
+        return dataclasses.replace(root, source=f"OCIRepository {namespace}/{name} (pushed from "
+                                                f"{pushed.directory or '.'} by {pushed.where})")
+
+    def _oci_url(self, namespace: str, name: str, near: str) -> str:
+        """An OCIRepository's URL; for ``flux-system`` not in the repository,
+        the one its FluxInstance syncs from."""
+        repo = self.objects.get("OCIRepository", namespace, name, near)
+        url = lookup(repo, ["spec", "url"]) if repo is not None else None
+        if isinstance(url, Scalar) and isinstance(url.value, str):
+            return url.value
+        if name != FLUX_SYSTEM:
+            return ""
+        syncs = {oci.oci_key(s.url): s.url for s in self._instance_syncs() if s.kind == "OCIRepository"}
+        return next(iter(syncs.values())) if len(syncs) == 1 else ""
+
+    def _instance_syncs(self) -> list[oci.Sync]:
+        objects = self.objects
+        # a ResourceSet's resources are objects too (those without templates
+        # read as written: the operator installs itself so)
+        nested = [r for rs in objects.of_kind("ResourceSet", FLUX_SYSTEM) + objects.of_kind("ResourceSet", "")
+                  for r in oci.resource_set_resources(rs)]
+
+        def of_kind(kind: str) -> list[Mapping]:
+            return objects.of_kind(kind, FLUX_SYSTEM) + objects.of_kind(kind, "") + \
+                [r for r in nested if r.value("kind") == kind]
+
+        def configmap(namespace: str, name: str, near: str) -> Mapping | None:
+            return objects.get("ConfigMap", namespace, name, near)
+
+        def chart_url(namespace: str, name: str, near: str) -> str:
+            repo = objects.get("OCIRepository", namespace, name, near) or next(
+                (r for r in of_kind("OCIRepository") if _name_of(r) == name), None)
+            url = lookup(repo, ["spec", "url"]) if repo is not None else None
+            return url.value if isinstance(url, Scalar) and isinstance(url.value, str) else ""
+
+        return oci.instance_syncs(of_kind("FluxInstance"), of_kind("HelmRelease"), configmap, chart_url)
 
     def _application_set(self, res: Resource, tree: str) -> list[ControllerRoot]:
         c = self.c
@@ -307,6 +366,11 @@ class _Discovery:
         replaced = {p for r in roots if r.helm is None and not r.elsewhere for p in (r.directory, *r.reads)}
         return Found(tuple(sorted(roots, key=lambda r: r.name)), frozenset(replaced),
                      tuple(self.notes.values()))
+
+
+def _name_of(node: Mapping) -> str:
+    name = lookup(node, ["metadata", "name"])
+    return name.value if isinstance(name, Scalar) and isinstance(name.value, str) else ""
 
 
 def _fingerprint(root: ControllerRoot) -> str:

@@ -23,7 +23,7 @@ from krmcheck.tree.load import LoadError, load_documents
 from krmcheck.tree.node import Mapping
 
 KINDS = ("ConfigMap", "Secret", "GitRepository", "ArtifactGenerator", "HelmChart", "HelmRepository",
-         "OCIRepository")
+         "OCIRepository", "FluxInstance", "HelmRelease", "ResourceSet")
 
 
 @dataclass

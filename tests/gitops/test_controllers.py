@@ -249,3 +249,123 @@ def test_strict_substitution_makes_an_undefined_variable_an_error(tmp_path: Path
     write(tmp_path, ".krmcheck.yaml", "gitops:\n  strict-substitution: true\n")
     [(path, _, severity)] = substitution()
     assert (path, severity) == ("app/cm.yaml", "error")
+
+
+# --- OCI artifacts the repository pushes, and the sync a FluxInstance defines -------------------
+
+PUSH_WORKFLOW = """
+    name: publish
+    on: {push: {branches: [main]}}
+    env:
+      OCI_REPO: "oci://ghcr.io/example/manifests/${{ github.event.repository.name }}"
+    jobs:
+      publish:
+        runs-on: ubuntu-latest
+        steps:
+          - run: |
+              flux push artifact "$OCI_REPO:$(git rev-parse --short HEAD)" \\
+                --path="./deploy" \\
+                --source="$(git config --get remote.origin.url)"
+    """
+
+CHILD = """
+    apiVersion: kustomize.toolkit.fluxcd.io/v1
+    kind: Kustomization
+    metadata: {name: child, namespace: flux-system}
+    spec:
+      path: ./apps/child
+      sourceRef: {kind: OCIRepository, name: flux-system}
+    """
+
+
+def _oci_repository(repo: Repo, instance: str) -> None:
+    repo.write(".github/workflows/publish.yaml", PUSH_WORKFLOW)
+    repo.write("deploy/clusters/prod/flux-system/instance.yaml", instance)
+    repo.write("deploy/clusters/prod/apps.yaml", dedent("""
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: apps, namespace: flux-system}
+        spec:
+          interval: 10m
+          prune: true
+          path: ./apps
+          sourceRef: {kind: OCIRepository, name: flux-system}
+        """))
+    repo.write("deploy/apps/kustomization.yaml", "resources:\n- child.yaml\n")
+    repo.write("deploy/apps/child.yaml", CHILD)
+    repo.write("deploy/apps/child/cm.yaml", CM.format(name="child"))
+    repo.write("elsewhere/ks.yaml", CHILD.replace("name: child", "name: outside"))  # not in the artifact
+
+
+FLUX_INSTANCE = """
+    apiVersion: fluxcd.controlplane.io/v1
+    kind: FluxInstance
+    metadata: {name: flux, namespace: flux-system}
+    spec:
+      distribution: {version: "2.x", registry: ghcr.io/fluxcd}
+      sync:
+        kind: OCIRepository
+        url: oci://ghcr.io/example/manifests/home-ops
+        ref: latest
+        path: ./clusters/prod
+    """
+
+
+def test_an_oci_artifact_the_repository_pushes_is_the_directory_it_pushes(repo: Repo) -> None:
+    """The flux-system OCIRepository a FluxInstance makes from an artifact a
+    workflow pushes (its URL names the repository by a GitHub context, which
+    a checkout whose origin is a mirror cannot say: any name)."""
+    _oci_repository(repo, FLUX_INSTANCE)
+    roots = {r.name: r for r in repo.found().roots}
+    assert sorted(roots) == ["flux:flux-system/apps", "flux:flux-system/child"]
+    assert roots["flux:flux-system/apps"].directory == repo.top / "deploy/apps"
+    assert roots["flux:flux-system/child"].directory == repo.top / "deploy/apps/child"
+    assert roots["flux:flux-system/apps"].source == (
+        "OCIRepository flux-system/flux-system (pushed from deploy by .github/workflows/publish.yaml)")
+
+
+def test_an_oci_artifact_no_script_pushes_is_not_this_repository(repo: Repo) -> None:
+    _oci_repository(repo, FLUX_INSTANCE.replace("ghcr.io/example/manifests", "ghcr.io/other/manifests"))
+    assert repo.found().roots == ()
+
+
+def test_the_flux_instance_chart_values_define_the_sync(repo: Repo) -> None:
+    """The flux-instance Helm chart, released by a HelmRelease inside a
+    ResourceSet, with its values in a ConfigMap a kustomization generates."""
+    _oci_repository(repo, dedent("""
+        apiVersion: fluxcd.controlplane.io/v1
+        kind: ResourceSet
+        metadata: {name: flux-instance, namespace: flux-system}
+        spec:
+          resources:
+            - apiVersion: source.toolkit.fluxcd.io/v1
+              kind: OCIRepository
+              metadata: {name: flux-instance, namespace: flux-system}
+              spec:
+                url: oci://ghcr.io/controlplaneio-fluxcd/charts/flux-instance
+                ref: {tag: 0.30.0}
+            - apiVersion: helm.toolkit.fluxcd.io/v2
+              kind: HelmRelease
+              metadata: {name: flux-instance, namespace: flux-system}
+              spec:
+                chartRef: {kind: OCIRepository, name: flux-instance}
+                valuesFrom:
+                  - kind: ConfigMap
+                    name: flux-instance-values
+        """))
+    repo.write("deploy/clusters/prod/flux-system/kustomization.yaml", dedent("""
+        resources: [instance.yaml]
+        configMapGenerator:
+          - name: flux-instance-values
+            namespace: flux-system
+            files: [values.yaml]
+        generatorOptions: {disableNameSuffixHash: true}
+        """))
+    repo.write("deploy/clusters/prod/flux-system/values.yaml", dedent("""
+        instance:
+          sync:
+            kind: OCIRepository
+            url: oci://ghcr.io/example/manifests/home-ops
+            path: ./clusters/prod
+        """))
+    assert sorted(r.name for r in repo.found().roots) == ["flux:flux-system/apps", "flux:flux-system/child"]
