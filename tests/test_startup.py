@@ -129,6 +129,7 @@ def test_a_check_answered_by_the_render_cache_builds_and_validates_nothing(tmp_p
 
 
 def test_the_markers_that_skip_controller_discovery_are_the_controllers_groups() -> None:
-    from krmcheck.gitops import argocd, flux, helmrelease, markers
+    from krmcheck.gitops import argocd, flux, helmrelease, markers, oci
 
-    assert markers.MARKERS == tuple(g.rstrip("/") for g in (flux.GROUP, helmrelease.GROUP, argocd.GROUP))
+    assert markers.MARKERS == tuple(g.rstrip("/") for g in (flux.GROUP, helmrelease.GROUP, argocd.GROUP,
+                                                            oci.OPERATOR_GROUP))

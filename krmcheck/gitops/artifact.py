@@ -3,7 +3,9 @@ from this repository: where a Kustomization's ``spec.path`` inside the
 artifact lies in the repository.
 
 A generator's artifact copies ``from: "@ALIAS/DIR/**"`` to ``to: "@artifact/DEST/"``;
-a path under DEST is the same path under DIR of the source ALIAS names. A
+a path under DEST is the same path under DIR of the source ALIAS names (a
+GitRepository of this repository, or an OCIRepository whose artifact the
+repository pushes from one of its directories). A
 path that several copies fill (the artifact's top, with two copies) has no
 single directory in the repository and is not followed.
 """
@@ -17,37 +19,41 @@ from krmcheck.gitops.objects import Objects
 from krmcheck.resource.resource import Resource
 from krmcheck.tree.node import Mapping, Node, Scalar, Sequence, lookup
 
-# (namespace, GitRepository name, the asking file) -> is this repository
-Ours = Callable[[str, str, str], bool]
+# (kind, namespace, source name, the asking file) -> the directory of this
+# repository the source holds ("" for its top), None when it is not this repository
+Ours = Callable[[str, str, str, str], "str | None"]
 
 
 def path_in_source(res: Resource, artifact: str, namespace: str, objects: Objects, ours: Ours) -> str | None:
     wanted = _clean(_text(lookup(res.node, ["spec", "path"])))
     for generator in objects.of_kind("ArtifactGenerator", namespace, near=res.node.origin.path):
-        aliases = _our_aliases(generator, namespace, lambda ns, n: ours(ns, n, res.node.origin.path))
+        aliases = _our_aliases(generator, namespace, lambda k, ns, n: ours(k, ns, n, res.node.origin.path))
         for entry in _items(lookup(generator, ["spec", "artifacts"])):
             if _text(entry.get("name")) == artifact:
                 return _map(wanted, entry, aliases)
     return None
 
 
-def _our_aliases(generator: Mapping, namespace: str, ours: Callable[[str, str], bool]) -> set[str]:
-    found = set()
+def _our_aliases(generator: Mapping, namespace: str,
+                 ours: Callable[[str, str, str], str | None]) -> dict[str, str]:
+    """Alias -> the directory of this repository its source holds."""
+    found = {}
     for source in _items(lookup(generator, ["spec", "sources"])):
         ns = _text(source.get("namespace")) or namespace
-        if _text(source.get("kind")) == "GitRepository" and ours(ns, _text(source.get("name"))):
-            found.add(_text(source.get("alias")))
+        held = ours(_text(source.get("kind")), ns, _text(source.get("name")))
+        if held is not None:
+            found[_text(source.get("alias"))] = held
     return found
 
 
-def _map(wanted: str, entry: Mapping, aliases: set[str]) -> str | None:
+def _map(wanted: str, entry: Mapping, aliases: dict[str, str]) -> str | None:
     matches: list[tuple[int, str]] = []
     for copy in _items(entry.get("copy")):
         src, dst = _text(copy.get("from")), _text(copy.get("to"))
         alias, _, src_path = src.partition("/")
         if alias.lstrip("@") not in aliases or not dst.startswith("@artifact"):
             continue
-        src_dir = _clean(src_path.removesuffix("**").removesuffix("*"))
+        src_dir = _clean(posixpath.join(aliases[alias.lstrip("@")], src_path.removesuffix("**").removesuffix("*")))
         dst_dir = _clean(dst.removeprefix("@artifact"))
         if wanted == dst_dir or not dst_dir or wanted.startswith(dst_dir + "/"):
             rest = wanted[len(dst_dir):].lstrip("/")

@@ -48,7 +48,7 @@ from krmcheck.resource.errors import BuildError
 from krmcheck.resource.files import Files
 from krmcheck.resource.resource import Resource
 from krmcheck.scope import PathPatterns
-from krmcheck.tree.node import Mapping, Scalar, lookup
+from krmcheck.tree.node import Mapping, Node, Scalar, lookup
 from krmcheck.tree.node import Sequence as SequenceNode
 from krmcheck.tree.origin import Location
 
@@ -205,8 +205,49 @@ class _Discovery:
         res = item.res
         if appset.is_application_set(res):
             return self._application_set(res, item.tree)
+        if res.kind in _OPERATOR_KINDS and res.api_version.startswith(_OPERATOR_GROUP):
+            return self._sync_roots(res, item.tree)
         root = self._root_of(res, item.tree)
-        return [root] if root is not None else []
+        roots = [root] if root is not None else []
+        if helmrelease.is_helm_release(res):
+            roots += self._sync_roots(res, item.tree)
+        return roots
+
+    def _sync_roots(self, res: Resource, tree: str) -> list[ControllerRoot]:
+        """The cluster's sync a FluxInstance defines (the object, the
+        flux-instance chart's release, or either inside a ResourceSet): the
+        ``flux-system`` Kustomization the operator makes, as a root."""
+        objects = self.objects
+        nested = oci.resource_set_resources(res.node) if res.kind == "ResourceSet" else [res.node]
+        instances = [n for n in nested if n.value("kind") == "FluxInstance"]
+        releases = [n for n in nested if n.value("kind") == "HelmRelease"]
+
+        def configmap(namespace: str, name: str, near: str) -> Mapping | None:
+            return objects.get("ConfigMap", namespace, name, near)
+
+        out = []
+        for sync in oci.instance_syncs(instances, releases, configmap, self._chart_url(nested)):
+            if sync.kind not in ("GitRepository", "OCIRepository") or not isinstance(sync.origin, Node):
+                continue
+            made = Resource(oci.sync_kustomization(sync))
+            if sync.kind == "OCIRepository":
+                root = self._oci_root(made, sync.namespace, FLUX_SYSTEM, tree, from_sync=sync.url)
+            elif same_repository(sync.url, self.c.urls) or not self.c.urls:
+                root = self._root_of(made, tree)
+            else:
+                root = None
+            if root is not None:
+                out.append(dataclasses.replace(root, source=f"{root.source} (the sync of the FluxInstance in "
+                                                            f"{sync.where})"))
+        return out
+
+    def _chart_url(self, nested: list[Mapping]) -> Callable[[str, str, str], str]:
+        def chart_url(namespace: str, name: str, near: str) -> str:
+            repo = self.objects.get("OCIRepository", namespace, name, near) or next(
+                (r for r in nested if r.value("kind") == "OCIRepository" and _name_of(r) == name), None)
+            url = lookup(repo, ["spec", "url"]) if repo is not None else None
+            return url.value if isinstance(url, Scalar) and isinstance(url.value, str) else ""
+        return chart_url
 
     def _root_of(self, res: Resource, tree: str) -> ControllerRoot | None:
         c = self.c
@@ -215,7 +256,7 @@ class _Discovery:
         if flux.is_kustomization(res):
             kind, namespace, name = flux.source_name(res)
             if kind == "ExternalArtifact":
-                path = artifact.path_in_source(res, name, namespace, self.objects, self._ours)
+                path = artifact.path_in_source(res, name, namespace, self.objects, self._held)
                 if path is None:
                     return None
                 return dataclasses.replace(flux.make_root(res, c.top, c.files, self.objects, path, tree),
@@ -236,17 +277,20 @@ class _Discovery:
             self._no_urls(res)
         return app
 
-    def _oci_root(self, res: Resource, namespace: str, name: str, tree: str) -> ControllerRoot | None:
+    def _oci_root(self, res: Resource, namespace: str, name: str, tree: str,
+                  from_sync: str = "") -> ControllerRoot | None:
         """A Flux Kustomization whose source is an OCI artifact the
-        repository's CI pushes from one of its directories."""
+        repository's CI pushes from one of its directories (``from_sync``:
+        the URL a FluxInstance syncs, whose Kustomization is written where
+        the instance is, not in the artifact)."""
         near = res.node.origin.path
-        url = self._oci_url(namespace, name, near)
+        url = from_sync or self._oci_url(namespace, name, near)
         if self._pushed is None:
             self._pushed = oci.pushed_artifacts(self.c.top, self.c.urls)
         pushed = oci.find_pushed(self._pushed, url) if url else None
         if pushed is None:
             return None
-        if pushed.directory and not near.startswith(pushed.directory + "/"):
+        if pushed.directory and not from_sync and not near.startswith(pushed.directory + "/"):
             # written outside what the artifact holds: the cluster's Flux,
             # which syncs from the artifact, cannot have read it there
             return None
@@ -256,6 +300,18 @@ class _Discovery:
         root = flux.make_root(res, self.c.top, self.c.files, self.objects, where, tree)
         return dataclasses.replace(root, source=f"OCIRepository {namespace}/{name} (pushed from "
                                                 f"{pushed.directory or '.'} by {pushed.where})")
+
+    def _held(self, kind: str, namespace: str, name: str, near: str) -> str | None:
+        """The directory of this repository a source holds ("" its top), or None."""
+        if kind == "GitRepository":
+            return "" if self._ours(namespace, name, near) else None
+        if kind == "OCIRepository":
+            url = self._oci_url(namespace, name, near)
+            if self._pushed is None:
+                self._pushed = oci.pushed_artifacts(self.c.top, self.c.urls)
+            pushed = oci.find_pushed(self._pushed, url) if url else None
+            return pushed.directory if pushed is not None else None
+        return None
 
     def _oci_url(self, namespace: str, name: str, near: str) -> str:
         """An OCIRepository's URL; for ``flux-system`` not in the repository,
@@ -426,9 +482,15 @@ def _quietly(make: Callable[[], list[Resource]]) -> list[Resource]:
         return []
 
 
+# the Flux Operator's objects that define a cluster's sync (fluxcd.controlplane.io)
+_OPERATOR_GROUP = oci.OPERATOR_GROUP
+_OPERATOR_KINDS = ("FluxInstance", "ResourceSet")
+
+
 def _is_controller(res: Resource) -> bool:
     return (flux.is_kustomization(res) or helmrelease.is_helm_release(res) or argocd.is_application(res)
-            or appset.is_application_set(res))
+            or appset.is_application_set(res)
+            or (res.kind in _OPERATOR_KINDS and res.api_version.startswith(_OPERATOR_GROUP)))
 
 
 def _with_reads(root: ControllerRoot, infos: dict[Path, discover.KustomizationInfo],

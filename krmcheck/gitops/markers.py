@@ -13,8 +13,8 @@ from pathlib import Path
 from krmcheck import discover
 from krmcheck.resource.files import read_text_bounded
 
-# the API groups of the controller objects (flux.GROUP, helmrelease.GROUP, argocd.GROUP)
-MARKERS = ("kustomize.toolkit.fluxcd.io", "helm.toolkit.fluxcd.io", "argoproj.io")
+# the API groups of the controller objects (flux.GROUP, helmrelease.GROUP, argocd.GROUP, the Flux Operator's)
+MARKERS = ("kustomize.toolkit.fluxcd.io", "helm.toolkit.fluxcd.io", "argoproj.io", "fluxcd.controlplane.io")
 
 
 def mentions_controllers(root: Path, infos: dict[Path, discover.KustomizationInfo]) -> bool:

@@ -31,12 +31,13 @@ import yaml
 
 from krmcheck.resource.files import read_text_bounded
 from krmcheck.tree.load import FAST_LOADER
-from krmcheck.tree.node import Mapping, Node, Scalar, lookup
+from krmcheck.tree.node import Mapping, Node, Scalar, from_data, lookup
 
 # `flux push artifact URL ... --path=DIR` (a backslash continues a line)
 _PUSH = re.compile(r"\bflux\s+push\s+artifact\b")
 _VAR = re.compile(r"\$(?:\{([A-Za-z_]\w*)\}|([A-Za-z_]\w*))")
 _CONTEXT = re.compile(r"\$\{\{\s*([\w.]+)\s*\}\}")
+OPERATOR_GROUP = "fluxcd.controlplane.io/"  # the Flux Operator's FluxInstance and ResourceSet
 _SCRIPT_DIRS = ("", "hack", "scripts", ".taskfiles", ".github/workflows", ".github/scripts")
 _SCRIPT_NAMES = ("Makefile", "Taskfile.yaml", "Taskfile.yml", ".gitlab-ci.yml", "justfile", "Justfile")
 _SCRIPT_SUFFIXES = (".sh", ".yaml", ".yml", ".mk")
@@ -237,6 +238,9 @@ class Sync(NamedTuple):
     url: str
     path: str
     where: str  # the file that says so
+    patches: Any = None  # ``kustomize.patches`` of the instance (plain data, or a node of an object)
+    origin: Any = None  # the node that says so (its sync, or the HelmRelease)
+    namespace: str = "flux-system"
 
 
 def instance_syncs(fluxinstances: list[Mapping], helmreleases: list[Mapping],
@@ -250,7 +254,9 @@ def instance_syncs(fluxinstances: list[Mapping], helmreleases: list[Mapping],
         sync = lookup(obj, ["spec", "sync"])
         found = _sync(sync, obj.origin.path)
         if found is not None:
-            out.append(found)
+            namespace = _text(lookup(obj, ["metadata", "namespace"])) or "flux-system"
+            out.append(found._replace(patches=lookup(obj, ["spec", "kustomize", "patches"]),
+                                      origin=sync, namespace=namespace))
     for release in helmreleases:
         if not _is_flux_instance_chart(release, oci_url):
             continue
@@ -271,11 +277,16 @@ def instance_syncs(fluxinstances: list[Mapping], helmreleases: list[Mapping],
         if isinstance(inline, Mapping):
             values.append(inline.to_data())
         for v in values:
-            sync = v.get("instance", {}).get("sync") if isinstance(v, dict) and isinstance(
-                v.get("instance"), dict) else None
+            instance = v.get("instance") if isinstance(v, dict) else None
+            sync = instance.get("sync") if isinstance(instance, dict) else None
             if isinstance(sync, dict) and isinstance(sync.get("url"), str):
+                kustomize = instance.get("kustomize") if isinstance(instance, dict) else None
+                patches = kustomize.get("patches") if isinstance(kustomize, dict) else None
+                namespace = _text(lookup(release, ["spec", "targetNamespace"])) or \
+                    _text(lookup(release, ["metadata", "namespace"])) or "flux-system"
                 out.append(Sync(str(sync.get("kind") or "GitRepository"), sync["url"],
-                                str(sync.get("path") or ""), release.origin.path))
+                                str(sync.get("path") or ""), release.origin.path,
+                                patches if isinstance(patches, list) else None, release, namespace))
     return out
 
 
@@ -288,6 +299,25 @@ def resource_set_resources(resource_set: Mapping) -> list[Mapping]:
         if isinstance(item, Mapping) and "<<" not in str(item.to_data()):
             out.append(item)
     return out
+
+
+def sync_kustomization(sync: Sync) -> Mapping:
+    """The Kustomization the Flux Operator makes for a sync: ``flux-system``,
+    applying ``path`` of the ``flux-system`` source, with the instance's
+    patches; written where the sync is (its lines are the sync's)."""
+    where = sync.origin.origin if isinstance(sync.origin, Node) else None
+    assert where is not None
+    spec: dict[str, Any] = {"interval": "10m", "prune": True, "path": sync.path or "./",
+                            "sourceRef": {"kind": sync.kind, "name": "flux-system"}}
+    node = from_data({"apiVersion": "kustomize.toolkit.fluxcd.io/v1", "kind": "Kustomization",
+                      "metadata": {"name": "flux-system", "namespace": sync.namespace}, "spec": spec}, where)
+    assert isinstance(node, Mapping)
+    if sync.patches is not None:
+        patches = sync.patches.copy() if isinstance(sync.patches, Node) else from_data(sync.patches, where)
+        spec_node = node.items["spec"]
+        assert isinstance(spec_node, Mapping)
+        spec_node.items["patches"] = patches
+    return node
 
 
 def _is_flux_instance_chart(release: Mapping, oci_url: Any) -> bool:

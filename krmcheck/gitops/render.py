@@ -6,12 +6,12 @@ import dataclasses
 
 from krmcheck.gitops import Rendered, argocd, chart, flux, helmrelease
 from krmcheck.gitops.root import FLUX, FLUX_HELM, ControllerRoot
-from krmcheck.gitops.substitute import Problem, substitute
+from krmcheck.gitops.substitute import Problem, disabled, substitute
 from krmcheck.kustomize.target import Builder
 from krmcheck.resource.errors import BuildError
 from krmcheck.resource.resid import is_cluster_scoped
 from krmcheck.resource.resource import Resource
-from krmcheck.tree.node import Scalar, lookup
+from krmcheck.tree.node import Scalar, lookup, walk
 
 SOURCE = "source"  # the id of findings about a controller's source
 
@@ -59,11 +59,39 @@ def _render(builder: Builder, root: ControllerRoot) -> Rendered:
             outcome = substitute(resources, root.lookup, strict=root.strict)
             problems += outcome.problems
             placeholders, unknown = outcome.placeholders, outcome.unknown
+        else:
+            placeholders, unknown, problems = _unsubstituted(resources, root, problems)
         flux.owner_labels(resources, root)
         flux.common_metadata(resources, root.obj)
     else:
         _destination_namespace(resources, root)
     return Rendered(resources, problems, placeholders, unknown)
+
+
+def _unsubstituted(resources: list[Resource], root: ControllerRoot,
+                   problems: list[Problem]) -> tuple[int, frozenset[int], list[Problem]]:
+    """Values holding Flux ``${VAR}`` in what a Kustomization without
+    ``postBuild`` applies: written for a substitution this object does not
+    ask for. Either it lacks ``postBuild`` or something outside it adds one
+    (an admission webhook, a parent written elsewhere): one warning says so,
+    and the values themselves are not judged (the defect, if any, is the
+    missing ``postBuild``)."""
+    held: list[Scalar] = []
+    for res in resources:
+        if disabled(res):
+            continue
+        held += [n for n in walk(res.node) if isinstance(n, Scalar) and isinstance(n.value, str)
+                 and flux.PLACEHOLDER.search(n.value)]
+    if not held:
+        return 0, frozenset(), problems
+    names = sorted({m.group(1) for n in held for m in flux.PLACEHOLDER.finditer(str(n.value))})
+    shown = ", ".join("${" + n + "}" for n in names[:3]) + (", ..." if len(names) > 3 else "")
+    count = "1 value holds" if len(held) == 1 else f"{len(held)} values hold"
+    problems = problems + [Problem(
+        f"{count} {shown}, but this Kustomization has no postBuild: Flux applies them as written, unless "
+        f"something outside the object adds substitution (an admission webhook); those values are not "
+        f"judged", "warning", root.origin)]
+    return len(held), frozenset(id(n) for n in held), problems
 
 
 def _destination_namespace(resources: list[Resource], root: ControllerRoot) -> None:

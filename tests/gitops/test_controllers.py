@@ -317,7 +317,9 @@ def test_an_oci_artifact_the_repository_pushes_is_the_directory_it_pushes(repo: 
     a checkout whose origin is a mirror cannot say: any name)."""
     _oci_repository(repo, FLUX_INSTANCE)
     roots = {r.name: r for r in repo.found().roots}
-    assert sorted(roots) == ["flux:flux-system/apps", "flux:flux-system/child"]
+    assert sorted(roots) == ["flux:flux-system/apps", "flux:flux-system/child", "flux:flux-system/flux-system"]
+    # the instance's own sync is a root: the cluster's directory, as the operator applies it
+    assert roots["flux:flux-system/flux-system"].directory == repo.top / "deploy/clusters/prod"
     assert roots["flux:flux-system/apps"].directory == repo.top / "deploy/apps"
     assert roots["flux:flux-system/child"].directory == repo.top / "deploy/apps/child"
     assert roots["flux:flux-system/apps"].source == (
@@ -368,4 +370,47 @@ def test_the_flux_instance_chart_values_define_the_sync(repo: Repo) -> None:
             url: oci://ghcr.io/example/manifests/home-ops
             path: ./clusters/prod
         """))
-    assert sorted(r.name for r in repo.found().roots) == ["flux:flux-system/apps", "flux:flux-system/child"]
+    roots = {r.name: r for r in repo.found().roots}
+    assert sorted(roots) == ["flux:flux-system/apps", "flux:flux-system/child", "flux:flux-system/flux-system"]
+    assert roots["flux:flux-system/flux-system"].directory == repo.top / "deploy/clusters/prod"
+
+
+def test_the_instance_patches_apply_to_its_sync_and_generated_artifacts_follow_the_pushed_directory(
+        repo: Repo) -> None:
+    """The FluxInstance's kustomize.patches are the sync Kustomization's; an
+    ArtifactGenerator copying from the pushed OCIRepository maps a path of
+    its artifact to the pushed directory."""
+    instance = FLUX_INSTANCE.rstrip() + (
+        "\n      kustomize:"
+        "\n        patches:"
+        "\n          - target: {kind: ConfigMap, name: cluster-settings}"
+        "\n            patch: |"
+        "\n              - {op: add, path: /data/patched, value: by the instance}\n")
+    _oci_repository(repo, instance)
+    repo.write("deploy/clusters/prod/settings.yaml", CM.format(name="cluster-settings") + "data: {}\n")
+    repo.write("deploy/clusters/prod/generator.yaml", dedent("""
+        apiVersion: source.extensions.fluxcd.io/v1beta1
+        kind: ArtifactGenerator
+        metadata: {name: apps, namespace: flux-system}
+        spec:
+          sources:
+            - {alias: repo, kind: OCIRepository, name: flux-system}
+          artifacts:
+            - name: team
+              copy:
+                - from: "@repo/teams/one/"
+                  to: "@artifact/"
+        """))
+    repo.write("deploy/clusters/prod/team.yaml", dedent("""
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: team, namespace: flux-system}
+        spec:
+          path: ./
+          sourceRef: {kind: ExternalArtifact, name: team}
+        """))
+    repo.write("deploy/teams/one/cm.yaml", CM.format(name="team-one"))
+    assert repo.root("flux:flux-system/team").directory == repo.top / "deploy/teams/one"
+    rendered = repo.render("flux:flux-system/flux-system").resources
+    [settings] = [r for r in rendered if r.name == "cluster-settings"]
+    assert settings.node.to_data()["data"]["patched"] == "by the instance"

@@ -273,6 +273,24 @@ def test_without_variables_nothing_is_substituted(repo: Repo) -> None:
     assert env[1]["value"] == "$${HOME}"
 
 
+def test_values_written_for_a_substitution_the_object_does_not_ask_for_are_one_warning(repo: Repo) -> None:
+    """No postBuild, yet values hold ${VAR}: the object lacks postBuild, or
+    something outside it adds one (an admission webhook). One warning at
+    the Kustomization, and the values are not judged one by one."""
+    from tests.checkrun import check
+
+    repo.write("clusters/prod/apps.yaml", ks("apps", "./app"))
+    repo.write("app/deployment.yaml", DEPLOYMENT)
+    defects = check(repo.top, ".").report["defects"]
+    # what holds no placeholder is judged as before (the fixture has no selector)
+    assert [(d["path"], d["message"]) for d in defects if d["severity"] == "error"] == [
+        ("app/deployment.yaml", "spec: missing required field 'selector'")]
+    [warning] = [d for d in defects if d["severity"] == "warning"]
+    assert (warning["path"], warning["line"], warning["validator"]) == ("clusters/prod/apps.yaml", 4, "substitution")
+    assert warning["message"].startswith("4 values hold ${HOME}, ${REPLICAS}, ${TAG}, but this Kustomization "
+                                         "has no postBuild")
+
+
 def test_the_opt_out_label_or_annotation(repo: Repo) -> None:
     repo.write("clusters/prod/apps.yaml", ks("apps", "./app", """
         postBuild:
