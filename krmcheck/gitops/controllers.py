@@ -232,7 +232,9 @@ class _Discovery:
             made = Resource(oci.sync_kustomization(sync))
             if sync.kind == "OCIRepository":
                 root = self._oci_root(made, sync.namespace, FLUX_SYSTEM, tree, from_sync=sync.url)
-            elif same_repository(sync.url, self.c.urls) or not self.c.urls:
+            elif same_repository(sync.url, self.c.urls) or not self.c.urls or self._holds(sync.path):
+                # this repository by its URL, or (a clone of a mirror or a
+                # fork) by holding the directory the sync applies
                 root = self._root_of(made, tree)
             else:
                 root = None
@@ -240,6 +242,10 @@ class _Discovery:
                 out.append(dataclasses.replace(root, source=f"{root.source} (the sync of the FluxInstance in "
                                                             f"{sync.where})"))
         return out
+
+    def _holds(self, path: str) -> bool:
+        inside = posixpath.normpath(path.strip().lstrip("/") or ".")
+        return inside not in (".", "..") and not inside.startswith("../") and (self.c.top / inside).is_dir()
 
     def _chart_url(self, nested: list[Mapping]) -> Callable[[str, str, str], str]:
         def chart_url(namespace: str, name: str, near: str) -> str:

@@ -78,7 +78,9 @@ def _unsubstituted(resources: list[Resource], root: ControllerRoot,
     missing ``postBuild``)."""
     held: list[Scalar] = []
     for res in resources:
-        if disabled(res):
+        # a Flux Kustomization's own ${VAR}s (in its patches, its postBuild)
+        # are for its own substitution, when it applies
+        if disabled(res) or flux.is_kustomization(res):
             continue
         held += [n for n in walk(res.node) if isinstance(n, Scalar) and isinstance(n.value, str)
                  and flux.PLACEHOLDER.search(n.value)]

@@ -414,3 +414,16 @@ def test_the_instance_patches_apply_to_its_sync_and_generated_artifacts_follow_t
     rendered = repo.render("flux:flux-system/flux-system").resources
     [settings] = [r for r in rendered if r.name == "cluster-settings"]
     assert settings.node.to_data()["data"]["patched"] == "by the instance"
+
+
+def test_a_git_sync_is_this_repository_by_its_url_or_by_holding_its_path(repo: Repo) -> None:
+    """A clone of a mirror or a fork has another origin: the directory the
+    sync applies being here is the evidence, as for flux-system."""
+    instance = FLUX_INSTANCE.replace("kind: OCIRepository", "kind: GitRepository").replace(
+        "url: oci://ghcr.io/example/manifests/home-ops", "url: https://github.com/example/home-ops")
+    repo.write("clusters/prod/flux-system/instance.yaml", instance)
+    repo.write("clusters/prod/cm.yaml", CM.format(name="settings"))
+    mine = ("https://github.com/me/a-mirror",)
+    assert [r.name for r in repo.found(mine).roots] == ["flux:flux-system/flux-system"]
+    repo.write("clusters/prod/flux-system/instance.yaml", instance.replace("./clusters/prod", "./clusters/gone"))
+    assert repo.found(mine).roots == ()

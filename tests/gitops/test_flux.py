@@ -289,6 +289,20 @@ def test_values_written_for_a_substitution_the_object_does_not_ask_for_are_one_w
     assert (warning["path"], warning["line"], warning["validator"]) == ("clusters/prod/apps.yaml", 4, "substitution")
     assert warning["message"].startswith("4 values hold ${HOME}, ${REPLICAS}, ${TAG}, but this Kustomization "
                                          "has no postBuild")
+    # a Flux Kustomization it applies keeps its ${VAR}s for its own substitution
+    repo.write("app/child.yaml", dedent("""
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: child, namespace: flux-system}
+        spec:
+          path: ./child
+          sourceRef: {kind: GitRepository, name: flux-system}
+          postBuild:
+            substitute: {CLUSTER: "${CLUSTER}"}
+        """))
+    repo.write("child/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n")
+    [again] = [d for d in check(repo.top, ".").report["defects"] if d["severity"] == "warning"]
+    assert again["message"] == warning["message"]
 
 
 def test_the_opt_out_label_or_annotation(repo: Repo) -> None:
