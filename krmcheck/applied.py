@@ -100,7 +100,7 @@ SAID = {
     UNUSED_INPUT: "beside a kustomization (or in a patches directory of one) that does not read them: "
                   "kustomize inputs not listed at present",
     PATCH_FILE: "patches ($patch and other strategic-merge directives) that no kustomization reads",
-    TEMPLATE: "templates (placeholders such as {{ ... }}, {% ... %}, <#if>, ${...}) that are not YAML until their "
+    TEMPLATE: "templates (placeholders such as {{ ... }}, {% ... %}, <#if>, ${...}, @NAME@) that are not YAML until their "
               "tool renders them",
     VENDORED: "vendored dependencies (a Go vendor/ directory), not the repository's manifests",
     DISABLED: "switched off: a kustomization lists them only in an entry commented out (# - PATH)",
@@ -775,7 +775,8 @@ class Sorter:
 # {{ name }}, a Jinja statement {% ... %}, a single-brace {NAME}, a
 # FreeMarker directive <#if ...>, ${...}, or a Go fmt verb as a value (%s).
 _PLACEHOLDER = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\{[A-Za-z][A-Za-z0-9_]*\}|</?#[a-z]+\b|\$\{[^{}\n]+\}|"
-                          r"(?:^|[:-])[ \t]+%[sdvq][ \t]*$", re.MULTILINE)
+                          r"(?:^|[:-])[ \t]+%[sdvq][ \t]*$|"
+                          r"(?:^|[:-])[ \t]+@[A-Z][A-Z0-9_]*@", re.MULTILINE)  # autoconf/sed-style @NAME@
 
 
 def _template(text: str) -> str | None:

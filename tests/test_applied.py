@@ -479,9 +479,13 @@ def test_a_template_with_script_placeholders_is_set_aside(tmp_path: Path) -> Non
     write(tmp_path, "app/deployment.yaml", DEPLOYMENT)
     write(tmp_path, "make/config/service.yaml", "apiVersion: v1\nkind: Service\nmetadata:\n  name: bind\n"
                                                 "spec:\n  clusterIP: {SERVICE_IP_PREFIX}.16\n")
+    # sed's and autoconf's @NAME@, which no YAML value may start with
+    write(tmp_path, "dev/scale/statefulset.yaml", "apiVersion: apps/v1\nkind: StatefulSet\nmetadata:\n"
+                                                  "  name: @STS_NAME@\nspec:\n  replicas: 0\n")
+    write(tmp_path, "dev/scale/mail.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: @bad\n")
     run = check(tmp_path)
-    assert aside(run.report) == {"make/config/service.yaml": "template"}
-    assert run.code == 0, run.out
+    assert aside(run.report) == {"make/config/service.yaml": "template", "dev/scale/statefulset.yaml": "template"}
+    assert [d["path"] for d in run.report["defects"]] == ["dev/scale/mail.yaml"]  # broken, no placeholder
 
 
 def test_a_negative_case_in_a_test_directory_may_be_broken_yaml_on_purpose(tmp_path: Path) -> None:
