@@ -65,6 +65,21 @@ def refusal(pattern: str) -> str | None:
     return None
 
 
+# RE2's refusals that Go's regexp shares (a pattern merely too large for RE2's
+# memory budget is not among them: Go's limits differ)
+_GO_REFUSES_TOO = ("invalid perl operator", "invalid escape sequence", "missing ]", "missing )", "unexpected )",
+                   "invalid repetition size", "no argument for repetition operator", "bad repetition operator",
+                   "invalid character class range", "invalid character class", "trailing \\",
+                   "invalid named capture group")
+
+
+def go_refusal(pattern: str) -> str | None:
+    """Why Go's ``regexp.Compile`` certainly refuses ``pattern`` (as RE2 says
+    it), or None when it compiles or only RE2's limits stop it."""
+    reason = refusal(pattern)
+    return reason if reason is not None and reason.startswith(_GO_REFUSES_TOO) else None
+
+
 def search(pattern: str, text: str) -> bool:
     """Whether ``pattern`` matches anywhere in ``text`` (as Go's ``MatchString``)."""
     return compile_go(pattern).search(text) is not None

@@ -34,7 +34,7 @@ from typing import NamedTuple
 
 from krmcheck import discover
 from krmcheck.git import Checkout, checkout
-from krmcheck.gitops import appset, argocd, artifact, flux, helmrelease, oci, sourceignore
+from krmcheck.gitops import appset, argocd, artifact, flux, helmrelease, oci, resourceset, sourceignore
 from krmcheck.gitops.envsubst import Variable
 from krmcheck.gitops.markers import has_marker as _has_marker
 from krmcheck.gitops.markers import mentions_controllers as _mentions_controllers
@@ -130,6 +130,7 @@ class _Discovery:
         self.ignores: dict[tuple[str | None, Location | None], SourceIgnore] = {}
         self.branches = frozenset(b for b in (context.checkout.branch, context.checkout.default_branch) if b)
         self._pushed: list[tuple[re.Pattern[str], oci.Pushed]] | None = None  # artifacts the repository pushes
+        self._helmfile: list[oci.Sync] | None = None  # what helmfile releases of the flux-instance chart sync
 
     def run(self, plain_roots: Sequence[Path]) -> None:
         pending: deque[_Pending] = deque()
@@ -143,6 +144,10 @@ class _Discovery:
         for p, resources in plain:
             tree = self.c.files.display(p)
             pending += [_Pending(r, False, tree, None) for r in resources if _is_controller(r)]
+        for item, root in self._helmfile_roots():
+            entry = self._add(item, root)
+            if entry is not None:
+                pending += self._children(entry)
         while pending and len(self.entries) < MAX_ROOTS:
             item = pending.popleft()
             if item.parent is not None and not item.parent.alive:
@@ -205,6 +210,8 @@ class _Discovery:
         res = item.res
         if appset.is_application_set(res):
             return self._application_set(res, item.tree)
+        if resourceset.is_resource_set(res):
+            return self._resource_set(item)
         if res.kind in _OPERATOR_KINDS and res.api_version.startswith(_OPERATOR_GROUP):
             return self._sync_roots(res, item.tree)
         root = self._root_of(res, item.tree)
@@ -212,6 +219,20 @@ class _Discovery:
         if helmrelease.is_helm_release(res):
             roots += self._sync_roots(res, item.tree)
         return roots
+
+    def _resource_set(self, item: _Pending) -> list[ControllerRoot]:
+        """The roots of what a ResourceSet makes (its Flux Kustomizations,
+        HelmReleases, a FluxInstance's sync...); the objects it makes count
+        as the repository's. Why some are not known, the check of the root
+        that applies the ResourceSet says (resourceset.applied)."""
+        res = item.res
+        providers = self.objects.of_kind(resourceset.PROVIDER, res.namespace, res.node.origin.path)
+        made = resourceset.expand(res, providers).resources
+        if not made:  # (the sync of a flux-instance release it writes plainly, as before)
+            return self._sync_roots(res, item.tree)
+        self.objects.add([r for r in made if not resourceset.from_cluster(r)],
+                         item.tree if item.via_controller else None)
+        return [root for r in made if _is_controller(r) for root in self._roots_of(item._replace(res=r))]
 
     def _sync_roots(self, res: Resource, tree: str) -> list[ControllerRoot]:
         """The cluster's sync a FluxInstance defines (the object, the
@@ -227,20 +248,45 @@ class _Discovery:
 
         out = []
         for sync in oci.instance_syncs(instances, releases, configmap, self._chart_url(nested)):
-            if sync.kind not in ("GitRepository", "OCIRepository") or not isinstance(sync.origin, Node):
-                continue
-            made = Resource(oci.sync_kustomization(sync))
-            if sync.kind == "OCIRepository":
-                root = self._oci_root(made, sync.namespace, FLUX_SYSTEM, tree, from_sync=sync.url)
-            elif same_repository(sync.url, self.c.urls) or not self.c.urls or self._holds(sync.path):
-                # this repository by its URL, or (a clone of a mirror or a
-                # fork) by holding the directory the sync applies
-                root = self._root_of(made, tree)
-            else:
-                root = None
+            root = self._sync_root(sync, tree)
             if root is not None:
-                out.append(dataclasses.replace(root, source=f"{root.source} (the sync of the FluxInstance in "
-                                                            f"{sync.where})"))
+                out.append(root)
+        return out
+
+    def _sync_root(self, sync: oci.Sync, tree: str) -> ControllerRoot | None:
+        if sync.kind not in ("GitRepository", "OCIRepository") or not isinstance(sync.origin, Node):
+            return None
+        made = Resource(oci.sync_kustomization(sync))
+        if sync.kind == "OCIRepository":
+            root = self._oci_root(made, sync.namespace, FLUX_SYSTEM, tree, from_sync=sync.url)
+        elif same_repository(sync.url, self.c.urls) or not self.c.urls or self._holds(sync.path):
+            # this repository by its URL, or (a clone of a mirror or a
+            # fork) by holding the directory the sync applies
+            root = self._root_of(made, tree)
+        else:
+            root = None
+        if root is None:
+            return None
+        return dataclasses.replace(root, source=f"{root.source} (the sync of the FluxInstance in {sync.where})")
+
+    def _helmfile_syncs(self) -> list[oci.Sync]:
+        if self._helmfile is None:
+            self._helmfile = oci.helmfile_syncs(self.c.top, self.c.files.display)
+        return self._helmfile
+
+    def _helmfile_roots(self) -> list[tuple[_Pending, ControllerRoot]]:
+        """The sync a helmfile release of the flux-instance chart defines
+        (a bootstrap), where no FluxInstance or release of the chart in the
+        repository defines one."""
+        syncs = self._helmfile_syncs()
+        if not syncs or self._instance_syncs(helmfiles=False):
+            return []
+        out = []
+        for sync in syncs:
+            tree = sync.where
+            root = self._sync_root(sync, tree)
+            if root is not None:
+                out.append((_Pending(Resource(oci.sync_kustomization(sync)), False, tree, None), root))
         return out
 
     def _holds(self, path: str) -> bool:
@@ -331,7 +377,7 @@ class _Discovery:
         syncs = {oci.oci_key(s.url): s.url for s in self._instance_syncs() if s.kind == "OCIRepository"}
         return next(iter(syncs.values())) if len(syncs) == 1 else ""
 
-    def _instance_syncs(self) -> list[oci.Sync]:
+    def _instance_syncs(self, helmfiles: bool = True) -> list[oci.Sync]:
         objects = self.objects
         # a ResourceSet's resources are objects too (those without templates
         # read as written: the operator installs itself so)
@@ -351,7 +397,8 @@ class _Discovery:
             url = lookup(repo, ["spec", "url"]) if repo is not None else None
             return url.value if isinstance(url, Scalar) and isinstance(url.value, str) else ""
 
-        return oci.instance_syncs(of_kind("FluxInstance"), of_kind("HelmRelease"), configmap, chart_url)
+        found = oci.instance_syncs(of_kind("FluxInstance"), of_kind("HelmRelease"), configmap, chart_url)
+        return found or (self._helmfile_syncs() if helmfiles else [])
 
     def _application_set(self, res: Resource, tree: str) -> list[ControllerRoot]:
         c = self.c
@@ -542,6 +589,10 @@ def _source_files(res: Resource, objects: Objects, files: Files) -> set[Path]:
     """The file of the source object a Flux Kustomization reads its
     repository through (a GitRepository, an ExternalArtifact): changing it
     can change what the root is."""
+    if resourceset.is_resource_set(res):  # the input providers of what it makes
+        providers = objects.of_kind(resourceset.PROVIDER, res.namespace, res.node.origin.path)
+        return {(files.repo_root / p.origin.path).resolve() for p in resourceset.referenced(res, providers)
+                if p.origin.path}
     if not flux.is_kustomization(res):
         return set()
     kind, namespace, name = flux.source_name(res)

@@ -12,6 +12,14 @@ A missing map key prints ``<no value>``, as Go's default ``missingkey``
 option has it; with ``missingkey=error`` (``goTemplateOptions``) it is an
 error. Anything else is a ``TemplateError`` naming what is not supported:
 the Application is then not made, and one note says why.
+
+The Flux Operator's ResourceSets (``resourceset.py``) use the same engine
+with ``<<``/``>>`` as delimiters, the slim-sprig functions and functions of
+their own given per call (``functions``): a function called with no
+arguments can be an operand (``get inputs "name"``) and the start of a
+field chain (``inputs.tenant``), as Go's text/template allows.
+``render_mapped`` also says where in the template each piece of the output
+came from, so that what the output holds can point at its template line.
 """
 
 from __future__ import annotations
@@ -19,19 +27,32 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import posixpath
 import re
+import zlib
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 NO_VALUE = "<no value>"
-_ACTION = re.compile(r"\{\{(-\s)?(.*?)(\s-)?\}\}", re.S)
+DELIMS = ("{{", "}}")
 _TOKEN = re.compile(r"""\s*(?:(?P<str>"(?:[^"\\]|\\.)*")|(?P<raw>`[^`]*`)|(?P<num>-?\d+(?:\.\d+)?)"""
                     r"""|(?P<field>(?:\$[A-Za-z0-9_]*)?(?:\.[A-Za-z0-9_]+)+|\$[A-Za-z0-9_]*|\.)"""
+                    r"""|(?P<chain>[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)+)"""
                     r"""|(?P<ident>[A-Za-z_][A-Za-z0-9_]*)|(?P<op>[|()]|:?=|,))""")
+_ACTIONS: dict[tuple[str, str], re.Pattern[str]] = {}
 
 
 class TemplateError(ValueError):
     pass
+
+
+class MissingKey(TemplateError):
+    """A key the data does not have, with ``missingkey=error``: the template
+    itself fails so, whatever krmcheck supports."""
+
+
+class Failed(TemplateError):
+    """The template's own ``fail``."""
 
 
 class _Missing:
@@ -41,56 +62,101 @@ class _Missing:
 MISSING = _Missing()
 
 
-def render(text: str, data: dict[str, Any], options: tuple[str, ...] = ()) -> str:
-    """``text`` executed with ``data`` as the dot."""
+class Segment(NamedTuple):
+    """Where a piece of the output starts, and where in the template it came
+    from: text written as it stands, or the action that printed it."""
+
+    out: int  # offset in the output
+    source: int  # offset in the template: the text's own, or the action's start
+    literal: bool  # template text (offsets inside it map one to one)
+
+
+def render(text: str, data: Any, options: tuple[str, ...] = (), delims: tuple[str, str] = DELIMS,
+           functions: dict[str, Callable[..., Any]] | None = None) -> str:
+    """``text`` executed with ``data`` as the dot; ``functions`` join (and
+    win over) the built-in ones."""
+    return render_mapped(text, data, options, delims, functions)[0]
+
+
+def render_mapped(text: str, data: Any, options: tuple[str, ...] = (), delims: tuple[str, str] = DELIMS,
+                  functions: dict[str, Callable[..., Any]] | None = None) -> tuple[str, list[Segment]]:
+    """The output of :func:`render`, with where each piece of it came from."""
     strict = "missingkey=error" in options
-    nodes, rest = _parse(_lex(text), ())
+    nodes, rest = _parse(_lex(text, delims), ())
     if rest:
-        raise TemplateError(f"unexpected {{{{{rest[0][1]}}}}}")
-    out: list[str] = []
-    _exec(nodes, _Scope(data, {"$": data}, strict), out)
-    return "".join(out)
+        raise TemplateError(f"unexpected {delims[0]}{rest[0][1]}{delims[1]}")
+    out = _Out()
+    known = {**FUNCTIONS, **functions} if functions else FUNCTIONS
+    _exec(nodes, _Scope(data, {"$": data}, strict, known), out)
+    return "".join(out.parts), out.segments
+
+
+class _Out:
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.segments: list[Segment] = []
+        self.size = 0
+
+    def add(self, s: str, source: int, literal: bool) -> None:
+        if s:
+            self.parts.append(s)
+            self.segments.append(Segment(self.size, source, literal))
+            self.size += len(s)
 
 
 # --- lexing and parsing -----------------------------------------------------------
 
-Token = tuple[str, str]  # ("text", s) or ("action", body)
+Token = tuple[str, str, int]  # ("text", s, offset) or ("action", body, offset)
 
 
-def _lex(text: str) -> list[Token]:
+def _action(delims: tuple[str, str]) -> re.Pattern[str]:
+    """An action between the delimiters; ``-`` and a space trim (Go's ``{{- x -}}``)."""
+    found = _ACTIONS.get(delims)
+    if found is None:
+        left, right = (re.escape(d) for d in delims)
+        found = _ACTIONS[delims] = re.compile(rf"{left}(-\s)?(.*?)(\s-)?{right}", re.S)
+    return found
+
+
+def _lex(text: str, delims: tuple[str, str] = DELIMS) -> list[Token]:
     out: list[Token] = []
     pos = 0
-    for m in _ACTION.finditer(text):
-        before = text[pos:m.start()]
+    for m in _action(delims).finditer(text):
+        before, start = text[pos:m.start()], pos
         if m.group(1):
             before = before.rstrip()
         if out and out[-1][0] == "trim":
             out.pop()
-            before = before.lstrip()
-        out.append(("text", before))
+            stripped = before.lstrip()
+            start += len(before) - len(stripped)
+            before = stripped
+        out.append(("text", before, start))
         body = m.group(2).strip()
         if not (body.startswith("/*") and body.endswith("*/")):
-            out.append(("action", body))
+            out.append(("action", body, m.start()))
         if m.group(3):
-            out.append(("trim", ""))
+            out.append(("trim", "", m.end()))
         pos = m.end()
-    tail = text[pos:]
+    tail, start = text[pos:], pos
     if out and out[-1][0] == "trim":
         out.pop()
-        tail = tail.lstrip()
-    out.append(("text", tail))
-    return [t for t in out if t != ("text", "")]
+        stripped = tail.lstrip()
+        start += len(tail) - len(stripped)
+        tail = stripped
+    out.append(("text", tail, start))
+    return [t for t in out if t[:2] != ("text", "")]
 
 
-Node = tuple  # ("text", s) | ("out", pipe) | ("if"|"with"|"range", pipe, body, else_body)
+# ("text", s, offset) | ("out", pipe, offset) | ("if"|"with"|"range", pipe, body, else_body)
+Node = tuple
 
 
 def _parse(tokens: list[Token], stops: tuple[str, ...]) -> tuple[list[Node], list[Token]]:
     nodes: list[Node] = []
     while tokens:
-        kind, body = tokens[0]
+        kind, body, at = tokens[0]
         if kind == "text":
-            nodes.append(("text", body))
+            nodes.append(("text", body, at))
             tokens = tokens[1:]
             continue
         word = body.split(None, 1)[0] if body else ""
@@ -105,7 +171,7 @@ def _parse(tokens: list[Token], stops: tuple[str, ...]) -> tuple[list[Node], lis
         elif word in ("define", "template", "block", "break", "continue"):
             raise TemplateError(f"{{{{{word}}}}} is not supported by krmcheck")
         else:
-            nodes.append(("out", body))
+            nodes.append(("out", body, at))
     return nodes, tokens
 
 
@@ -129,22 +195,23 @@ def _block(word: str, pipe: str, tokens: list[Token]) -> tuple[Node, list[Token]
 # --- executing ----------------------------------------------------------------------
 
 class _Scope:
-    def __init__(self, dot: Any, variables: dict[str, Any], strict: bool) -> None:
-        self.dot, self.variables, self.strict = dot, variables, strict
+    def __init__(self, dot: Any, variables: dict[str, Any], strict: bool,
+                 functions: dict[str, Callable[..., Any]]) -> None:
+        self.dot, self.variables, self.strict, self.functions = dot, variables, strict, functions
 
     def at(self, dot: Any) -> _Scope:
-        return _Scope(dot, self.variables, self.strict)
+        return _Scope(dot, self.variables, self.strict, self.functions)
 
 
-def _exec(nodes: list[Node], scope: _Scope, out: list[str]) -> None:
+def _exec(nodes: list[Node], scope: _Scope, out: _Out) -> None:
     for node in nodes:
         kind = node[0]
         if kind == "text":
-            out.append(node[1])
+            out.add(node[1], node[2], True)
         elif kind == "out":
             value = _pipeline(node[1], scope)
             if not _is_assignment(node[1]):
-                out.append(_print(value))
+                out.add(_print(value), node[2], False)
         elif kind in ("if", "with"):
             value = _pipeline(node[1], scope)
             if _truth(value):
@@ -155,7 +222,7 @@ def _exec(nodes: list[Node], scope: _Scope, out: list[str]) -> None:
             _range(node, scope, out)
 
 
-def _range(node: Node, scope: _Scope, out: list[str]) -> None:
+def _range(node: Node, scope: _Scope, out: _Out) -> None:
     pipe = node[1]
     names: list[str] = []
     m = re.match(r"^(\$\w*)(?:\s*,\s*(\$\w*))?\s*:=\s*(.*)$", pipe, re.S)
@@ -163,7 +230,14 @@ def _range(node: Node, scope: _Scope, out: list[str]) -> None:
         names = [n for n in (m.group(1), m.group(2)) if n]
         pipe = m.group(3)
     value = _pipeline(pipe, scope)
-    items = list(value.items()) if isinstance(value, dict) else list(enumerate(value or []))
+    if isinstance(value, dict):  # Go visits a map's keys in sorted order
+        items = sorted(value.items(), key=lambda kv: str(kv[0]))
+    elif isinstance(value, list):
+        items = list(enumerate(value))
+    elif value is MISSING or value is None:
+        items = []
+    else:
+        raise TemplateError(f"range can't iterate over {_print(value)}")
     if not items:
         _exec(node[3], scope, out)
         return
@@ -195,7 +269,8 @@ def _pipeline(text: str, scope: _Scope) -> Any:
 
 
 def _tokens(text: str) -> list[tuple[str, str]]:
-    out, pos = [], 0
+    out: list[tuple[str, str]] = []
+    pos = 0
     while pos < len(text):
         if text[pos:].strip() == "":
             break
@@ -203,7 +278,9 @@ def _tokens(text: str) -> list[tuple[str, str]]:
         if m is None or m.end() == pos:
             raise TemplateError(f"cannot read {text[pos:]!r}")
         kind = m.lastgroup or ""
-        out.append((kind, m.group(kind).strip() if kind else ""))
+        if kind == "field" and out and out[-1] == ("op", ")") and m.start(kind) == pos:
+            kind = "subfield"  # a field of a parenthesised pipeline's value: (split "." .x)._1
+        out.append((kind, m.group(kind).strip() if kind != "subfield" else m.group("field").strip()))
         pos = m.end()
     return out
 
@@ -221,6 +298,9 @@ def _pipe(tokens: list[tuple[str, str]], scope: _Scope) -> tuple[Any, list[tuple
                 if not tokens or tokens[0] != ("op", ")"):
                     raise TemplateError("unclosed (")
                 tokens = tokens[1:]
+                if tokens and tokens[0][0] == "subfield":
+                    inner = _walk(inner, tokens[0][1][1:].split("."), scope.strict)
+                    tokens = tokens[1:]
                 args.append(("value", inner))
             else:
                 args.append((kind, text))
@@ -236,10 +316,10 @@ def _pipe(tokens: list[tuple[str, str]], scope: _Scope) -> tuple[Any, list[tuple
 
 def _command(args: list[tuple[str, Any]], scope: _Scope, piped: Any, first: bool) -> Any:
     kind, head = args[0]
+    if kind == "ident" and head in ("and", "or") and len(args) > 1:
+        return _logical(head, args[1:], scope, piped, first)
     if kind == "ident" and head not in ("true", "false", "nil"):
-        fn = FUNCTIONS.get(head)
-        if fn is None:
-            raise TemplateError(f"function {head!r} is not supported by krmcheck")
+        fn = _function(head, scope)
         values = [_operand(k, t, scope) for k, t in args[1:]]
         if not first:
             values.append(piped)
@@ -247,6 +327,26 @@ def _command(args: list[tuple[str, Any]], scope: _Scope, piped: Any, first: bool
     if len(args) > 1 or not first:
         raise TemplateError(f"{head!r} is not a function")
     return _operand(kind, head, scope)
+
+
+def _logical(head: str, args: list[tuple[str, Any]], scope: _Scope, piped: Any, first: bool) -> Any:
+    """``and``/``or`` stop at the argument that decides, as Go's do (an
+    argument after it is not evaluated: ``and (hasKey . "x") .x``)."""
+    value: Any = None
+    for k, t in args:
+        value = _operand(k, t, scope)
+        if _truth(value) != (head == "and"):
+            return value
+    if not first:
+        value = piped
+    return value
+
+
+def _function(name: str, scope: _Scope) -> Callable[..., Any]:
+    fn = scope.functions.get(name)
+    if fn is None:
+        raise TemplateError(f"function {name!r} is not supported by krmcheck")
+    return fn
 
 
 def _operand(kind: str, text: Any, scope: _Scope) -> Any:
@@ -259,7 +359,12 @@ def _operand(kind: str, text: Any, scope: _Scope) -> Any:
     if kind == "num":
         return float(text) if "." in text else int(text)
     if kind == "ident":
-        return {"true": True, "false": False, "nil": None}[text]
+        if text in ("true", "false", "nil"):
+            return {"true": True, "false": False, "nil": None}[text]
+        return _function(text, scope)()  # a function as an operand is called with no arguments
+    if kind == "chain":  # a function's result, then its fields: inputs.tenant
+        name, _, chain = text.partition(".")
+        return _walk(_function(name, scope)(), chain.split("."), scope.strict)
     if kind == "field":
         return _field(text, scope)
     raise TemplateError(f"unexpected {text!r}")
@@ -277,17 +382,21 @@ def _field(text: str, scope: _Scope) -> Any:
     else:
         value = scope.dot
         parts = text[1:].split(".")
+    return _walk(value, parts, scope.strict)
+
+
+def _walk(value: Any, parts: list[str], strict: bool) -> Any:
     for part in parts:
         if isinstance(value, dict):
             if part not in value:
-                if scope.strict:
-                    raise TemplateError(f"map has no entry for key {part!r}")
+                if strict:
+                    raise MissingKey(f"map has no entry for key {part!r}")
                 value = MISSING
             else:
                 value = value[part]
         elif value is MISSING or value is None:
-            if scope.strict:
-                raise TemplateError(f"nil pointer evaluating .{part}")
+            if strict:
+                raise MissingKey(f"nil pointer evaluating .{part}")
             value = MISSING
         else:
             raise TemplateError(f"can't evaluate field {part} in {type(value).__name__}")
@@ -337,6 +446,26 @@ def _slugify(max_size: int = 50, smart: bool = True, *text: Any) -> str:
     return s.strip("-")
 
 
+def _go_quote(s: str) -> str:
+    """Go's ``%q`` of a string (strconv.Quote): backslash escapes for quotes,
+    backslashes and characters that do not print."""
+    out = []
+    for ch in s:
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif ch in "\a\b\f\n\r\t\v":
+            out.append("\\" + "abfnrtv"["\a\b\f\n\r\t\v".index(ch)])
+        elif ch.isprintable():
+            out.append(ch)
+        elif ord(ch) < 0x100:
+            out.append(f"\\x{ord(ch):02x}")
+        elif ord(ch) < 0x10000:
+            out.append(f"\\u{ord(ch):04x}")
+        else:
+            out.append(f"\\U{ord(ch):08x}")
+    return '"' + "".join(out) + '"'
+
+
 def _default(d: Any, *given: Any) -> Any:
     return given[0] if given and _truth(given[0]) else d
 
@@ -368,6 +497,136 @@ def _printf(fmt: str, *args: Any) -> str:
     return re.sub(r"%%|%[-+ #0-9.]*([sdvq])", one, fmt)
 
 
+def _int(v: Any) -> int:
+    """sprig's ``int`` (cast.ToInt): a number, a numeric string (Go's base
+    prefixes too), a boolean; anything else is 0."""
+    if isinstance(v, bool):
+        return int(v)
+    if isinstance(v, int):
+        return v
+    if isinstance(v, float):
+        return int(v)
+    if isinstance(v, str):
+        text = re.sub(r"\.0*$", "", v.strip())
+        try:
+            return int(text, 0)
+        except ValueError:
+            return 0
+    return 0
+
+
+def _float(v: Any) -> float:
+    if isinstance(v, (bool, int, float)):
+        return float(v)
+    try:
+        return float(str(v)) if isinstance(v, str) else 0.0
+    except ValueError:
+        return 0.0
+
+
+def _go_div(a: int, b: int) -> int:
+    """Go's integer division, which truncates toward zero."""
+    if b == 0:
+        raise TemplateError("integer divide by zero")
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b >= 0) else -q
+
+
+def _go_mod(a: int, b: int) -> int:
+    if b == 0:
+        raise TemplateError("integer divide by zero")
+    return a - _go_div(a, b) * b
+
+
+def _indent(n: int, s: Any) -> str:
+    pad = " " * n
+    return pad + _text(s).replace("\n", "\n" + pad)
+
+
+def _substr(start: int, end: int, s: Any) -> str:
+    text = _text(s)
+    if start < 0:
+        return text[:end]
+    if end < 0 or end > len(text):
+        return text[start:]
+    return text[start:end]
+
+
+def _list_of(v: Any) -> list[Any]:
+    if isinstance(v, list):
+        return v
+    if v is MISSING or v is None:
+        return []
+    raise TemplateError(f"cannot find a list in {_print(v)}")
+
+
+def _dig(*args: Any) -> Any:
+    """``dig "a" "b" DEFAULT DICT``: the value at the keys, or the default."""
+    if len(args) < 3 or not isinstance(args[-1], dict):
+        raise TemplateError("dig needs keys, a default and a dict")
+    keys, default, value = args[:-2], args[-2], args[-1]
+    for k in keys:
+        if not isinstance(value, dict) or k not in value:
+            return default
+        value = value[k]
+    return value
+
+
+def _fail(message: Any) -> Any:
+    raise Failed(f"fail: {_text(message)}")
+
+
+def _kind_of(v: Any) -> str:
+    """Go's reflect kind of a value decoded from JSON or YAML."""
+    if v is MISSING or v is None:
+        return "invalid"
+    if isinstance(v, bool):
+        return "bool"
+    if isinstance(v, int):
+        return "int64"
+    if isinstance(v, float):
+        return "float64"
+    if isinstance(v, str):
+        return "string"
+    return "slice" if isinstance(v, list) else "map" if isinstance(v, dict) else type(v).__name__
+
+
+def _split(sep: str, s: Any) -> dict[str, str]:
+    """sprig's ``split``: a dict of ``_0``, ``_1``..."""
+    return {f"_{i}": part for i, part in enumerate(_text(s).split(sep))}
+
+
+def _go_regex(rx: str) -> re.Pattern[str]:
+    try:
+        return re.compile(rx)
+    except re.error as e:
+        raise TemplateError(f"regexp {rx!r}: {e}") from None
+
+
+def _limited(found: list[str], n: int) -> list[str]:
+    return found if n < 0 else found[:n]
+
+
+def _regex_split(rx: str, s: Any, n: int) -> list[str]:
+    if n == 0:
+        return []
+    return _go_regex(rx).split(_text(s), maxsplit=n - 1 if n > 0 else 0)
+
+
+def _base(p: Any) -> str:
+    """Go's path.Base."""
+    text = _text(p).rstrip("/")
+    if not text:
+        return "/" if _text(p) else "."
+    return text.rsplit("/", 1)[-1]
+
+
+def _ext(p: Any) -> str:
+    name = _text(p).rsplit("/", 1)[-1]
+    dot = name.rfind(".")
+    return name[dot:] if dot >= 0 else ""
+
+
 FUNCTIONS: dict[str, Callable[..., Any]] = {
     "and": lambda *a: next((x for x in a if not _truth(x)), a[-1]),
     "or": lambda *a: next((x for x in a if _truth(x)), a[-1]),
@@ -393,7 +652,7 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "trimPrefix": lambda p, s: _text(s).removeprefix(p),
     "trimSuffix": lambda p, s: _text(s).removesuffix(p),
     "replace": lambda old, new, s: _text(s).replace(old, new),
-    "quote": lambda *s: " ".join(f'"{_text(x)}"' for x in s),
+    "quote": lambda *s: " ".join(_go_quote(_text(x)) for x in s if x is not None),
     "squote": lambda *s: " ".join(f"'{_text(x)}'" for x in s),
     "trunc": lambda n, s: _text(s)[:n] if n >= 0 else _text(s)[n:],
     "contains": lambda sub, s: sub in _text(s),
@@ -417,4 +676,64 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "slugify": _slugify,
     "kebabcase": lambda s: re.sub(r"([a-z0-9])([A-Z])", r"\1-\2", _text(s)).replace("_", "-").lower(),
     "snakecase": lambda s: re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", _text(s)).replace("-", "_").lower(),
+    # more of slim-sprig (go-task/slim-sprig), which the Flux Operator's templates have
+    "indent": _indent,
+    "nindent": lambda n, s: "\n" + _indent(n, s),
+    "int": _int,
+    "int64": _int,
+    "atoi": lambda s: _int(s) if isinstance(s, str) and re.fullmatch(r"\s*[-+]?\d+\s*", s) else 0,
+    "float64": _float,
+    "add": lambda *a: sum(_int(x) for x in a),
+    "add1": lambda a: _int(a) + 1,
+    "sub": lambda a, b: _int(a) - _int(b),
+    "mul": lambda *a: _product([_int(x) for x in a]),
+    "div": lambda a, b: _go_div(_int(a), _int(b)),
+    "mod": lambda a, b: _go_mod(_int(a), _int(b)),
+    "max": lambda a, *more: max([_int(a)] + [_int(x) for x in more]),
+    "min": lambda a, *more: min([_int(a)] + [_int(x) for x in more]),
+    "substr": _substr,
+    "repeat": lambda n, s: _text(s) * max(_int(n), 0),
+    "nospace": lambda s: re.sub(r"\s", "", _text(s)),
+    "cat": lambda *a: " ".join(_text(x) for x in a if x is not None and x is not MISSING),
+    "split": _split,
+    "splitn": lambda sep, n, s: {f"_{i}": p for i, p in enumerate(_text(s).split(sep, max(n - 1, 0)))},
+    "until": lambda n: list(range(_int(n))),
+    "has": lambda needle, items: needle in _list_of(items),
+    "without": lambda items, *drop: [x for x in _list_of(items) if x not in drop],
+    "uniq": lambda items: [x for i, x in enumerate(_list_of(items)) if x not in _list_of(items)[:i]],
+    "compact": lambda items: [x for x in _list_of(items) if _truth(x)],
+    "append": lambda items, v: _list_of(items) + [v],
+    "push": lambda items, v: _list_of(items) + [v],
+    "prepend": lambda items, v: [v] + _list_of(items),
+    "concat": lambda *lists: [x for items in lists for x in _list_of(items)],
+    "rest": lambda items: _list_of(items)[1:],
+    "initial": lambda items: _list_of(items)[:-1],
+    "reverse": lambda items: list(reversed(_list_of(items))),
+    "sortAlpha": lambda items: sorted(_text(x) for x in _list_of(items)),
+    "keys": lambda *ds: [k for d in ds if isinstance(d, dict) for k in d],
+    "values": lambda d: list(d.values()) if isinstance(d, dict) else [],
+    "pick": lambda d, *ks: {k: v for k, v in d.items() if k in ks} if isinstance(d, dict) else {},
+    "omit": lambda d, *ks: {k: v for k, v in d.items() if k not in ks} if isinstance(d, dict) else {},
+    "dig": _dig,
+    "fail": _fail,
+    "toPrettyJson": lambda v: json.dumps(None if v is MISSING else v, indent=2),
+    "toRawJson": lambda v: json.dumps(None if v is MISSING else v, separators=(",", ":"), ensure_ascii=False),
+    "regexFind": lambda rx, s: (lambda m: m.group(0) if m else "")(_go_regex(rx).search(_text(s))),
+    "regexFindAll": lambda rx, s, n: _limited([m.group(0) for m in _go_regex(rx).finditer(_text(s))], _int(n)),
+    "regexSplit": lambda rx, s, n: _regex_split(rx, s, _int(n)),
+    "kindOf": _kind_of,
+    "kindIs": lambda kind, v: _kind_of(v) == kind,
+    "sha1sum": lambda s: hashlib.sha1(_text(s).encode()).hexdigest(),
+    "adler32sum": lambda s: str(zlib.adler32(_text(s).encode())),
+    "base": _base,
+    "dir": lambda p: posixpath.dirname(_text(p).rstrip("/")) or ("/" if _text(p).startswith("/") else "."),
+    "ext": _ext,
+    "clean": lambda p: posixpath.normpath(_text(p)) if _text(p) else ".",
 }
+
+
+def _product(values: list[int]) -> int:
+    out = 1
+    for v in values:
+        out *= v
+    return out

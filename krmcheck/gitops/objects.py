@@ -2,7 +2,8 @@
 ConfigMaps and Secrets (Flux ``substituteFrom`` and ``valuesFrom``),
 GitRepositories, ArtifactGenerators and HelmCharts (which repository, and
 where in it, a Flux Kustomization or HelmRelease renders), HelmRepositories
-and OCIRepositories (where helm pulls a HelmRelease's chart from).
+and OCIRepositories (where helm pulls a HelmRelease's chart from),
+ResourceSetInputProviders (the inputs of a ResourceSet).
 
 The controllers read ConfigMaps and Secrets from the cluster, so only those
 a controller root of the repository applies (or that files listed under
@@ -23,7 +24,7 @@ from krmcheck.tree.load import LoadError, load_documents
 from krmcheck.tree.node import Mapping
 
 KINDS = ("ConfigMap", "Secret", "GitRepository", "ArtifactGenerator", "HelmChart", "HelmRepository",
-         "OCIRepository", "FluxInstance", "HelmRelease", "ResourceSet")
+         "OCIRepository", "FluxInstance", "HelmRelease", "ResourceSet", "ResourceSetInputProvider")
 
 
 @dataclass

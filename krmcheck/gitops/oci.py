@@ -15,7 +15,9 @@ Operator's FluxInstance makes it from ``spec.sync`` (kind, url, ref, path),
 and the ``flux-instance`` Helm chart from its values' ``instance.sync``
 (fluxcd.controlplane.io/v1; controlplaneio-fluxcd/flux-operator). Both are
 read here: a FluxInstance object, a HelmRelease of the chart with inline
-values or ``valuesFrom`` a ConfigMap, and a values file of the chart.
+values or ``valuesFrom`` a ConfigMap, and a helmfile release of the chart
+(the bootstrap of many home labs) with its ``values:`` inline or in files
+beside it (``helmfile_syncs``).
 """
 
 from __future__ import annotations
@@ -30,8 +32,8 @@ from typing import Any, NamedTuple
 import yaml
 
 from krmcheck.resource.files import read_text_bounded
-from krmcheck.tree.load import FAST_LOADER
-from krmcheck.tree.node import Mapping, Node, Scalar, from_data, lookup
+from krmcheck.tree.load import FAST_LOADER, LoadError, load_documents
+from krmcheck.tree.node import Mapping, Node, Scalar, Sequence, from_data, lookup
 
 # `flux push artifact URL ... --path=DIR` (a backslash continues a line)
 _PUSH = re.compile(r"\bflux\s+push\s+artifact\b")
@@ -288,6 +290,99 @@ def instance_syncs(fluxinstances: list[Mapping], helmreleases: list[Mapping],
                                 str(sync.get("path") or ""), release.origin.path,
                                 patches if isinstance(patches, list) else None, release, namespace))
     return out
+
+
+# helmfile's state files: helmfile.yaml (.gotmpl), and every file of a helmfile.d directory
+_HELMFILES = ("helmfile.yaml", "helmfile.yml", "helmfile.yaml.gotmpl", "helmfile.yml.gotmpl")
+_HELMFILE_DIRS = ("helmfile.d", "helmfile")
+_HELMFILE_DEPTH = 4  # directories below the top where a bootstrap's helmfile is looked for
+_MAX_HELMFILES = 50
+_TEMPLATE_LINE = re.compile(r"^\s*\{\{.*\}\}\s*$", re.MULTILINE)
+
+
+def helmfile_syncs(top: Path, display: Any) -> list[Sync]:
+    """What helmfile releases of the ``flux-instance`` chart sync (a
+    bootstrap: ``helmfile.yaml``, ``bootstrap/helmfile.d/01-apps.yaml``),
+    from each release's ``values:``: a map written inline, or a file
+    relative to the helmfile. A value or file that is a template (``{{``:
+    one that reads the repository's HelmRelease, as many home labs write
+    it) is not followed. ``display(path)``: a file's repo-relative name."""
+    out: list[Sync] = []
+    for path in _helmfiles(top):
+        for release in _releases(path, top, display):
+            chart = _text(release.get("chart"))
+            if "{{" in chart or oci_key(chart).rpartition("/")[2] != "flux-instance":
+                continue
+            namespace = _text(release.get("namespace")) or "flux-system"
+            found: tuple[Mapping, Mapping] | None = None
+            for entry in (release.sequence("values") or Sequence()).items:
+                values = _values_of(entry, path.parent, top, display)
+                sync = lookup(values, ["instance", "sync"]) if values is not None else None
+                url = lookup(sync, ["url"]) if isinstance(sync, Mapping) else None
+                if values is not None and isinstance(sync, Mapping) and isinstance(url, Scalar) \
+                        and isinstance(url.value, str) and "{{" not in url.value:
+                    found = (values, sync)  # the last values that say it win, as helm merges them
+            if found is None:
+                continue
+            values, sync = found
+            where = _sync(sync, sync.origin.path)
+            if where is not None:
+                out.append(where._replace(patches=lookup(values, ["instance", "kustomize", "patches"]),
+                                          origin=sync, namespace=namespace))
+    return out
+
+
+def _helmfiles(top: Path) -> list[Path]:
+    found: list[Path] = []
+    for here, dirs, names in os.walk(top):
+        depth = len(Path(here).relative_to(top).parts)
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "node_modules") \
+            if depth < _HELMFILE_DEPTH else []
+        in_dir = Path(here).name in _HELMFILE_DIRS
+        for n in sorted(names):
+            if n in _HELMFILES or (in_dir and n.endswith((".yaml", ".yml", ".yaml.gotmpl", ".yml.gotmpl"))):
+                found.append(Path(here) / n)
+                if len(found) >= _MAX_HELMFILES:
+                    return found
+    return found
+
+
+def _releases(path: Path, top: Path, display: Any) -> list[Mapping]:
+    """The releases of a state file, its template lines (``{{ ... }}`` alone
+    on a line) taken out so that the rest reads as YAML."""
+    try:
+        text = read_text_bounded(path, within=top)
+    except (OSError, ValueError):
+        return []
+    if "releases" not in text or "flux-instance" not in text:
+        return []
+    plain = _TEMPLATE_LINE.sub("", text)
+    out: list[Mapping] = []
+    for part in re.split(r"(?m)^---[ \t]*$", plain):
+        try:
+            docs = load_documents(part, display(path), "helmfile")
+        except LoadError:
+            continue
+        for doc in docs:
+            releases = doc.sequence("releases") if isinstance(doc, Mapping) else None
+            out += [r for r in (releases.items if releases is not None else []) if isinstance(r, Mapping)]
+    return out
+
+
+def _values_of(entry: Node, directory: Path, top: Path, display: Any) -> Mapping | None:
+    if isinstance(entry, Mapping):
+        return None if "{{" in str(entry.to_data()) else entry
+    if not isinstance(entry, Scalar) or not isinstance(entry.value, str) or "{{" in entry.value:
+        return None
+    path = (directory / entry.value).resolve()
+    try:
+        text = read_text_bounded(path, within=top)
+        if "{{" in text and path.name.endswith(".gotmpl"):
+            return None  # a template that reads other files: not followed
+        docs = load_documents(text, display(path), "helmfile values")
+    except (OSError, ValueError, LoadError):
+        return None
+    return docs[0] if docs and isinstance(docs[0], Mapping) else None
 
 
 def resource_set_resources(resource_set: Mapping) -> list[Mapping]:

@@ -122,7 +122,7 @@ def _software() -> str:
     would cost a warm run more than its whole check)."""
     h = hashlib.sha256()
     h.update(f"{FORMAT}\0{sys.version}\0{sys.platform}\0".encode())
-    package = Path(__file__).resolve().parent
+    package = Path(__file__).resolve().parent.parent  # the whole krmcheck package, not pipeline/ alone
     for where, dirs, names in os.walk(package):
         dirs[:] = sorted(d for d in dirs if d != "__pycache__")
         for name in sorted(names):

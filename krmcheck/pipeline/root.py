@@ -67,6 +67,11 @@ def root_report(builder: Builder, files: Files, root: Root, vopts: ValidatorOpti
         return failed_report(e, builder, root, name, config, build)
     builder = build.builders[-1]  # the build that made the resources (lifted, when it was)
     policies = ((policy.LOAD_RESTRICTOR, build.outside),) if build.outside is not None else ()
+    if any(r.kind == "ResourceSet" for r in rendered.resources):
+        # what the Flux Operator makes of a ResourceSet is checked with it
+        from krmcheck.gitops import resourceset
+
+        rendered = resourceset.applied(rendered)
     resources = rendered.resources
     if rendered_into is not None:
         rendered_into.extend(resources)

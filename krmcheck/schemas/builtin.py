@@ -102,3 +102,31 @@ def kind_schema(version: str, strict: bool, api_version: str, kind: str) -> dict
     schema: dict[str, Any] = json.loads(path.read_text())
     wanted = {"group": group, "version": gv, "kind": kind}
     return schema if wanted in schema.get("x-kubernetes-group-version-kind", []) else None
+
+
+# Kinds every group/version of the definitions lists, served or not (the
+# options and events of its requests): a group/version with nothing else,
+# like extensions/v1beta1, is no longer served.
+_REQUEST_KINDS = frozenset({"DeleteOptions", "WatchEvent"})
+
+
+def group_version_kinds(version: str, api_version: str) -> frozenset[str]:
+    """The kinds the API server of a version serves in a group/version
+    (``v1``, ``apps/v1``), with their ``...List`` kinds; empty for a
+    group/version it does not serve."""
+    return _served(version).get(api_version, frozenset())
+
+
+def serving(version: str, kind: str) -> tuple[str, ...]:
+    """The group/versions whose API server of a version serves ``kind``, sorted."""
+    return tuple(sorted(gv for gv, kinds in _served(version).items() if kind in kinds))
+
+
+@functools.cache
+def _served(version: str) -> dict[str, frozenset[str]]:
+    found: dict[str, set[str]] = {}
+    for schema in definitions(version)["$defs"].values():
+        for gvk in schema.get("x-kubernetes-group-version-kind", ()):
+            group, gv = gvk.get("group", ""), gvk.get("version", "")
+            found.setdefault(f"{group}/{gv}" if group else gv, set()).add(gvk.get("kind", ""))
+    return {api_version: frozenset(kinds) for api_version, kinds in found.items() if kinds - _REQUEST_KINDS}

@@ -71,6 +71,11 @@ def _env() -> Any:
                                   ext_bindings.ExtBindings(), ext_math.ExtMath(), extension()])
 
 
+def environment() -> Any:
+    """The CEL environment rules are compiled in (:mod:`krmcheck.schemas.cel_ast` parses in it)."""
+    return _env()
+
+
 class _Compiled(NamedTuple):
     program: Any  # None when it does not compile
     error: str
@@ -92,9 +97,9 @@ def is_transition(rule: dict[str, Any]) -> bool:
 def _has_rules(schema: Any) -> bool:
     if not isinstance(schema, dict):
         return False
-    if schema.get("x-kubernetes-validations"):
+    if isinstance(schema.get("x-kubernetes-validations"), list) and schema["x-kubernetes-validations"]:
         return True
-    children = list((schema.get("properties") or {}).values())
+    children = list(_mapping(schema.get("properties")).values())
     for key in ("items", "additionalProperties"):
         if isinstance(schema.get(key), dict):
             children.append(schema[key])
@@ -127,10 +132,10 @@ def evaluate(schema: Schema, data: Any) -> Outcome:
 def _walk(schema: Schema, value: Any, at: Path, outcome: Outcome) -> None:
     if value is None or not isinstance(schema, dict):
         return
-    for rule in schema.get("x-kubernetes-validations") or ():
+    for rule in _list(schema.get("x-kubernetes-validations")):
         if isinstance(rule, dict) and isinstance(rule.get("rule"), str):
             _judge(rule, schema, value, at, outcome)
-    props = schema.get("properties") or {}
+    props = _mapping(schema.get("properties"))
     extra = schema.get("additionalProperties")
     if isinstance(value, dict):
         for key, sub in value.items():
@@ -140,6 +145,16 @@ def _walk(schema: Schema, value: Any, at: Path, outcome: Outcome) -> None:
     elif isinstance(value, list) and isinstance(schema.get("items"), dict) and has_rules(schema["items"]):
         for i, item in enumerate(value):
             _walk(schema["items"], item, at + (i,), outcome)
+
+
+def _mapping(value: Any) -> dict[Any, Any]:
+    """A mapping as written; anything else is none."""
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: Any) -> list[Any]:
+    """A list as written; anything else (a schema no API server would take) is none."""
+    return value if isinstance(value, list) else []
 
 
 def _judge(rule: dict[str, Any], schema: Schema, value: Any, at: Path, outcome: Outcome) -> None:
@@ -207,7 +222,7 @@ def to_cel(schema: Any, value: Any) -> Any:
     if not isinstance(schema, dict):
         return value
     if isinstance(value, dict):
-        props = schema.get("properties") or {}
+        props = _mapping(schema.get("properties"))
         extra = schema.get("additionalProperties")
         out = {}
         for key, sub in value.items():

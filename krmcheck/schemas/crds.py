@@ -199,7 +199,7 @@ def to_json_schema(schema: Schema, meta: ObjectMeta | None = None, crd: bool = T
 def _convert(schema: Any, context: _Context, mode: str, resource: bool = False, at: str = "") -> Schema:
     if not isinstance(schema, dict):
         return {}
-    out: Schema = {k: schema[k] for k in _PLAIN if k in schema}
+    out: Schema = {k: schema[k] for k in _PLAIN if k in schema and _well_formed(k, schema[k])}
     pattern = schema.get("pattern")
     if isinstance(pattern, str):
         reason = regex.refusal(pattern)
@@ -238,6 +238,32 @@ def _convert(schema: Any, context: _Context, mode: str, resource: bool = False, 
     if schema.get("nullable") is True:
         _allow_null(out)
     return out
+
+
+_JSON_TYPES = frozenset({"array", "boolean", "integer", "null", "number", "object", "string"})
+_COUNTS = frozenset({"minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties"})
+
+
+def _well_formed(keyword: str, value: Any) -> bool:
+    """Whether a keyword's value is of the kind JSON Schema reads. A schema no
+    API server would take (``type: strign``, ``enum: null``, ``maxItems: {}``;
+    :mod:`krmcheck.schemas.structural` reports it at the CRD) still checks its
+    objects by the rest, instead of crashing the validator."""
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if keyword == "type":
+        return value in _JSON_TYPES if isinstance(value, str) else (
+            isinstance(value, list) and all(isinstance(t, str) and t in _JSON_TYPES for t in value))
+    if keyword == "required":
+        return isinstance(value, list) and all(isinstance(name, str) for name in value)
+    if keyword == "enum":
+        return isinstance(value, list)
+    if keyword in _COUNTS:
+        return number and value >= 0 and float(value).is_integer()
+    if keyword in ("exclusiveMinimum", "exclusiveMaximum", "uniqueItems"):
+        return isinstance(value, bool)
+    if keyword == "multipleOf":
+        return number and value > 0
+    return number  # minimum, maximum
 
 
 def _resource_fields(out: Schema, context: _Context, nested: bool) -> None:

@@ -38,7 +38,7 @@ def _walk(schema: Any, data: Any, at: Path, resolve: Resolve, out: list[tuple[Pa
             for i, value in enumerate(data):
                 _walk(item, value, at + (i,), resolve, out, depth + 1)
     elif isinstance(data, dict):
-        props = schema.get("properties") or {}
+        props = _mapping(schema.get("properties"))
         extra = schema.get("additionalProperties")
         for key, value in data.items():
             sub = props.get(key) if key in props else (extra if isinstance(extra, dict) else None)
@@ -46,10 +46,18 @@ def _walk(schema: Any, data: Any, at: Path, resolve: Resolve, out: list[tuple[Pa
                 _walk(sub, value, at + (key,), resolve, out, depth + 1)
 
 
+def _mapping(value: Any) -> dict[Any, Any]:
+    """A schema's mapping as written; anything else (no API server takes it) is none."""
+    return value if isinstance(value, dict) else {}
+
+
 def _check_keys(schema: Schema, data: list[Any], at: Path, resolve: Resolve, out: list[tuple[Path, str]]) -> None:
-    keys = [str(k) for k in schema["x-kubernetes-list-map-keys"]]
+    written = schema["x-kubernetes-list-map-keys"]
+    keys = [str(k) for k in written] if isinstance(written, list) else []
+    if not keys:
+        return  # keys that are no list: no API server takes the CRD, nothing to compare by
     item_schema = resolve(schema["items"]) if isinstance(schema.get("items"), dict) else {}
-    props = item_schema.get("properties") or {}
+    props = _mapping(item_schema.get("properties"))
     defaults = {k: resolve(props[k]).get("default") for k in keys if isinstance(props.get(k), dict)}
     seen: dict[tuple[Any, ...], int] = {}
     for i, item in enumerate(data):

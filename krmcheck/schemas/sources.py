@@ -139,6 +139,10 @@ class Sources:
         self._unread: list[tuple[str, str, int, frozenset[str]]] | None = None
         self._rendered_read = False
         self._run = _RUN[0]
+        # (group, kind) of every CRD parsed, served or not, with a schema or without
+        self._defined: set[tuple[str, str]] = set()
+        self._named: frozenset[str] = frozenset()  # every word after "kind" in the CRD files
+        self._near: dict[tuple[str, str], tuple[frozenset[str], journal.Reads]] = {}
 
     def current(self) -> bool:
         """Whether these sources belong to the current run."""
@@ -181,6 +185,31 @@ class Sources:
             return _crd_checker(repository[0], repository[1], self.settings.version)
         return self._from_locations(api_version, kind)
 
+    def crd_kinds_near(self, group: str, kind: str, near: Callable[[str, str], bool]) -> frozenset[str]:
+        """Of ``kind`` and the kinds ``near`` it, those CRDs define in ``group``
+        (served or not, with a schema or without): the root's own, those other
+        roots render, those of the repository's files. Only the files that
+        name one of them are parsed."""
+        key = (group, kind)
+        if key not in self._near:
+            reads = journal.start()
+            found = self._kinds_near(group, kind, near)
+            self._near[key] = (found, journal.stop(reads))
+        else:  # a later root reuses the answer: it reads what finding it read
+            journal.replay(self._near[key][1])
+        return self._near[key][0]
+
+    def _kinds_near(self, group: str, kind: str, near: Callable[[str, str], bool]) -> frozenset[str]:
+        if self._parent is not None:
+            own = {k for g, k, _, _ in self._own if g == group and (k == kind or near(kind, k))}
+            return frozenset(own) | self._parent.crd_kinds_near(group, kind, near)
+        self._scan(kind)
+        named = self._named | {k for _, k in self._defined}  # the rendered CRDs' kinds are all parsed
+        candidates = {kind} | {word for word in named if word != kind and near(kind, word)}
+        for word in candidates - {kind}:
+            self._scan(word)
+        return frozenset(k for k in candidates if (group, k) in self._defined)
+
     def _scan(self, kind: str) -> dict[tuple[str, str], tuple[crds.Served, str, int]]:
         """The repository's CRDs, with every file that may define ``kind``
         parsed: CRD files are large, so each is parsed only once a kind it
@@ -195,6 +224,7 @@ class Sources:
             first = len(self.settings.rendered_crds)
             self._unread = [(path, display, first + i, frozenset(_KIND_NAMED.findall(_text(Path(path)))))
                             for i, (path, display) in enumerate(self.settings.crd_files)]
+            self._named = frozenset().union(*(named for *_, named in self._unread))
         still = []
         for path, display, rank, named in self._unread:
             if kind in named:
@@ -207,6 +237,9 @@ class Sources:
 
     def _index(self, doc: Any, where: str, rank: int) -> None:
         if crds.is_crd(doc):
+            kind = crds.names_of(doc)
+            if kind is not None and isinstance(doc["spec"].get("group"), str):
+                self._defined.add((doc["spec"]["group"], kind))
             for s in crds.served(doc):
                 known = self._repository.get((s.api_version, s.kind))
                 if known is None or rank < known[2]:
@@ -290,6 +323,12 @@ def object_meta(version: str) -> crds.ObjectMeta | None:
     bundled = _bundle({"$ref": f"#/$defs/{_OBJECT_META}"}, builtin.definitions(version))
     defs = bundled.pop("$defs")
     return crds.ObjectMeta(bundled, defs)
+
+
+def json_validator(document: dict[str, Any]) -> jsonschema.protocols.Validator:
+    """A draft 4 validator of a converted schema, matching ``pattern`` with RE2
+    (:mod:`krmcheck.schemas.crd_defaults` checks a CRD's defaults with it)."""
+    return _draft4(document)
 
 
 def _draft4(document: dict[str, Any]) -> jsonschema.protocols.Validator:

@@ -3,8 +3,8 @@
 Built-in kinds use the schemas bundled with the installed
 ``kubernetes-validate`` package, for the Kubernetes version given with
 ``--kubernetes-version`` (default: the newest bundled one), plus the API
-server's allowed-values rules that those schemas lack
-(:mod:`krmcheck.schemas.rules`). Custom kinds use the repository's CRDs,
+server's field rules that those schemas lack (allowed values, required
+values, ranges, formats, uniqueness, one-of: :mod:`krmcheck.schemas.rules`). Custom kinds use the repository's CRDs,
 then the schema locations, then the cache (:mod:`krmcheck.schemas.sources`),
 with their CEL rules. A custom resource is judged as the API server judges
 it: non-nullable nulls pruned and defaults applied first
@@ -15,7 +15,9 @@ schema does not know, which ``kubectl apply`` refuses, is a warning at that
 field (info for a catalog's schema, which may predate the CRD installed),
 an error in strict mode (``--strict``). Kinds no source covers are not checked; one info result
 per apiVersion and kind says so, with the id ``schema-missing`` (a run
-reports each kind once, with how many resources and roots it has). A
+reports each kind once, with how many resources and roots it has), unless
+the cluster is known to have no such kind (:mod:`krmcheck.schemas.kinds`):
+then each resource is an error at its ``kind:`` (rule ``unknown-kind``). A
 Secret's values are never quoted: the message says what kind of value is
 wrong (``data.password: a number is not of type 'string'``).
 """
@@ -66,15 +68,18 @@ def validate(items: Sequence[Mapping], options: ValidatorOptions) -> list[Result
         if checker.structural is not None:
             defaults.prepare(checker.structural, data, checker.prunes)
         results.extend(_check(item, data, checker, version, options.strict))
-        results.extend(_map_lists(item, data, checker))
+        mapped = _map_lists(item, data, checker)
+        results.extend(mapped)
         if checker.source == BUILTIN:
-            results.extend(_field_rules(item, ref.apiVersion, ref.kind, version))
+            results.extend(_field_rules(item, ref.apiVersion, ref.kind, version, {r.field_path for r in mapped}))
+            if ref.kind == crds.CRD_KIND:
+                results.extend(_crd_schemas(item, data, version))
         elif checker.structural is not None:
             results.extend(_embedded_metadata(item, data, checker))
             results.extend(_cel(item, data, checker, unjudged))
             if checker.unjudged:
                 patterns.setdefault((ref.apiVersion, ref.kind), (item, checker))
-    results.extend(_skipped_result(kind_items, version) for kind_items in skipped.values())
+    results.extend(r for kind_items in skipped.values() for r in _without_schema(sources, kind_items, version))
     results.extend(_unjudged_result(item, rules) for item, rules in unjudged.values())
     results.extend(_unjudged_patterns_result(item, checker) for item, checker in patterns.values())
     return results
@@ -232,9 +237,12 @@ def _cel(item: Mapping, data: Any, checker: Checker,
 def _all_rules(schema: Any) -> list[str]:
     if not isinstance(schema, dict):
         return []
-    found = [r["rule"] for r in schema.get("x-kubernetes-validations") or () if isinstance(r, dict)
+    rules = schema.get("x-kubernetes-validations")
+    found = [r["rule"] for r in (rules if isinstance(rules, list) else ()) if isinstance(r, dict)
              and isinstance(r.get("rule"), str)]
-    for sub in list((schema.get("properties") or {}).values()) + [schema.get("items"), schema.get("additionalProperties")]:
+    props = schema.get("properties")
+    for sub in (list(props.values()) if isinstance(props, dict) else []) + [schema.get("items"),
+                                                                            schema.get("additionalProperties")]:
         found += _all_rules(sub)
     return found
 
@@ -255,12 +263,27 @@ def _unjudged_patterns_result(item: Mapping, checker: Checker) -> Result:
                        extra_tags=(("patterns", json.dumps(listed)), ("schema-where", checker.where)))
 
 
-def _field_rules(item: Mapping, api_version: str, kind: str, version: str) -> list[Result]:
-    """The API server's allowed-values rules that the schemas lack."""
+def _field_rules(item: Mapping, api_version: str, kind: str, version: str,
+                 listed: set[str] | frozenset[str] = frozenset()) -> list[Result]:
+    """The API server's field rules that the schemas lack (allowed values,
+    formats, ranges, uniqueness...); a duplicate that an ``x-kubernetes-list-type:
+    map`` list already reported (``listed``: the items' paths) is not repeated."""
     tags = (("kubernetes-version", version), ("schema-source", BUILTIN))
     return [make_result(id, item, f"{field_path(v.path)}: {v.message}", field_path(v.path),
                         rule=v.rule.id, extra_tags=tags)
-            for v in rules.check(item, api_version, kind, version)]
+            for v in rules.check(item, api_version, kind, version)
+            if not (v.rule.check == "unique" and {field_path(v.path), field_path(v.path[:-1])} & listed)]
+
+
+def _crd_schemas(item: Mapping, data: Any, version: str) -> list[Result]:
+    """A CRD's schemas as the apiextensions API server judges them before it
+    creates the CRD (:mod:`krmcheck.schemas.structural`): each refusal at
+    the schema node to edit."""
+    from krmcheck.schemas import structural  # loaded by the first CRD
+
+    tags = (("kubernetes-version", version), ("schema-source", BUILTIN))
+    return [make_result(id, item, p.message, field_path(p.path), rule=p.rule, extra_tags=tags)
+            for p in structural.check(data, version)]
 
 
 def _sort_key(path: Sequence[str | int]) -> list[tuple[int, str]]:
@@ -337,6 +360,23 @@ def _quoted(value: Any) -> str:
 
 def _shorten(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _without_schema(sources: Sources, items: list[Mapping], version: str) -> list[Result]:
+    """Resources of a kind no source has a schema for: an error at each
+    one's ``kind:`` where its group/version is known not to serve the kind
+    (:mod:`krmcheck.schemas.kinds`), else one ``schema-missing`` info."""
+    from krmcheck.schemas import kinds  # loaded by the first kind without a schema
+    from krmcheck.validators.api_version import find as deprecation
+
+    first = resource_ref(items[0])
+    removed = deprecation(first.apiVersion, first.kind)  # the api-version validator's finding
+    unknown = kinds.unknown(sources, first.apiVersion, first.kind, version) if removed is None else None
+    if unknown is None:
+        return [_skipped_result(items, version)]
+    tags = (("kubernetes-version", version),) if unknown.builtin else ()
+    return [make_result(id, item, unknown.message(version), "kind", rule="unknown-kind", extra_tags=tags)
+            for item in items]
 
 
 def _skipped_result(items: list[Mapping], version: str) -> Result:

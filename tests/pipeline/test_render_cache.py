@@ -330,3 +330,20 @@ def test_a_second_diff_against_run_reuses_both_sides(tmp_path: Path) -> None:
     assert same_as_uncached(repo, "--diff-against", "HEAD").out == first.out
     assert counts() == {"hit": 4}
     assert "changed Deployment/dev-web" in first.out
+
+
+def test_the_key_covers_every_file_of_the_package(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A change to a validator (not only to the pipeline) makes every entry stale."""
+    from krmcheck import journal
+
+    seen: list[str] = []
+    real = journal.REAL_STAT
+
+    def stat(path: str) -> os.stat_result:
+        seen.append(Path(path).as_posix())
+        return real(path)
+
+    monkeypatch.setattr(journal, "REAL_STAT", stat)
+    render_cache._software.__wrapped__()  # (cached per process)
+    assert any(p.endswith("krmcheck/validators/schema.py") for p in seen)
+    assert any(p.endswith("krmcheck/schemas/field_rules.yaml") for p in seen)
