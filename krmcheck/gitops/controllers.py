@@ -40,7 +40,7 @@ from krmcheck.gitops.markers import has_marker as _has_marker
 from krmcheck.gitops.markers import mentions_controllers as _mentions_controllers
 from krmcheck.gitops.objects import Objects
 from krmcheck.gitops.render import render
-from krmcheck.gitops.root import ControllerRoot
+from krmcheck.gitops.root import FLUX, ControllerRoot
 from krmcheck.gitops.source import FLUX_SYSTEM, describe, elsewhere, same_repository
 from krmcheck.gitops.sourceignore import SourceIgnore
 from krmcheck.kustomize.target import Builder
@@ -130,6 +130,7 @@ class _Discovery:
         self.ignores: dict[tuple[str | None, Location | None], SourceIgnore] = {}
         self.branches = frozenset(b for b in (context.checkout.branch, context.checkout.default_branch) if b)
         self._pushed: list[tuple[re.Pattern[str], oci.Pushed]] | None = None  # artifacts the repository pushes
+        self.kustomization_files: dict[Path, str] = {}  # plain files of Flux Kustomizations only -> shown
         self._helmfile: list[oci.Sync] | None = None  # what helmfile releases of the flux-instance chart sync
 
     def run(self, plain_roots: Sequence[Path]) -> None:
@@ -144,6 +145,8 @@ class _Discovery:
         for p, resources in plain:
             tree = self.c.files.display(p)
             pending += [_Pending(r, False, tree, None) for r in resources if _is_controller(r)]
+            if resources and os.path.isfile(p) and all(flux.is_kustomization(r) for r in resources):
+                self.kustomization_files[p] = tree
         for item, root in self._helmfile_roots():
             entry = self._add(item, root)
             if entry is not None:
@@ -470,11 +473,41 @@ class _Discovery:
             if not e.via_controller and e.written in renamed:
                 self._drop(e)
         alive = [e for e in self.entries if e.alive]
+        unreached = self._unreached(alive)
+        alive = [e for e in self.entries if e.alive]
         roots = _qualified(alive)
         # a chart's root replaces nothing: its objects are checked where they are written
         replaced = {p for r in roots if r.helm is None and not r.elsewhere for p in (r.directory, *r.reads)}
-        return Found(tuple(sorted(roots, key=lambda r: r.name)), frozenset(replaced),
+        return Found(tuple(sorted(roots, key=lambda r: r.name)), frozenset(replaced | unreached),
                      tuple(self.notes.values()))
+
+    def _unreached(self, alive: list[_Entry]) -> set[Path]:
+        """Files of Flux Kustomizations that the repository's sync does not
+        reach, where a sync is found (some Kustomization is applied by
+        another): the cluster's Flux applies Kustomization files by listing
+        them, from the sync down, and lists none of these (an app taken out
+        of its cluster's list, an archive). Neither they nor the roots only
+        they lead to are checked; one note says which."""
+        if not any(e.via_controller and e.root.controller == FLUX for e in alive):
+            return set()  # no Kustomization applies another: no sync to reach from
+        read = {p for e in alive if e.via_controller for p in (e.root.directory, *e.root.reads)}
+        # where a sync's chain of Kustomizations begins (a HelmRelease an app applies is no sync)
+        starts = {e.root.tree for e in alive if e.via_controller and e.root.controller == FLUX}
+        unreached = {p: shown for p, shown in self.kustomization_files.items()
+                     if p not in read and shown not in starts}
+        if not unreached:
+            return set()
+        trees = set(unreached.values())
+        for e in alive:
+            if not e.via_controller and e.root.tree in trees and e.parent is None:
+                self._drop(e)
+        first = sorted(trees)[0]
+        count = "1 file holds" if len(trees) == 1 else f"{len(trees)} files hold"
+        self.notes.setdefault("unreached", (
+            f"{count} Flux Kustomizations that no Kustomization of the repository applies, while its "
+            f"sync applies others: not applied to the cluster, so neither they nor what they point at "
+            f"are checked", Location(first, 1, 1)))
+        return set(unreached)
 
 
 def _name_of(node: Mapping) -> str:

@@ -429,3 +429,22 @@ def test_a_git_sync_is_this_repository_by_its_url_or_by_holding_its_path(repo: R
     assert [r.name for r in repo.found(mine).roots] == ["flux:flux-system/flux-system"]
     repo.write("clusters/prod/flux-system/instance.yaml", instance.replace("./clusters/prod", "./clusters/gone"))
     assert repo.found(mine).roots == ()
+
+
+def test_kustomization_files_the_sync_does_not_reach_are_not_applied(repo: Repo) -> None:
+    """The sync applies Kustomization files by listing them; one no list
+    names (an app taken out of its cluster, an archive) is not applied."""
+    repo.write("clusters/prod/apps.yaml", flux("apps", "./apps"))
+    repo.write("apps/kustomization.yaml", "resources:\n- on/ks.yaml\n")
+    repo.write("apps/on/ks.yaml", flux("on", "./apps/on/app"))
+    repo.write("apps/on/app/cm.yaml", CM.format(name="on"))
+    repo.write("apps/off/ks.yaml", flux("off", "./apps/off/app"))  # listed nowhere
+    repo.write("apps/off/app/cm.yaml", CM.format(name="off"))
+    found = repo.found()
+    assert [r.name for r in found.roots] == ["flux:flux-system/apps", "flux:flux-system/on"]
+    assert repo.top / "apps/off/ks.yaml" in found.replaced  # not checked as a manifest either
+    [(note, where)] = [n for n in found.notes if "no Kustomization of the repository applies" in n[0]]
+    assert note.startswith("1 file holds Flux Kustomizations") and where.path == "apps/off/ks.yaml"
+    # without a sync that reaches a Kustomization, every file is a root of its own
+    repo.write("apps/kustomization.yaml", "resources: []\n")
+    assert "flux:flux-system/off" in [r.name for r in repo.found().roots]
