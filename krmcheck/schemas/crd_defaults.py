@@ -80,18 +80,7 @@ def _unknown_fields(value: Any, schema: Any, embedded: bool, at: Path) -> Iterat
         if not isinstance(schema, dict):
             yield from (at + (k,) for k in value)
             return
-        props = _mapping(schema.get("properties"))
-        extra = schema.get("additionalProperties")
-        for key, sub in value.items():
-            if embedded and key in _META:
-                continue
-            if key in props:
-                yield from _unknown_fields(sub, props[key], _is_embedded(props[key]), at + (key,))
-            elif extra is not None:  # a schema, or true or false: the key stays
-                yield from _unknown_fields(sub, extra if isinstance(extra, dict) else None, _is_embedded(extra),
-                                           at + (key,))
-            else:
-                yield at + (key,)
+        yield from _by_key(value, schema, embedded, at, keep_unknown=False)
     elif isinstance(value, list):
         items = schema.get("items") if isinstance(schema, dict) else None
         for i, sub in enumerate(value):
@@ -102,21 +91,30 @@ def _kept(value: Any, schema: Schema, at: Path) -> Iterator[Path]:
     """Under x-kubernetes-preserve-unknown-fields unknown fields stay; known ones are pruned inside."""
     embedded = _is_embedded(schema)
     if isinstance(value, dict):
-        props = _mapping(schema.get("properties"))
-        extra = schema.get("additionalProperties")
-        for key, sub in value.items():
-            if embedded and key in _META:
-                continue
-            if key in props:
-                yield from _unknown_fields(sub, props[key], _is_embedded(props[key]), at + (key,))
-            elif extra is not None:
-                yield from _unknown_fields(sub, extra if isinstance(extra, dict) else None, _is_embedded(extra),
-                                           at + (key,))
+        yield from _by_key(value, schema, embedded, at, keep_unknown=True)
     elif isinstance(value, list):
         items = schema.get("items")
         for i, sub in enumerate(value):
             if isinstance(items, dict):
                 yield from _kept(sub, items, at + (i,))
+
+
+def _by_key(value: dict[Any, Any], schema: Schema, embedded: bool, at: Path, keep_unknown: bool) -> Iterator[Path]:
+    """Each key of an object by the schema that decides it: its property's,
+    else ``additionalProperties`` (a schema, or true or false: the key
+    stays), else unknown (dropped, unless preserved)."""
+    props = _mapping(schema.get("properties"))
+    extra = schema.get("additionalProperties")
+    for key, sub in value.items():
+        if embedded and key in _META:
+            continue
+        if key in props:
+            yield from _unknown_fields(sub, props[key], _is_embedded(props[key]), at + (key,))
+        elif extra is not None:
+            yield from _unknown_fields(sub, extra if isinstance(extra, dict) else None, _is_embedded(extra),
+                                       at + (key,))
+        elif not keep_unknown:
+            yield at + (key,)
 
 
 def _mapping(value: Any) -> dict[Any, Any]:
