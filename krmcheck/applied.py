@@ -72,6 +72,7 @@ from pathlib import Path
 
 import yaml
 
+from krmcheck import journal
 from krmcheck.tree.load import FAST_LOADER, LoadError, load_documents
 
 TOOL_CONFIG = "tool-config"
@@ -585,20 +586,23 @@ _PROGRAMS_SECONDS = 10.0
 _PROGRAM_SKIP = frozenset({".git", "node_modules", "vendor", ".venv", "third_party"})
 
 
-_READ: dict[tuple[Path, int], tuple[object, tuple[tuple[str, str], ...]]] = {}
+_READ: dict[tuple[Path, int], tuple[object, tuple[tuple[str, str], ...], journal.Reads]] = {}
 
 
 def _programs(top: Path, run: object) -> tuple[tuple[str, str], ...]:
     """(repository-relative path, text) of the repository's programs, bounded
-    in bytes and time; read once per ``run`` (an object the run keeps)."""
+    in bytes and time; read once per ``run`` (an object the run keeps), and
+    each root that uses them counts as having read them (the render cache)."""
     key = (top, id(run))
     kept = _READ.get(key)
     if kept is not None and kept[0] is run:
+        journal.replay(kept[2])
         return kept[1]
     if len(_READ) > 8:
         _READ.clear()
+    reads = journal.start()
     found = _read_programs(top)
-    _READ[key] = (run, found)
+    _READ[key] = (run, found, journal.stop(reads))
     return found
 
 
@@ -654,6 +658,31 @@ def written_by(top: Path, missing: Path, directory: Path | None = None, run: obj
         if written.search(text) or (copied is not None and copied.search(text)):
             return rel
     return None
+
+
+# --- words a program of the repository replaces ------------------------------------------
+
+# ``sed -e "s/HOSTNAME/$i/g" pod.yaml | kubectl apply -f -``: the word a sed
+# substitution replaces, when it is a literal written in capitals (a word to
+# fill in, not a value), is a placeholder wherever the repository writes it.
+_SED_LINE = re.compile(r"(?<![\w-])sed\b[^\n]*")
+_SED_WORD = re.compile(r"(?<![A-Za-z0-9\\])s([/|#,:@])([A-Z_][A-Z0-9_-]*[A-Z0-9_])\1")
+
+
+def sed_words(top: Path, run: object = None) -> dict[str, str]:
+    """Word -> the program that replaces it: every literal capitalised word
+    (three characters or more, no lowercase letter) that a ``sed``
+    substitution in a program of the repository replaces."""
+    out: dict[str, str] = {}
+    for rel, text in _programs(top, run):
+        if "sed" not in text:
+            continue
+        for line in _SED_LINE.finditer(text):
+            for found in _SED_WORD.finditer(line.group(0)):
+                word = found.group(2)
+                if len(word) >= 3 and any(c.isalpha() for c in word):
+                    out.setdefault(word, rel)
+    return out
 
 
 # --- vendored dependencies --------------------------------------------------------------

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from krmcheck.locate import Locator
 from krmcheck.results import Finding, Result, RootReport, Suppressed
@@ -41,56 +41,93 @@ def is_placeholder(value: object, holding: bool = False) -> bool:
 
 
 def split(findings: Sequence[Finding], locator: Locator, holding: bool = False,
-          unknown: frozenset[int] = frozenset(), left: bool = False) -> tuple[list[Finding], list[Suppressed]]:
+          unknown: frozenset[int] = frozenset(), left: bool = False,
+          words: Mapping[str, str] | None = None) -> tuple[list[Finding], list[Suppressed]]:
     """(findings to report, findings about a value that is wholly a
     placeholder, or with ``holding`` holds one, or that holds a variable
     whose value the repository cannot show: ``unknown``, the id() of such
     values, as substitution left them; with ``left`` (the controller's
     substitution kept unknown variables as written), any value still
     holding a ``${...}``: the controller replaces every one, so one left
-    is a variable whose value is not known here)."""
+    is a variable whose value is not known here). With ``holding``,
+    ``words`` (word -> the program that replaces it, ``applied.sed_words``)
+    are placeholders too, as a whole value or a part of one
+    (``disk-wipe-HOSTNAME``)."""
     kept: list[Finding] = []
     exempt: list[Suppressed] = []
+    filled = _filled(words) if holding and words else None
     for f in findings:
-        if f.result.validator not in ("build", "substitution") and _about_placeholder(f.result, locator,
-                                                                                       holding or left, unknown):
+        if f.result.validator in ("build", "substitution"):
+            kept.append(f)
+        elif _about_placeholder(f.result, locator, holding or left, unknown):
             exempt.append(Suppressed(f, "placeholder", "${...}"))
+        elif filled is not None and words and (word := _about_word(f.result, locator, filled)) is not None:
+            exempt.append(Suppressed(f, "placeholder", f"{word} ({words[word]} replaces it)"))
         else:
             kept.append(f)
     return kept, exempt
 
 
+def _filled(words: Mapping[str, str]) -> re.Pattern[str]:
+    alternatives = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+    return re.compile(rf"(?<![A-Za-z0-9])({alternatives})(?![A-Za-z0-9])")
+
+
+def _about_word(result: Result, locator: Locator, filled: re.Pattern[str]) -> str | None:
+    """The replaced word the value a finding is about holds, if any."""
+    node = _value(result, locator)
+    if node is None or not isinstance(node.value, str):
+        return None
+    found = filled.search(node.value)
+    return found.group(1) if found else None
+
+
 def _about_placeholder(result: Result, locator: Locator, holding: bool, unknown: frozenset[int]) -> bool:
     if (QUOTED_HELD if holding else QUOTED).search(result.message):
         return True
+    node = _value(result, locator)
+    return node is not None and (is_placeholder(node.value, holding) or id(node) in unknown)
+
+
+def _value(result: Result, locator: Locator) -> Scalar | None:
+    """The scalar the finding is about, if it is about one."""
     resource = locator.find(result)
     if resource is None or not result.field_path:
-        return False
+        return None
     from krmcheck.tree import fieldpath
 
     try:
         steps = fieldpath.parse(result.field_path)
     except ValueError:
-        return False
+        return None
     chain = fieldpath.trace(resource.node, steps)
     if len(chain) != len(steps) + 1:
-        return False  # the field is missing: not about a value
+        return None  # the field is missing: not about a value
     node = chain[-1]
-    return isinstance(node, Scalar) and (is_placeholder(node.value, holding) or id(node) in unknown)
+    return node if isinstance(node, Scalar) else None
 
 
 def summarise(reports: Sequence[RootReport]) -> tuple[RootReport, ...]:
-    """One info finding for the run, on the first root with exempt findings."""
-    count = sum(1 for r in reports for s in r.suppressed if s.by == "placeholder")
+    """One info finding for the run, on the first root with exempt findings,
+    per kind of placeholder (``${...}``; a word a program replaces)."""
     out = list(reports)
-    for i, r in enumerate(out):
-        first = next((s for s in r.suppressed if s.by == "placeholder"), None)
-        if first is not None:
-            plural = "finding" if count == 1 else "findings"
-            result = Result(message=f"{count} {plural} about values holding a ${{...}} "
-                                    f"placeholder that nothing substituted were not judged",
-                            severity="info", tags=(("validator", VALIDATOR),))
-            info = Finding(result, r.root, first.finding.location)
-            out[i] = dataclasses.replace(r, findings=r.findings + (info,))
-            break
+    for words in (False, True):
+        exempt = [s for r in reports for s in r.suppressed
+                  if s.by == "placeholder" and (s.where != "${...}") == words]
+        if not exempt:
+            continue
+        plural = "finding" if len(exempt) == 1 else "findings"
+        if words:
+            named = sorted({s.where for s in exempt})
+            shown = "; ".join(named[:3]) + (f"; and {len(named) - 3} more" if len(named) > 3 else "")
+            message = (f"{len(exempt)} {plural} about values holding a word that a program of the repository "
+                       f"replaces before applying were not judged: {shown}")
+        else:
+            message = (f"{len(exempt)} {plural} about values holding a ${{...}} "
+                       f"placeholder that nothing substituted were not judged")
+        ids = {id(s) for s in exempt}
+        i, first = next((i, s) for i, r in enumerate(out) for s in r.suppressed if id(s) in ids)
+        info = Finding(Result(message=message, severity="info", tags=(("validator", VALIDATOR),)),
+                       out[i].root, first.finding.location)
+        out[i] = dataclasses.replace(out[i], findings=out[i].findings + (info,))
     return tuple(out)

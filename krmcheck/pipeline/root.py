@@ -103,8 +103,10 @@ def root_report(builder: Builder, files: Files, root: Root, vopts: ValidatorOpti
     holding = config.placeholders == "skip" or (config.placeholders == "templates"
                                                 and not isinstance(root, ControllerRoot))
     if holding or rendered.placeholders:
+        # a word a program of the repository replaces (``sed s/HOSTNAME/...``)
+        words = applied.sed_words(builder.files.repo_root, builder.files) if holding and kept else None
         kept, exempt = gitops_placeholders.split(kept, locator, holding, rendered.unknown,
-                                                 left=rendered.placeholders > 0)
+                                                 left=rendered.placeholders > 0, words=words)
         silenced = list(silenced) + exempt
     return RootReport(name, tuple(ref_of(r) for r in resources), tuple(kept),
                       build_failed=bool(broken), suppressed=tuple(silenced),

@@ -96,3 +96,39 @@ def test_placeholders_skip_covers_values_partly_a_placeholder(repo: Repo) -> Non
     found = kept(run(repo))
     # "${CLUSTER_NAME}-controller" holds a placeholder: its name is not known yet
     assert [(line, v) for _, line, v, _ in found] == [(7, "substitution")]
+
+
+HAND_RUN = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: disk-wipe-HOSTNAME
+  namespace: kube-system
+spec:
+  nodeName: HOSTNAME
+  containers:
+  - name: wipe
+    image: ubuntu:24.04
+"""
+
+
+def test_a_word_a_script_of_the_repository_replaces_is_a_placeholder(repo: Repo) -> None:
+    # `sed s/HOSTNAME/$node/ wipe.yaml | kubectl apply -f -`: the capitalised
+    # word is written to be replaced, in the file the script names and in
+    # its sibling alike; a word no program replaces is judged as written
+    repo.write("hack/wipe.yaml", HAND_RUN)
+    repo.write("hack/shell.yaml", HAND_RUN.replace("disk-wipe", "shell").replace("  nodeName: HOSTNAME\n",
+                                                                               "  nodeName: NODE\n"))
+    repo.write("hack/wipe.sh", 'for node in a b; do\n  sed -e "s/HOSTNAME/$node/g" wipe.yaml | kubectl apply -f -\n'
+                               "done\n")
+    report = run(repo)
+    assert [(p, line, v) for p, line, v, _ in kept(report) if v != "substitution"] == [
+        ("hack/shell.yaml", 7, "schema")]  # NODE: nothing replaces it
+    assert sorted((s["path"], s["line"]) for s in report["suppressed"] if s["by"] == "placeholder") == [
+        ("hack/shell.yaml", 4), ("hack/wipe.yaml", 4), ("hack/wipe.yaml", 7)]
+    [note] = [m for _, _, v, m in kept(report) if v == "substitution"]
+    assert note == ("3 findings about values holding a word that a program of the repository replaces "
+                    "before applying were not judged: HOSTNAME (hack/wipe.sh replaces it)")
+    # `placeholders: check` judges templates as written
+    repo.write(".krmcheck.yaml", "placeholders: check\n")
+    assert len([f for f in kept(run(repo)) if f[2] != "substitution"]) == 4
