@@ -269,11 +269,29 @@ def _own_selector(item: Mapping, gk: tuple[str, str]) -> Iterator[Result]:
         generated = _JOB_LABELS
     failing = [term for term in terms if not term.matches(labels, generated)]
     if failing:
-        path = field_path(failing[0].path) if len(failing) == 1 else "spec.selector"
+        path = field_path(_cause(item, failing[0]) if len(failing) == 1 else ("spec", "selector"))
         message = (f"spec.selector requires {', '.join(t.describe() for t in failing)}, but the pod template "
                    f"is labelled {describe(labels)}: the API server refuses a {kind} whose selector does not "
                    "match spec.template.metadata.labels")
         yield make_result(id, item, message, path, rule="template")
+
+
+def _cause(item: Mapping, term: Requirement) -> Path:
+    """Where the mismatch of one term was made: the template's label when a
+    later step wrote it and not the selector (an overlay's ``labels:``
+    entry with ``includeTemplates`` but not ``includeSelectors``, a patch of
+    the template), else the selector's term."""
+    label = ("spec", "template", "metadata", "labels", term.key)
+    written = lookup(item, list(label))
+    chosen = lookup(item, list(term.path))
+    if written is not None and chosen is not None and _rewritten(written) and not _rewritten(chosen):
+        return label
+    return term.path
+
+
+def _rewritten(node: Node) -> bool:
+    """Whether a step after the resource file wrote the value (a transformer, a patch)."""
+    return bool(node.trail) or node.origin.by != "resource"
 
 
 def _pod_selector(item: Mapping, gk: tuple[str, str]) -> tuple[list[Requirement], Path] | None:

@@ -294,3 +294,28 @@ def test_the_finding_is_located_at_the_selector_key() -> None:
     [result] = selector.validate(docs, ValidatorOptions())  # type: ignore[arg-type]
     finding = locate(result, [Resource(d) for d in docs], "overlays/prod")  # type: ignore[arg-type]
     assert finding.location == ("base/service.yaml", 5, 3)
+
+
+def test_a_template_label_an_overlay_changed_points_at_the_overlay(tmp_path) -> None:
+    # labels: with includeTemplates but not includeSelectors relabels the pod
+    # template only: the defect is the overlay's entry, not the base's selector
+    from tests.checkrun import check, write
+
+    write(tmp_path, "base/deploy.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n"
+                                        "  selector:\n    matchLabels:\n      app: web\n  template:\n"
+                                        "    metadata:\n      labels:\n        app: web\n    spec:\n"
+                                        "      containers:\n      - name: web\n        image: nginx:1.27\n")
+    write(tmp_path, "base/kustomization.yaml", "resources: [deploy.yaml]\n")
+    write(tmp_path, "overlay/kustomization.yaml", "resources:\n- ../base\nlabels:\n- pairs:\n    app: api\n"
+                                                  "  includeTemplates: true\n")
+    write(tmp_path, "selected/kustomization.yaml", "resources:\n- ../base\nlabels:\n- pairs:\n    app: api\n"
+                                                   "  includeSelectors: true\n")
+    # the base's selector itself is wrong: it stays the finding's place
+    write(tmp_path, "wrong/deploy.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n"
+                                         "  selector:\n    matchLabels:\n      app: wbe\n  template:\n"
+                                         "    metadata:\n      labels:\n        app: web\n    spec:\n"
+                                         "      containers:\n      - name: web\n        image: nginx:1.27\n")
+    write(tmp_path, "wrong/kustomization.yaml", "resources: [deploy.yaml]\n")
+    run = check(tmp_path)
+    assert sorted((p, line) for p, line, v in run.located("error") if v == "selector") == [
+        ("overlay/kustomization.yaml", 5), ("wrong/deploy.yaml", 8)]
