@@ -171,3 +171,24 @@ def test_the_render_cache_keeps_an_offline_report_for_offline_runs_only(tmp_path
     online = check(tmp_path, "--network")
     assert online.code == 2 and "Connection refused" in online.out
     assert render_cache.STATS["hit"] == 1 and render_cache.STATS["stored"] == 2  # --require-network's
+
+
+def test_a_broken_file_beside_a_download_fails_the_build_all_the_same(tmp_path: Path) -> None:
+    # the dashboard is not fetched, but the undefined alias in the app's
+    # file fails the build whatever the download holds: an error, not
+    # hidden behind the root that was not checked
+    write(tmp_path, "monitoring/kustomization.yaml", f"configMapGenerator:\n- name: dashboard\n  files:\n"
+                                                     f"  - {DASHBOARD}\n")
+    write(tmp_path, "cluster/kustomization.yaml", "resources:\n- ../monitoring\n- ../app\n")
+    write(tmp_path, "app/kustomization.yaml", "resources: [deployment.yaml]\n")
+    write(tmp_path, "app/deployment.yaml", DEPLOYMENT.replace("replicas: 1", "replicas: *count")
+          if "replicas: 1" in DEPLOYMENT else DEPLOYMENT + "  minReadySeconds: *count\n")
+    run = check(tmp_path)
+    assert run.code == 2, run.out  # a root that does not build
+    errors = [(d["path"], d["validator"], d["roots"]) for d in run.report["defects"] if d["severity"] == "error"]
+    assert errors == [("app/deployment.yaml", "build", ["cluster"])]
+    assert [d["validator"] for d in run.report["defects"] if d["severity"] == "warning"] == ["remote"]
+    # a root whose only trouble is the download is still only not checked
+    write(tmp_path, "app/deployment.yaml", DEPLOYMENT)
+    run = check(tmp_path)
+    assert run.code == 0 and [d["validator"] for d in run.report["defects"]] == ["remote"]

@@ -45,7 +45,7 @@ from krmcheck.gitops.source import FLUX_SYSTEM, describe, elsewhere, same_reposi
 from krmcheck.gitops.sourceignore import SourceIgnore
 from krmcheck.kustomize.target import Builder
 from krmcheck.resource.errors import BuildError
-from krmcheck.resource.files import Files
+from krmcheck.resource.files import Files, OutsideRoot
 from krmcheck.resource.resource import Resource
 from krmcheck.scope import PathPatterns
 from krmcheck.tree.node import Mapping, Node, Scalar, lookup
@@ -132,13 +132,14 @@ class _Discovery:
         self._pushed: list[tuple[re.Pattern[str], oci.Pushed]] | None = None  # artifacts the repository pushes
         self.kustomization_files: dict[Path, str] = {}  # plain files of Flux Kustomizations only -> shown
         self._helmfile: list[oci.Sync] | None = None  # what helmfile releases of the flux-instance chart sync
+        self._copies: dict[int, tuple[Builder, Builder]] = {}  # builder -> the copy discovery builds with
 
     def run(self, plain_roots: Sequence[Path]) -> None:
         pending: deque[_Pending] = deque()
         plain: list[tuple[Path, list[Resource]]] = []
         for p in plain_roots:
             if _mentions_controllers(p, self.c.infos):
-                resources = _quietly(lambda: _plain(self.c.plain_builder, p))
+                resources = _quietly(lambda: _plain(self.c.plain_builder, p, self._offline))
                 self.objects.add(resources)
                 plain.append((p, resources))
         self.branches |= self._bootstrap_branches()
@@ -191,6 +192,13 @@ class _Discovery:
         self.by_key.setdefault(entry.key, []).append(entry)
         return entry
 
+    def _offline(self, builder: Builder) -> Builder:
+        """The copy of ``builder`` discovery builds with (``Builder.offline_copy``), one per builder."""
+        kept = self._copies.get(id(builder))
+        if kept is None or kept[0] is not builder:
+            kept = self._copies[id(builder)] = (builder, builder.offline_copy())
+        return kept[1]
+
     def _drop(self, entry: _Entry) -> None:
         entry.alive = False
         for e in self.entries:
@@ -203,7 +211,7 @@ class _Discovery:
             return []  # a chart is rendered when its root is checked, never to discover
         if not any(_has_marker(p) for p in root.reads if os.path.isfile(p)):
             return []
-        rendered = _quietly(lambda: render(self.c.builder_for(root.restrictor), root).resources)
+        rendered = _quietly(lambda: render(self._offline(self.c.builder_for(root.restrictor)), root).resources)
         self.objects.add(rendered, root.tree)
         return [_Pending(r, True, root.tree, entry) for r in rendered if _is_controller(r)]
 
@@ -553,9 +561,26 @@ def _qualified(entries: list[_Entry]) -> list[ControllerRoot]:
     return unique
 
 
-def _plain(builder_of: Callable[[Path], Builder], root: Path) -> list[Resource]:
+def _plain(builder_of: Callable[[Path], Builder], root: Path,
+           offline: Callable[[Builder], Builder]) -> list[Resource]:
+    """A plain root's resources as its check builds them: a kustomization
+    that reads outside its directory with the load restrictor lifted within
+    the repository, where its check lifts it too (the controller objects of
+    a cluster directory that names ``../../deploy/...`` are found); a
+    generator's input named by URL read as empty while the network is off
+    (``offline``)."""
     builder = builder_of(root)
-    return builder.load_manifest(root) if os.path.isfile(root) else builder.build(root)
+    if os.path.isfile(root):
+        return builder.load_manifest(root)
+    try:
+        return offline(builder).build(root)
+    except OutsideRoot as e:
+        from krmcheck.pipeline.render import lifted
+
+        again = None if e.fixed else lifted(builder)
+        if again is None:
+            raise
+        return offline(again).build(root)
 
 
 def _quietly(make: Callable[[], list[Resource]]) -> list[Resource]:

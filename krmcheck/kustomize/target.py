@@ -51,6 +51,9 @@ class BuildOptions:
     # what runs them and the catalogs: the function runtime (krmcheck.fn.loader), given
     # by whoever makes the build; by default none, and an external config is an error
     plugins: ExternalPlugins = field(default_factory=NoExternalPlugins)
+    # a generator's input named by URL is read as empty while the network is
+    # off (finding the controller objects a root holds needs no dashboard JSON)
+    offline_files: bool = False
 
 
 @dataclass
@@ -116,6 +119,15 @@ class Builder:
         buildmetadata.finish(resources, self.stamper)
         self._keep_secrets(resources)
         return resources
+
+    def offline_copy(self) -> Builder:
+        """A builder like this one that reads a generator's input named by
+        URL as empty while the network is off, with caches of its own: what
+        it builds is never checked, it finds what else a root holds (its
+        controller objects, a defect that does not depend on the input)."""
+        if self.options.offline_files:
+            return self
+        return Builder(self.files, replace(self.options, offline_files=True), remotes=self.remotes)
 
     def load_manifest(self, path: Path) -> list[Resource]:
         """The resources of a plain manifest file that no kustomization reads,
@@ -302,8 +314,14 @@ class Builder:
         return replace(self, files=fetched.files, options=options), fetched.path
 
     def _fetch_file(self, url: str, what: str, origin: Origin) -> bytes:
-        """A generator input that is a URL, downloaded (with --network)."""
+        """A file named by URL (a generator's input, an openapi schema), downloaded (with --network)."""
         return remote.fetch_file(self.remotes, url, what, origin, self.options.network)
+
+    def _fetch_input(self, url: str, what: str, origin: Origin) -> bytes:
+        """A generator input that is a URL: downloaded, or read as empty by an offline copy."""
+        if self.options.offline_files and not remote.network_allowed(self.options.network):
+            return b""
+        return self._fetch_file(url, what, origin)
 
     # --- generators -------------------------------------------------------------
     def _run_generators(self, k: Kustomization, acc: ResourceList, stack: tuple[str, ...] = ()) -> None:
@@ -317,7 +335,7 @@ class Builder:
                 from krmcheck.kustomize.generators import generate
 
                 res = generate(kind, entry, options, k.directory, self.files,
-                               self.options.load_restrictor, self._fetch_file)
+                               self.options.load_restrictor, self._fetch_input)
                 self._stamp_generated(res, k, f"{kind}Generator")
                 self._add_generated(acc, res, entry.origin)
         helm_charts, helm_globals = k.seq("helmCharts"), k.mapping("helmGlobals")

@@ -126,8 +126,10 @@ def failed_report(e: BuildError, builder: Builder, root: Root, name: str, config
     Helm charts, one warning for the run, krmcheck.pipeline.policy)."""
     policies = ((policy.LOAD_RESTRICTOR, build.outside),) if build.outside is not None else ()
     if isinstance(e, NeedsNetwork) and not config.require_network:
-        return RootReport(name, (), offline_findings(e, name, config) + deprecations(builder, name, config),
-                          needs_network=True, policies=policies)
+        broken = offline_defect(builder, root, config)
+        return RootReport(name, (), offline_findings(e, name, config) + deprecations(builder, name, config)
+                          + tuple(build_finding(b, name) for b in broken),
+                          needs_network=True, build_failed=bool(broken), policies=policies)
     helm = policy.helm_off(e, builder, root, name)
     if helm is not None:
         return RootReport(name, (), deprecations(builder, name, config), policies=policies + (helm,))
@@ -136,6 +138,23 @@ def failed_report(e: BuildError, builder: Builder, root: Root, name: str, config
         return RootReport(name, (), (written,) + deprecations(builder, name, config), policies=policies)
     return RootReport(name, (), (build_finding(e, name),) + deprecations(builder, name, config),
                       build_failed=True, policies=policies)
+
+
+def offline_defect(builder: Builder, root: Root, config: krmconfig.Config) -> tuple[BuildError, ...]:
+    """What else stops a root that needs the network from building: built
+    again with every generator input named by URL read as empty, the error
+    that build gives (a broken file the root reads fails the build whatever
+    the download holds); nothing when it builds, or needs the network for
+    more than a generator's input."""
+    if isinstance(root, ControllerRoot) and root.helm is not None:
+        return ()
+    try:
+        render_root(builder.offline_copy(), root, config, Build())
+    except NeedsNetwork:
+        return ()
+    except BuildError as e:
+        return (e,)
+    return ()
 
 
 WRITTEN = "written"  # the rule of a root reading a file a program of the repository writes

@@ -384,3 +384,24 @@ def test_components_and_a_missing_one_that_may_be_ignored(repo: Repo) -> None:
         """)
     [res] = repo.render("flux:flux-system/apps").resources
     assert res.node.to_data()["metadata"]["labels"] == {"from": "component", **OWNER}
+
+
+def test_controller_objects_of_a_cluster_directory_that_reads_outside_it_and_needs_the_network(
+        tmp_path) -> None:
+    # the cluster's kustomization names ../../infra (kustomize builds it with
+    # the load restrictor lifted, as Flux does) and a dashboard by URL: the
+    # Flux Kustomization it holds is still found, and its path checked
+    from tests.checkrun import check, write
+
+    write(tmp_path, "clusters/prod/kustomization.yaml", "resources:\n- apps.yaml\n- ../../infra/monitoring\n")
+    write(tmp_path, "clusters/prod/apps.yaml", ks("apps", "./apps"))
+    write(tmp_path, "infra/monitoring/kustomization.yaml", "configMapGenerator:\n- name: dashboards\n  files:\n"
+                                                           "  - https://example.com/dashboards/cluster.json\n")
+    write(tmp_path, "apps/kustomization.yaml", "resources: [web.yaml]\n")
+    write(tmp_path, "apps/web.yaml", "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n"
+                                     "  ports:\n  - port: 80\n    protocol: tcp\n")
+    run = check(tmp_path)
+    roots = {r["root"] for r in run.report["roots"]}
+    assert "flux:flux-system/apps" in roots, roots
+    assert [(d["path"], d["line"], d["roots"]) for d in run.report["defects"] if d["severity"] == "error"] == [
+        ("apps/web.yaml", 8, ["flux:flux-system/apps"])]
