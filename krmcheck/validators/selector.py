@@ -281,9 +281,12 @@ def _cause(item: Mapping, term: Requirement) -> Path:
     later step wrote it and not the selector (an overlay's ``labels:``
     entry with ``includeTemplates`` but not ``includeSelectors``, a patch of
     the template), else the selector's term."""
+    keys = [step for step in term.path if isinstance(step, str)]
+    if len(keys) != len(term.path):
+        return term.path  # a matchExpressions entry: the selector's own
     label = ("spec", "template", "metadata", "labels", term.key)
     written = lookup(item, list(label))
-    chosen = lookup(item, list(term.path))
+    chosen = lookup(item, keys)
     if written is not None and chosen is not None and _rewritten(written) and not _rewritten(chosen):
         return label
     return term.path
