@@ -100,7 +100,7 @@ SAID = {
                     "and match their asserts against them",
     UNUSED_INPUT: "beside a kustomization (or in a patches directory of one) that does not read them: "
                   "kustomize inputs not listed at present",
-    PATCH_FILE: "patches ($patch and other strategic-merge directives) that no kustomization reads",
+    PATCH_FILE: "patches ($patch and other strategic-merge directives, or applied with kubectl patch) that no kustomization reads",
     TEMPLATE: "templates (placeholders such as {{ ... }}, {% ... %}, <#if>, ${...}, @NAME@) that are not YAML until their "
               "tool renders them",
     VENDORED: "vendored dependencies (a Go vendor/ directory), not the repository's manifests",
@@ -452,10 +452,31 @@ _PAGE_BYTES = 1 << 20
 _SKIP = frozenset({".git", "node_modules", "vendor", ".venv"})
 
 
+# ``kubectl patch deployment/x --patch-file PATH`` (or ``-p "$(cat PATH)"``):
+# the file is a patch of a live object, not an object.
+_PATCHED = re.compile(r"\bkubectl\b[^\n]*?\bpatch\b[^\n]*?(?:--patch-file[= ]\s*|\$\(cat\s+)[\"']?" + _YAML_PATH)
+
+
 def shown_in_pages(top: Path) -> dict[str, str]:
     """Repository-relative YAML paths a Markdown page names -> the first such
     page: a documentation page that embeds a file to show a field shows a
     fragment, not an object to apply."""
+    return _named_in_pages(top, _PAGE_PATH)
+
+
+def patched_by(top: Path, run: object = None) -> dict[str, str]:
+    """Repository-relative YAML paths that a page or a program of the
+    repository applies with ``kubectl patch`` -> the first such page or
+    program."""
+    out = _named_in_pages(top, _PATCHED)
+    for rel, text in _programs(top, run):
+        if "patch" in text:
+            _note_paths(_PATCHED.findall(text), top / rel, top, rel, out)
+    return out
+
+
+def _named_in_pages(top: Path, pattern: re.Pattern[str]) -> dict[str, str]:
+    """Repository-relative YAML paths ``pattern`` finds in a Markdown page -> the first such page."""
     import time
 
     started = time.monotonic()
@@ -474,12 +495,16 @@ def shown_in_pages(top: Path) -> dict[str, str]:
                 text = page.read_text(encoding="utf-8", errors="replace")
             except OSError:
                 continue
-            shown = _relative(page, top)
-            for found in _PAGE_PATH.findall(text):
-                for candidate in (found, _relative(Path(os.path.normpath(page.parent / found)), top)):
-                    out.setdefault(candidate, shown)
-                out.setdefault(f"*/{found}", shown)  # a path below the site's include directory
+            _note_paths(pattern.findall(text), page, top, _relative(page, top), out)
     return out
+
+
+def _note_paths(found: Iterable[str], page: Path, top: Path, shown: str, out: dict[str, str]) -> None:
+    """Each path as written and as relative to the page's directory -> ``shown``."""
+    for path in found:
+        for candidate in (path, _relative(Path(os.path.normpath(page.parent / path)), top)):
+            out.setdefault(candidate, shown)
+        out.setdefault(f"*/{path}", shown)  # a path below the site's include directory
 
 
 # --- inputs of operator-sdk's bundle generator --------------------------------------------
@@ -720,6 +745,7 @@ class Sorter:
         self.shown: dict[str, str] | None = None  # repo-relative path -> a Markdown page showing it
         self.bundles: frozenset[str] | None = None  # what a script pipes into operator-sdk generate bundle
         self.commented: dict[Path, Path] | None = None  # files only commented-out entries name
+        self.patched: dict[str, str] | None = None  # repo-relative path -> what applies it with kubectl patch
 
     def learn_names(self, directory: Path, names: Iterable[str]) -> None:
         if TEST_FRAMEWORK in self.reasons:
@@ -741,7 +767,7 @@ class Sorter:
             (VENDORED, lambda: _vendored(path, self.top)),
             (TOOL_CONFIG, lambda: _tool_config(text)),
             (TEST_FRAMEWORK, lambda: self.tests.marker(path, self.top)),
-            (PATCH_FILE, lambda: _patch_sign(text)),
+            (PATCH_FILE, lambda: _patch_sign(text) or self._patched(path)),
             (UNUSED_INPUT, lambda: _unused_input(path, self.top, self.kustomizations, self.read_dirs)),
             (DISABLED, lambda: self._disabled(path)),
             (DATA, lambda: _data(text, self.served)),
@@ -752,6 +778,13 @@ class Sorter:
                 why = check()
                 if why is not None:
                     yield reason, why
+
+    def _patched(self, path: Path) -> str | None:
+        """A file a page or a program of the repository applies with ``kubectl patch``."""
+        if self.patched is None:
+            self.patched = patched_by(self.top)
+        by = self.patched.get(_relative(path, self.top))
+        return None if by is None else f"{by} applies it with kubectl patch"
 
     def _disabled(self, path: Path) -> str | None:
         """A file only a commented-out entry of a kustomization names: the

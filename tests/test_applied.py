@@ -670,3 +670,20 @@ def test_ansible_roles_go_fmt_and_envsubst_templates(tmp_path: Path) -> None:
     assert run.located("error") == []
     assert ("deploy/dev.yaml", 6, "schema", "placeholder") in run.suppressed()
     assert ("deploy/dev.yaml", 4, "metadata", "placeholder") in run.suppressed()
+
+
+def test_a_file_a_page_or_script_applies_with_kubectl_patch_is_a_patch(tmp_path: Path) -> None:
+    partial = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: repo-server\nspec:\n  template:\n" \
+              "    spec:\n      containers:\n      - name: cmp\n        image: alpine:3.20\n" \
+              "        volumeMounts:\n        - {name: plugins, mountPath: /plugins}\n"
+    write(tmp_path, "cmp/manifests/repo-server-patch.yaml", partial)
+    write(tmp_path, "cmp/README.md", "```\nkubectl -n argocd patch deployments/repo-server "
+                                     "--patch-file manifests/repo-server-patch.yaml\n```\n")
+    write(tmp_path, "hack/sidecar.yaml", partial)
+    write(tmp_path, "hack/add-sidecar.sh", 'kubectl patch deploy/repo-server -p "$(cat hack/sidecar.yaml)"\n')
+    write(tmp_path, "apps/repo-server.yaml", partial)  # only named by a page that applies it: judged
+    write(tmp_path, "apps/README.md", "kubectl apply -f repo-server.yaml\n")
+    run = check(tmp_path)
+    assert aside(run.report) == {"cmp/manifests/repo-server-patch.yaml": "patch-file",
+                                 "hack/sidecar.yaml": "patch-file"}
+    assert {p for p, _, _ in run.located("error")} == {"apps/repo-server.yaml"}
