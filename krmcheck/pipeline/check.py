@@ -19,7 +19,7 @@ from krmcheck.validators import ValidatorOptions, duplicate, schema
 from krmcheck.pipeline.report import prepare_outputs, write_report
 from krmcheck.pipeline.run import Progress, start
 from krmcheck.pipeline.select import excludes_of, readers_of, set_aside_notes, to_check
-from krmcheck.pipeline.triage import (as_test_inputs, baseline_of, ignore_comments, overrides_of, with_refused,
+from krmcheck.pipeline.triage import (as_test_inputs, unreached_failures, baseline_of, ignore_comments, overrides_of, with_refused,
                                       with_yaml_defects)
 from krmcheck.pipeline.validate import check_validator_options, schema_settings, crds_rendered_beyond_files
 from krmcheck.pipeline.workers import check_all
@@ -56,6 +56,8 @@ def check_run(run: Run, progress: Progress) -> RunReport:
     reports = with_refused(reports, selection.refused + tuple(crd_scan.refused), files)
     reports = with_yaml_defects(reports, selection.set_aside, files)
     reports, test_notes = as_test_inputs(reports, selection.test_inputs, files)
+    reports, unreached_notes = unreached_failures(reports, roots, files)
+    test_notes += unreached_notes
     if config.clusters and config.enabled(duplicate.id):
         reports = duplicate.across_roots(reports, [r.places for r in reports], config.clusters)
     severities = dict(config.severities)

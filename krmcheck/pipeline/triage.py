@@ -127,6 +127,47 @@ def as_test_inputs(reports: tuple[RootReport, ...], test_inputs: Sequence[applie
     return tuple(out), tuple(notes)
 
 
+UNREACHED = "unreached"  # the rule of a kustomization a Flux sync does not reach and that fails to build
+
+
+def unreached_failures(reports: tuple[RootReport, ...], roots: Sequence[object],
+                       files: Files) -> tuple[tuple[RootReport, ...], tuple[Note, ...]]:
+    """Where Flux Kustomizations of the repository apply its clusters, a
+    kustomization that none of them reaches and that fails to build is not
+    what the sync applies (an app taken out, a directory moved aside whose
+    paths still name the old places): its build errors are warnings, but
+    for the YAML-level ones (content lost whatever reads the file); one
+    note names them."""
+    from krmcheck.gitops.root import ControllerRoot
+
+    if not any(isinstance(r, ControllerRoot) and r.name.startswith("flux:") and not r.helm for r in roots):
+        return reports, ()
+    from krmcheck.pipeline.render import kustomization_file
+
+    plain = {files.display(r): kustomization_file(files, r) for r in roots if isinstance(r, Path) and r.is_dir()}
+    out, lowered = [], []
+    for report in reports:
+        if not (report.build_failed and report.root in plain):
+            out.append(report)
+            continue
+        kept = []
+        for f in report.findings:
+            if f.severity == "error" and f.result.validator == "build" and not is_yaml_level(f):
+                f = dataclasses.replace(f, result=dataclasses.replace(f.result, severity="warning"))
+            kept.append(f)
+        failed = any(is_yaml_level(f) and f.severity == "error" for f in kept)
+        if not failed:
+            lowered.append(report.root)
+        out.append(dataclasses.replace(report, findings=tuple(kept), build_failed=failed))
+    if not lowered:
+        return tuple(out), ()
+    count = "1 kustomization" if len(lowered) == 1 else f"{len(lowered)} kustomizations"
+    note = Note(f"{count} that no Flux Kustomization of the repository applies fail to build: the sync "
+                f"does not apply them, so their build errors are warnings [{UNREACHED}]",
+                Location(plain[sorted(lowered)[0]], 1, 1))
+    return tuple(out), (note,)
+
+
 def with_yaml_defects(reports: tuple[RootReport, ...], set_aside: Sequence[applied.SetAside],
                       files: Files) -> tuple[RootReport, ...]:
     """An error at each YAML-level defect of a file set aside as not applied

@@ -405,3 +405,24 @@ def test_controller_objects_of_a_cluster_directory_that_reads_outside_it_and_nee
     assert "flux:flux-system/apps" in roots, roots
     assert [(d["path"], d["line"], d["roots"]) for d in run.report["defects"] if d["severity"] == "error"] == [
         ("apps/web.yaml", 8, ["flux:flux-system/apps"])]
+
+
+def test_a_kustomization_no_flux_kustomization_reaches_fails_to_build_as_a_warning(tmp_path) -> None:
+    # an app moved aside: its path to the shared template names the old
+    # place; the sync does not apply it, so its build error is a warning,
+    # while the same error in an app the sync applies stays an error
+    from tests.checkrun import check, write
+
+    write(tmp_path, "clusters/prod/apps.yaml", ks("apps", "./apps"))
+    write(tmp_path, "apps/kustomization.yaml", "resources: [web]\n")
+    write(tmp_path, "apps/web/kustomization.yaml", "resources: [../../templates/volsync]\n")
+    write(tmp_path, "archive/apps/old/kustomization.yaml", "resources: [../../templates/volsync]\n")
+    run = check(tmp_path)
+    assert run.code == 2
+    shown = sorted((d["path"], d["severity"]) for d in run.report["defects"] if d["validator"] == "build")
+    assert shown == [("apps/web/kustomization.yaml", "error"), ("archive/apps/old/kustomization.yaml", "warning")]
+    assert any("[unreached]" in n["message"] for n in run.report["notes"])
+    # without a Flux sync nothing says what is applied: an error
+    (tmp_path / "clusters/prod/apps.yaml").unlink()
+    run = check(tmp_path)
+    assert sorted(d["severity"] for d in run.report["defects"] if d["validator"] == "build") == ["error", "error"]
