@@ -248,11 +248,13 @@ def _kptfile_reads(directory: Path) -> set[Path]:
     return {_resolved(directory / rel) for rel in _CONFIG_PATH.findall(text)}
 
 
-def find_crd_files(paths: list[Path], skip: Skip = _never, scan: Scan | None = None) -> list[Path]:
+def find_crd_files(paths: list[Path], skip: Skip = _never, scan: Scan | None = None,
+                   webhooks: list[Path] | None = None) -> list[Path]:
     """YAML and JSON files under ``paths`` that may hold CustomResourceDefinitions
     (Helm charts' ``crds/`` folders included), for schemas of custom kinds,
     read through ``scan`` (which keeps what it refused, and where its time
-    ran out)."""
+    ran out); the files that may hold a MutatingWebhookConfiguration are
+    added to ``webhooks``."""
     scan = scan if scan is not None else Scan(what="CRD files")
     found: list[Path] = []
     for directory, names in _walk([p for p in paths if os.path.isdir(p)], skip):
@@ -266,6 +268,8 @@ def find_crd_files(paths: list[Path], skip: Skip = _never, scan: Scan | None = N
                 text = scan.text(path)
                 if text is not None and "CustomResourceDefinition" in text:
                     found.append(path)
+                if webhooks is not None and text is not None and "MutatingWebhookConfiguration" in text:
+                    webhooks.append(path)
     return sorted(found)
 
 

@@ -46,7 +46,9 @@ def schema_settings(run: Run, selection: discover.Selection,
     def skip(path: Path, directory: bool) -> bool:
         return any_match(excludes, files.display(path), directory) is not None
 
-    crd_files = tuple((str(p), files.display(p)) for p in discover.find_crd_files([files.repo_root], skip, scan))
+    webhook_files: list[Path] = []
+    crd_files = tuple((str(p), files.display(p))
+                      for p in discover.find_crd_files([files.repo_root], skip, scan, webhook_files))
     given = opts.schema_locations  # (anchored: paths are absolute)
     chosen = given + config.schema_locations
     for location in chosen:
@@ -56,8 +58,13 @@ def schema_settings(run: Run, selection: discover.Selection,
             schema_locations.check_template(location)
         except schema_locations.LocationError as e:
             raise UsageError(f"--schema-location {e}") from None
+    written: tuple[tuple[tuple[str, str], ...], tuple[str, ...]] = ((), ())
+    if webhook_files:
+        from krmcheck.schemas import webhooks
+
+        written = webhooks.written_back(files.repo_root, [str(p) for p in webhook_files], [p for p, _ in crd_files])
     return SchemaSettings("", opts.strict, crd_files, (), chosen, str(cache.directory() / "schemas"),
-                          opts.network)
+                          opts.network, written[0], written[1])
 
 
 def crds_rendered_beyond_files(run: Run, roots: list[Root],

@@ -55,6 +55,10 @@ class SchemaSettings:
     locations: tuple[str, ...] = ()  # --schema-location values, in order
     cache_dir: str = ""  # where fetched and pulled schemas live
     network: bool = False
+    # what the repository's defaulting webhooks write back (krmcheck.schemas.webhooks):
+    # (group, kind) they take on CREATE, and the JSON names of Go fields encoding their zero value
+    written_back: tuple[tuple[str, str], ...] = ()
+    zero_fields: tuple[str, ...] = ()
 
 
 # Compiling a schema with fastjsonschema costs 10 ms to seconds (a large

@@ -53,6 +53,9 @@ def validate(items: Sequence[Mapping], options: ValidatorOptions) -> list[Result
     skipped: dict[tuple[str, str], list[Mapping]] = {}
     unjudged: dict[tuple[str, str], tuple[Mapping, dict[str, str]]] = {}
     patterns: dict[tuple[str, str], tuple[Mapping, Checker]] = {}  # kinds with patterns RE2 refuses
+    # what the repository's defaulting webhooks write back before the API server validates
+    written = frozenset(options.schemas.written_back) if options.schemas is not None else frozenset()
+    zero_fields = frozenset(options.schemas.zero_fields) if options.schemas is not None else frozenset()
     for item in items:
         ref = resource_ref(item)
         if not ref.apiVersion or not ref.kind:
@@ -67,6 +70,10 @@ def validate(items: Sequence[Mapping], options: ValidatorOptions) -> list[Result
             data.pop("status", None)  # what the API server drops is not judged (PrepareForCreate)
         if checker.structural is not None:
             defaults.prepare(checker.structural, data, checker.prunes)
+        if written and (ref.apiVersion.rpartition("/")[0], ref.kind) in written:
+            from krmcheck.schemas import webhooks  # (a repository with a defaulting webhook)
+
+            webhooks.write_back(data, checker.full, zero_fields)
         results.extend(_check(item, data, checker, version, options.strict))
         mapped = _map_lists(item, data, checker)
         results.extend(mapped)

@@ -1,0 +1,146 @@
+"""What a project's own defaulting webhook writes back before the API server validates.
+
+The API server runs mutating admission before it checks an object against
+its schema. A kubebuilder project's defaulting webhook decodes the object
+into the project's Go types, sets its defaults and encodes it again, and
+the API server applies the difference: a field the Go type declares
+without ``omitempty``, as a plain value (not a pointer, slice or map),
+comes back with its zero value (``""``, ``0``, ``false``), so a required
+string, number or boolean the manifest leaves out is there when the schema
+is checked (cluster-api providers' ``location: ""``), and the webhook may
+set a real default (JobSet names each failure-policy rule).
+
+Both pieces of evidence come from the repository: a
+MutatingWebhookConfiguration whose rules take CREATE of the kind's
+resource (kinds by the plural names of the repository's CRDs), and a Go
+struct field tagged so. The zero value is then judged like any value: a
+pattern or an enum that refuses it still refuses the object.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from krmcheck.resource.files import read_text_bounded
+from krmcheck.tree.load import FAST_LOADER
+
+MARKER = "MutatingWebhookConfiguration"
+_SCAN_SECONDS = 5.0
+_SCAN_BYTES = 32 << 20
+_SKIP = frozenset({".git", "node_modules", "vendor", "third_party", ".venv", "testdata"})
+# ``Location string `json:"location"```: a plain field whose tag has no options
+_FIELD = re.compile(r"^\s*[A-Z]\w*\s+([\w.\[\]*]+)\s+`[^`\n]*\bjson:\"([A-Za-z0-9_]+)(,[^\"]*)?\"", re.MULTILINE)
+_ZERO: dict[str, Any] = {"string": "", "integer": 0, "number": 0, "boolean": False}
+
+
+def written_back(top: Path, webhook_files: Iterable[str], crd_files: Iterable[str]) -> tuple[
+        tuple[tuple[str, str], ...], tuple[str, ...]]:
+    """((group, kind) a mutating webhook of the repository takes on CREATE,
+    sorted; JSON names of plain Go fields without ``omitempty``, sorted);
+    both empty when no such webhook is found."""
+    resources = set(_mutated(webhook_files))
+    if not resources:
+        return (), ()
+    kinds = sorted(_kinds(crd_files, resources))
+    if not kinds:
+        return (), ()
+    return tuple(kinds), tuple(sorted(_go_fields(top)))
+
+
+def _documents(path: str) -> Iterator[Any]:
+    try:
+        text = read_text_bounded(path)
+        yield from yaml.load_all(text, Loader=FAST_LOADER)
+    except (OSError, ValueError, yaml.YAMLError, RecursionError):
+        return
+
+
+def _mutated(files: Iterable[str]) -> Iterator[tuple[str, str]]:
+    for path in files:
+        for doc in _documents(path):
+            if not isinstance(doc, dict) or doc.get("kind") != MARKER:
+                continue
+            for hook in doc.get("webhooks") or ():
+                for rule in (hook.get("rules") or ()) if isinstance(hook, dict) else ():
+                    if not isinstance(rule, dict):
+                        continue
+                    operations = rule.get("operations") or ()
+                    if not any(o in ("CREATE", "*") for o in operations):
+                        continue
+                    for group in rule.get("apiGroups") or ():
+                        for resource in rule.get("resources") or ():
+                            if isinstance(group, str) and isinstance(resource, str):
+                                yield group, resource.split("/")[0]
+
+
+def _kinds(crd_files: Iterable[str], resources: set[tuple[str, str]]) -> Iterator[tuple[str, str]]:
+    for path in crd_files:
+        for doc in _documents(path):
+            if not isinstance(doc, dict) or doc.get("kind") != "CustomResourceDefinition":
+                continue
+            spec = doc.get("spec")
+            spec = spec if isinstance(spec, dict) else {}
+            names = spec.get("names")
+            names = names if isinstance(names, dict) else {}
+            group, plural, kind = spec.get("group"), names.get("plural"), names.get("kind")
+            if not (isinstance(group, str) and isinstance(plural, str) and isinstance(kind, str)):
+                continue
+            if (group, plural) in resources or (group, "*") in resources or ("*", plural) in resources:
+                yield group, kind
+
+
+def _go_fields(top: Path) -> set[str]:
+    """JSON names of the Go fields that encode their zero value: some
+    declaration of the name is a plain value without ``omitempty`` (a field
+    is known by its name, not its struct: kubebuilder makes exactly such
+    fields required, so a required field of the name is one of them)."""
+    plain: set[str] = set()
+    started, total = time.monotonic(), 0
+    for directory, dirs, names in os.walk(top):
+        dirs[:] = sorted(d for d in dirs if d not in _SKIP and not d.startswith("."))
+        if time.monotonic() - started > _SCAN_SECONDS or total > _SCAN_BYTES:
+            break
+        for name in sorted(names):
+            if not name.endswith(".go") or name.endswith("_test.go"):
+                continue
+            try:
+                text = read_text_bounded(os.path.join(directory, name))
+            except (OSError, ValueError):
+                continue
+            total += len(text)
+            if 'json:"' not in text:
+                continue
+            for found in _FIELD.finditer(text):
+                go_type, json_name, options = found.group(1), found.group(2), found.group(3) or ""
+                empties = "omitempty" in options or "omitzero" in options or "inline" in options
+                if not (empties or go_type.startswith(("*", "[]", "map["))):
+                    plain.add(json_name)
+    return plain
+
+
+def write_back(data: Any, full: Any, fields: frozenset[str]) -> None:
+    """Give the required fields ``data`` lacks that ``fields`` names their
+    zero value, where the schema types them as a string, number or boolean,
+    as the webhook's round trip does (``full``: the kind's validator)."""
+    for _ in range(3):  # a filled field may not uncover more, but bounded all the same
+        changed = False
+        for error in full.iter_errors(data):
+            if error.validator != "required" or not isinstance(error.instance, dict):
+                continue
+            properties = error.schema.get("properties") or {}
+            for name in error.validator_value:
+                if name in error.instance or name not in fields:
+                    continue
+                field = properties.get(name)
+                if isinstance(field, dict) and field.get("type") in _ZERO:
+                    error.instance[name] = _ZERO[field["type"]]
+                    changed = True
+        if not changed:
+            return
