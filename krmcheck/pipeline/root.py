@@ -3,6 +3,7 @@ annotation silences; every Secret value masked before the report leaves."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING
 
 import yaml
@@ -95,6 +96,8 @@ def root_report(builder: Builder, files: Files, root: Root, vopts: ValidatorOpti
     locator = Locator(resources, name, kustomization_file(files, root))
     located = [locator.locate(r) for r in results] + list(broken + deprecations(builder, name, config))
     located = gitops.findings(rendered, name, config.enabled) + located
+    if isinstance(root, ControllerRoot) and root.name.startswith("flux:") and root.helm is None:
+        located = server_side_apply(located)
     kept, silenced, annotations = suppression.by_annotation(located, resources, locator.find)
     # Outside controller roots nothing substitutes a template's ${...}: a
     # value holding one is not judged (``placeholders: templates``, the
@@ -115,6 +118,16 @@ def root_report(builder: Builder, files: Files, root: Root, vopts: ValidatorOpti
                       crds=rendered_crds(resources),
                       places=places(resources, locator) if config.clusters else (),
                       rendered=outputs, policies=policies)
+
+
+def server_side_apply(findings: list[Finding]) -> list[Finding]:
+    """kustomize-controller applies with server-side apply, which refuses
+    what a plain create only warns about: a container's env with a name twice."""
+    from krmcheck.validators import schema
+
+    return [dataclasses.replace(f, result=dataclasses.replace(f.result, severity="error"))
+            if f.result.severity == "warning" and dict(f.result.tags).get("rule") == schema.ENV_HIDES else f
+            for f in findings]
 
 
 def failed_report(e: BuildError, builder: Builder, root: Root, name: str, config: krmconfig.Config,

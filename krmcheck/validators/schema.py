@@ -192,8 +192,48 @@ def _map_lists(item: Mapping, data: Any, checker: Checker) -> list[Result]:
         return []
     found = lists.duplicates(checker.written, data, checker.resolve or (lambda node: node))
     tags = (("schema-source", checker.source),)
-    return [make_result(id, item, f"{field_path(path)}: {message}", field_path(path),
-                        rule="list-map-keys", extra_tags=tags) for path, message in found]
+    results = []
+    for path, message in found:
+        if checker.source == BUILTIN and _is_env(path):
+            hidden = _hidden_env(data, path)
+            if hidden is not None:
+                results.append(make_result(id, item, f"{field_path(path)}: {hidden}", field_path(path),
+                                           severity="warning", rule=ENV_HIDES, extra_tags=tags))
+            continue
+        results.append(make_result(id, item, f"{field_path(path)}: {message}", field_path(path),
+                                   rule="list-map-keys", extra_tags=tags))
+    return results
+
+
+# A container's env with a name twice: the API server keeps both, the later
+# wins, and it warns (pkg/api/pod/warnings.go, "hides previous definition"),
+# unless the later value builds on the earlier ($(NAME) inside a longer
+# value); `kubectl apply` may drop one, and server-side apply refuses the
+# list (duplicate entries for a list-map key), which is how Flux applies.
+ENV_HIDES = "env-hides"
+_CONTAINER_LISTS = frozenset({"containers", "initContainers", "ephemeralContainers"})
+
+
+def _is_env(path: Sequence[str | int]) -> bool:
+    return len(path) >= 4 and path[-2] == "env" and path[-4] in _CONTAINER_LISTS
+
+
+def _hidden_env(data: Any, path: Sequence[str | int]) -> str | None:
+    """The warning for the env item at ``path``, None where the API server gives none."""
+    node = data
+    for step in path:
+        try:
+            node = node[step]
+        except (KeyError, IndexError, TypeError):
+            return None
+    if not isinstance(node, dict):
+        return None
+    name, value = str(node.get("name")), node.get("value")
+    reference = f"$({name})"
+    if node.get("valueFrom") is None and isinstance(value, str) and value != reference and reference in value:
+        return None  # X="$(X)123": builds on the earlier definition
+    return (f"hides previous definition of {name!r}: the API server keeps the later one and warns; "
+            f"kubectl apply may drop one, and server-side apply (Flux) refuses the list")
 
 
 def _embedded_metadata(item: Mapping, data: Any, checker: Checker) -> list[Result]:
