@@ -83,6 +83,9 @@ def _str(node: Node | None) -> str:
 # --- variables ---------------------------------------------------------------------
 
 Found = Union[Variable, Unknown]
+# the summary key of a substituteFrom object taken from a directory nothing
+# applies, by directory: one note per directory (gitops.summary)
+SYNC_PATH = "sync-path "
 
 
 def _variables(res: Resource, spec: Mapping, objects: Objects, tree: str
@@ -120,7 +123,8 @@ def _variables(res: Resource, spec: Mapping, objects: Objects, tree: str
                     f"substituteFrom {where} is written beside this Kustomization in "
                     f"{held.origin.path}, in a directory nothing in the repository applies: taken as "
                     f"the cluster's sync path (what bootstrap or a FluxInstance applies), its values "
-                    f"are used", "info", ref.origin))
+                    f"are used", "info", ref.origin,
+                    summary=SYNC_PATH + posixpath.dirname(held.origin.path)))
             elif held is not None:
                 # written in the repository, applied by nothing in it: its
                 # values in the cluster are not these (or not known)

@@ -247,11 +247,28 @@ def test_a_cluster_directory_nothing_applies_is_the_clusters_sync_path(tmp_path:
           name: runner-${CLUSTER}
           namespace: default
         """))
+    write(top, "kubernetes/clusters/main/infra.yaml", ks("cluster-infra", "./kubernetes/infra/main", spec="""
+        postBuild:
+          substituteFrom:
+          - kind: ConfigMap
+            name: cluster-info
+        """))
+    write(top, "kubernetes/infra/main/runner.yaml", dedent("""
+        apiVersion: v1
+        kind: ServiceAccount
+        metadata:
+          name: infra-${CLUSTER}
+          namespace: default
+        """))
     run = check(top, ".")
     assert run.code == 0, run.out
     assert [d for d in run.report["defects"] if d["severity"] != "info"] == []
-    [info] = [d for d in run.report["defects"] if "cluster-info" in d["message"]]
-    assert "taken as the cluster's sync path" in info["message"]
+    # one note for the directory, however many Kustomizations read from it
+    [info] = [d for d in run.report["defects"] if "sync path" in d["message"]]
+    assert info["message"] == ("kubernetes/clusters/main/ is taken as the cluster's sync path (what bootstrap "
+                               "or a FluxInstance applies): nothing in the repository applies it, and 2 "
+                               "substituteFrom references of its Flux Kustomizations read objects written "
+                               "there, whose values are used")
     # the cluster's value is what the name gets: one that makes it invalid is
     # an error at the value's line
     info_file = top / "kubernetes/clusters/main/cluster-info.yaml"
@@ -259,4 +276,4 @@ def test_a_cluster_directory_nothing_applies_is_the_clusters_sync_path(tmp_path:
           info_file.read_text().replace("CLUSTER: main", "CLUSTER: Main"))
     run = check(top, ".")
     assert run.code == 1
-    assert run.located("error") == [("kubernetes/clusters/main/cluster-info.yaml", 7, "metadata")]
+    assert run.located("error") == [("kubernetes/clusters/main/cluster-info.yaml", 7, "metadata")] * 2
