@@ -151,6 +151,12 @@ def test_an_unknown_validator_id_is_an_error_at_its_line(tmp_path: Path) -> None
     assert message.startswith("overrides[0].validators.image_tag: unknown validator; known: ")
 
 
+@pytest.mark.parametrize("finding_id", ["resourceset", "load-restrictor", "written", "substitution"])
+def test_the_ids_of_findings_no_validator_makes_can_be_configured(tmp_path: Path, finding_id: str) -> None:
+    found = load(tmp_path, f"validators:\n  {finding_id}: {{severity: error}}\n")
+    assert found.severities[finding_id] == "error"
+
+
 def test_external_exec_validator(tmp_path: Path) -> None:
     script = write(tmp_path, "tools/check.py", "#!/usr/bin/env python3\n")
     write(tmp_path, "tools/check-config.yaml", "apiVersion: v1\nkind: ConfigMap\ndata:\n  a: b\n")
