@@ -29,6 +29,7 @@ import posixpath
 import re
 from collections import Counter, deque
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
@@ -44,13 +45,13 @@ from krmcheck.gitops.root import FLUX, ControllerRoot
 from krmcheck.gitops.source import FLUX_SYSTEM, describe, elsewhere, same_repository
 from krmcheck.gitops.sourceignore import SourceIgnore
 from krmcheck.kustomize.target import Builder
-from krmcheck.resource.errors import BuildError
+from krmcheck.resource.errors import BuildError, NeedsNetwork
 from krmcheck.resource.files import Files, OutsideRoot
 from krmcheck.resource.resource import Resource
 from krmcheck.scope import PathPatterns
 from krmcheck.tree.node import Mapping, Node, Scalar, lookup
 from krmcheck.tree.node import Sequence as SequenceNode
-from krmcheck.tree.origin import Location
+from krmcheck.tree.origin import Location, Origin
 
 MAX_ROOTS = 10_000  # a bound on what a repository can make discovery render
 MAX_PASSES = 3  # discovery runs again while objects asked for turn out to be applied later
@@ -130,7 +131,7 @@ class _Discovery:
         self.ignores: dict[tuple[str | None, Location | None], SourceIgnore] = {}
         self.branches = frozenset(b for b in (context.checkout.branch, context.checkout.default_branch) if b)
         self._pushed: list[tuple[re.Pattern[str], oci.Pushed]] | None = None  # artifacts the repository pushes
-        self.kustomization_files: dict[Path, str] = {}  # plain files of Flux Kustomizations only -> shown
+        self.kustomization_files: dict[Path, str] = {}  # plain roots of Flux objects only -> shown
         self._helmfile: list[oci.Sync] | None = None  # what helmfile releases of the flux-instance chart sync
         self._copies: dict[int, tuple[Builder, Builder]] = {}  # builder -> the copy discovery builds with
 
@@ -146,7 +147,7 @@ class _Discovery:
         for p, resources in plain:
             tree = self.c.files.display(p)
             pending += [_Pending(r, False, tree, None) for r in resources if _is_controller(r)]
-            if resources and os.path.isfile(p) and all(flux.is_kustomization(r) for r in resources):
+            if _flux_only(resources):
                 self.kustomization_files[p] = tree
         for item, root in self._helmfile_roots():
             entry = self._add(item, root)
@@ -211,7 +212,8 @@ class _Discovery:
             return []  # a chart is rendered when its root is checked, never to discover
         if not any(_has_marker(p) for p in root.reads if os.path.isfile(p)):
             return []
-        rendered = _quietly(lambda: render(self._offline(self.c.builder_for(root.restrictor)), root).resources)
+        rendered = _quietly(lambda: _lenient(self._offline(self.c.builder_for(root.restrictor)),
+                                             lambda b: render(b, root).resources))
         self.objects.add(rendered, root.tree)
         return [_Pending(r, True, root.tree, entry) for r in rendered if _is_controller(r)]
 
@@ -490,19 +492,21 @@ class _Discovery:
                      tuple(self.notes.values()))
 
     def _unreached(self, alive: list[_Entry]) -> set[Path]:
-        """Files of Flux Kustomizations that the repository's sync does not
-        reach, where a sync is found (some Kustomization is applied by
-        another): the cluster's Flux applies Kustomization files by listing
-        them, from the sync down, and lists none of these (an app taken out
-        of its cluster's list, an archive). Neither they nor the roots only
-        they lead to are checked; one note says which."""
+        """Plain roots of Flux objects (Kustomizations, HelmReleases, their
+        sources) that the repository's sync does not reach, where a sync is
+        found (some Kustomization is applied by another): the cluster's Flux
+        applies such files by listing them, from the sync down, and lists
+        none of these (an app taken out of its cluster's list, an archive).
+        Neither they nor the roots only they lead to are checked; one note
+        says which."""
         if not any(e.via_controller and e.root.controller == FLUX for e in alive):
             return set()  # no Kustomization applies another: no sync to reach from
         read = {p for e in alive if e.via_controller for p in (e.root.directory, *e.root.reads)}
         # where a sync's chain of Kustomizations begins (a HelmRelease an app applies is no sync)
         starts = {e.root.tree for e in alive if e.via_controller and e.root.controller == FLUX}
+        inside = {parent for q in read for parent in q.parents}  # a directory root some of whose files are read
         unreached = {p: shown for p, shown in self.kustomization_files.items()
-                     if p not in read and shown not in starts}
+                     if p not in read and p not in inside and shown not in starts}
         if not unreached:
             return set()
         trees = set(unreached.values())
@@ -510,12 +514,21 @@ class _Discovery:
             if not e.via_controller and e.root.tree in trees and e.parent is None:
                 self._drop(e)
         first = sorted(trees)[0]
-        count = "1 file holds" if len(trees) == 1 else f"{len(trees)} files hold"
+        count = "1 root holds" if len(trees) == 1 else f"{len(trees)} roots hold"
         self.notes.setdefault("unreached", (
-            f"{count} Flux Kustomizations that no Kustomization of the repository applies, while its "
-            f"sync applies others: not applied to the cluster, so neither they nor what they point at "
-            f"are checked", Location(first, 1, 1)))
+            f"{count} Flux objects (Kustomizations, HelmReleases, their sources) that no Kustomization of "
+            f"the repository applies, while its sync applies others: not applied to the cluster, so "
+            f"neither they nor what they point at are checked", Location(first, 1, 1)))
         return set(unreached)
+
+
+def _flux_only(resources: list[Resource]) -> bool:
+    """Whether a plain root holds Flux objects only (Kustomizations,
+    HelmReleases, their sources; the Namespace they go in), and some Flux
+    Kustomization or HelmRelease: what Flux applies, nothing else does."""
+    flux_objects = [r for r in resources if r.api_version.partition("/")[0].endswith(".toolkit.fluxcd.io")]
+    return (any(flux.is_kustomization(r) or helmrelease.is_helm_release(r) for r in flux_objects)
+            and all(r in flux_objects or (r.kind == "Namespace" and r.api_version == "v1") for r in resources))
 
 
 def _name_of(node: Mapping) -> str:
@@ -573,14 +586,53 @@ def _plain(builder_of: Callable[[Path], Builder], root: Path,
     if os.path.isfile(root):
         return builder.load_manifest(root)
     try:
-        return offline(builder).build(root)
+        return _lenient(offline(builder), lambda b: b.build(root))
     except OutsideRoot as e:
         from krmcheck.pipeline.render import lifted
 
         again = None if e.fixed else lifted(builder)
         if again is None:
             raise
-        return offline(again).build(root)
+        return _lenient(offline(again), lambda b: b.build(root))
+
+
+@dataclass(frozen=True)
+class _Blanked(Files):
+    """The repository's files, some of them read as empty."""
+
+    blank: frozenset[str] = frozenset()
+
+    def _read(self, path: Path, origin: Origin | None) -> bytes:
+        if os.path.normpath(os.path.abspath(path)) in self.blank:
+            return b""
+        return super()._read(path, origin)
+
+
+_MAX_BLANKED = 8
+
+
+def _lenient(builder: Builder, make: Callable[[Builder], list[Resource]]) -> list[Resource]:
+    """What ``make`` builds, with a file that fails the build read as empty
+    (a few at most): one broken file in a cluster's kustomization fails the
+    whole sync, which keeps what it applied last, and the rest of what the
+    cluster runs is still found (the root's check reports the broken file).
+    Only for discovery: nothing built so is checked."""
+    blank: set[str] = set()
+    current = builder
+    while True:
+        try:
+            return make(current)
+        except (OutsideRoot, NeedsNetwork):
+            raise
+        except BuildError as e:
+            where = e.location.path if e.location is not None else ""
+            path = os.path.normpath(os.path.join(builder.files.repo_root, where)) if where else ""
+            if (not path or path in blank or len(blank) >= _MAX_BLANKED or type(builder.files) is not Files
+                    or not os.path.isfile(path) or os.path.basename(path) in discover.FILENAMES):
+                raise
+            blank.add(path)
+            current = Builder(_Blanked(builder.files.repo_root, frozenset(blank)), builder.options,
+                              remotes=builder.remotes)
 
 
 def _quietly(make: Callable[[], list[Resource]]) -> list[Resource]:

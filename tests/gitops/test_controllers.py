@@ -444,7 +444,23 @@ def test_kustomization_files_the_sync_does_not_reach_are_not_applied(repo: Repo)
     assert [r.name for r in found.roots] == ["flux:flux-system/apps", "flux:flux-system/on"]
     assert repo.top / "apps/off/ks.yaml" in found.replaced  # not checked as a manifest either
     [(note, where)] = [n for n in found.notes if "no Kustomization of the repository applies" in n[0]]
-    assert note.startswith("1 file holds Flux Kustomizations") and where.path == "apps/off/ks.yaml"
+    assert note.startswith("1 root holds Flux objects") and where.path == "apps/off/ks.yaml"
+    # an archived app: a kustomization of a Namespace and a Kustomization, and
+    # a HelmRelease of its own, that no list names; an app the sync lists by
+    # its directory is reached
+    repo.write("archive/old/kustomization.yaml", "resources: [ns.yaml, ks.yaml]\n")
+    repo.write("archive/old/ns.yaml", "apiVersion: v1\nkind: Namespace\nmetadata: {name: old}\n")
+    repo.write("archive/old/ks.yaml", flux("old", "./apps/old/app"))
+    repo.write("archive/old/app/hr.yaml", "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\n"
+                                          "metadata: {name: old, namespace: old}\nspec: {}\n")
+    repo.write("apps/listed/kustomization.yaml", "resources: [ns.yaml, ks.yaml]\n")
+    repo.write("apps/listed/ns.yaml", "apiVersion: v1\nkind: Namespace\nmetadata: {name: listed}\n")
+    repo.write("apps/listed/ks.yaml", flux("listed", "./apps/on/app"))
+    repo.write("apps/kustomization.yaml", "resources:\n- on/ks.yaml\n- listed\n")
+    found = repo.found()
+    assert {repo.top / "archive/old", repo.top / "archive/old/app/hr.yaml"} <= found.replaced
+    assert repo.top / "apps/listed" in found.replaced  # (read by the sync's root)
+    assert "flux:flux-system/listed" in [r.name for r in found.roots]
     # without a sync that reaches a Kustomization, every file is a root of its own
     repo.write("apps/kustomization.yaml", "resources: []\n")
     assert "flux:flux-system/off" in [r.name for r in repo.found().roots]
