@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import io
 import os
+import shutil
+import subprocess
 import time
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
@@ -292,6 +294,57 @@ def test_every_file_a_kustomization_names_is_read_under_the_load_restrictor(tmp_
     assert code == 2 and "security; file '" in err and "is not in or below 'app'" in err, err
     code, _, err = _main("build", "--load-restrictor", "LoadRestrictionsNone", str(tmp_path / "app"))
     assert "security; file" not in err
+
+
+def _link_and_back(root: Path, field: str) -> Path:
+    """``app/link`` leads to a directory outside the repository, whose parent
+    holds files of the same names: ``link/..`` is ``app`` as kustomize cleans
+    the name, and that parent if the link were followed first."""
+    repo = root / "repo"
+    for where, name in ((repo / "app", "inside"), (root / "outside", "outside")):
+        write(where, "cm.yaml", CONFIGMAP.format(name=name))
+        write(where, "patch.yaml", f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  from: {name}\n")
+        write(where, "values.env", f"from={name}\n")
+    (root / "outside" / "elsewhere").mkdir()
+    os.symlink("../../outside/elsewhere", repo / "app" / "link")
+    write(repo, "app/kustomization.yaml", field)
+    write(repo, "app/a.yaml", CONFIGMAP.format(name="a"))
+    return repo / "app"
+
+
+LINK_AND_BACK = [
+    "resources:\n- link/../cm.yaml\n",
+    "resources:\n- ./link/./../cm.yaml\n",
+    "resources:\n- a.yaml\npatches:\n- path: link/../patch.yaml\n",
+    "resources:\n- a.yaml\nconfigMapGenerator:\n- name: g\n  envs: [link/../values.env]\n",
+]
+
+
+@pytest.mark.parametrize("field", LINK_AND_BACK)
+def test_a_name_through_a_link_and_back_is_cleaned_before_the_link_is_followed(tmp_path: Path,
+                                                                               field: str) -> None:
+    app = _link_and_back(tmp_path, field)
+    code, out, err = _main("build", str(app))
+    assert code == 0, err
+    assert "inside" in out and "outside" not in out
+    run = check(app.parent, ".")
+    assert run.code == 0 and not run.located(), run.out  # no refusal, and cm.yaml is known to be read
+
+
+@pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is the oracle; not installed")
+@pytest.mark.parametrize("field", LINK_AND_BACK)
+def test_a_name_through_a_link_and_back_renders_what_kubectl_renders(tmp_path: Path, field: str) -> None:
+    app = _link_and_back(tmp_path, field)
+    expected = subprocess.run(["kubectl", "kustomize", str(app)], capture_output=True, text=True,
+                              check=True, timeout=120).stdout
+    code, out, err = _main("build", str(app))
+    assert (code, out) == (0, expected), err
+
+
+def test_a_link_out_of_the_root_is_still_refused_when_not_cleaned_away(tmp_path: Path) -> None:
+    app = _link_and_back(tmp_path, "resources:\n- link/../../../outside/cm.yaml\n")
+    code, _, err = _main("build", str(app))
+    assert code == 2 and "security; file '../outside/cm.yaml' is not in or below 'app'" in err, err
 
 
 def test_a_kind_too_long_for_a_file_name_has_no_schema_rather_than_a_crash(tmp_path: Path) -> None:

@@ -24,6 +24,7 @@ from typing import ClassVar, Mapping
 from krmcheck.fn import adoption, build_state, resource_list
 from krmcheck.kustomize.plugins import GENERATOR, TRANSFORMER, Config, Context
 from krmcheck.resource.errors import BuildError
+from krmcheck.resource.files import join
 from krmcheck.resource.resource import Resource
 from krmcheck.transports import Invocation, TransportError
 from krmcheck.transports.exec import ExecTransport
@@ -122,7 +123,7 @@ def plugin_args(config: Config, ctx: Context) -> list[str]:
 def _args_from_file(node: Scalar, ctx: Context) -> list[str]:
     """Every non-empty line, leading spaces trimmed; read like any file of
     the kustomization that lists the plugin (load restrictor included)."""
-    path = ctx.kdir / node.as_string()
+    path = join(ctx.kdir, node.as_string())
     text = ctx.files.read_text(path, node.origin, within=(ctx.restrictor, ctx.kdir))
     return [line.lstrip(" ") for line in text.split("\n") if line.lstrip(" ")]
 
