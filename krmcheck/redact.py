@@ -199,6 +199,8 @@ class _Provenance:
                     self.hidden.add(node.as_string())
 
     def finding(self, finding: Finding) -> Finding:
+        if finding.result.by_program:  # no provenance: every value masked, wherever it stands
+            return _program_finding(finding, self.masker)
         shown = self._shown(finding)
         m = masker(self.secrets.values - shown) if shown else self.masker
         ref = finding.result.resource_ref
@@ -259,6 +261,52 @@ def _public_scalars(node: Node, secrets: Secrets) -> Iterator[Scalar]:
             return
         if isinstance(n, Scalar) and secrets.public(n):
             yield n
+
+
+# --- text a program wrote ---------------------------------------------------------
+
+def program_text(reports: Listed[RootReport], seen: frozenset[str]) -> tuple[RootReport, ...]:
+    """The reports with every value of ``seen`` (the Secret values of every
+    root of the run) masked in the text programs wrote: a KRM function's or
+    an external validator's Results, a program's output in a build error.
+    Such text has no provenance, and a program may print what it read
+    anywhere (a Secret file of a sibling root), so a root's own values are
+    not enough."""
+    if not seen or not any(r.program_text for r in reports):
+        return tuple(reports)
+    m = masker(seen)
+
+    def masked(r: RootReport) -> RootReport:
+        if not r.program_text:
+            return r
+        return dataclasses.replace(
+            r, findings=tuple(_program_finding(f, m) for f in r.findings),
+            suppressed=tuple(dataclasses.replace(s, finding=_program_finding(s.finding, m)) for s in r.suppressed))
+
+    return tuple(masked(r) for r in reports)
+
+
+def _program_finding(finding: Finding, m: Masker) -> Finding:
+    """``finding`` masked wholly when a program wrote it: its message, tags,
+    field path, and the resource it names (which the program chose)."""
+    result = finding.result
+    if not result.by_program:
+        return finding
+    ref = result.resource_ref
+    if ref is not None:
+        ref = dataclasses.replace(ref, name=_whole(ref.name, m), namespace=_whole(ref.namespace, m))
+    masked = _result(result, m, ref)
+    field_path = m.text(result.field_path)
+    if field_path != result.field_path:
+        masked = dataclasses.replace(masked, field_path=field_path)
+    return finding if masked is result else dataclasses.replace(finding, result=masked)
+
+
+def _whole(value: str, m: Masker) -> str:
+    """A name a program gave: masked when it holds a secret value, quoted whole or not."""
+    if not value:
+        return value
+    return MASK if m.text(f"'{value}'") != f"'{value}'" else value
 
 
 def text(message: str, secrets: frozenset[str]) -> str:

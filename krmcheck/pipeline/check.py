@@ -10,9 +10,9 @@ from typing import Sequence
 
 
 from krmcheck.pipeline.run import CheckOptions, Run, anchored
-from krmcheck import discover, suppression
+from krmcheck import discover, redact, suppression
 from krmcheck.gitops import summary as gitops_summary
-from krmcheck.results import Note, RunReport
+from krmcheck.results import Note, RootReport, RunReport
 from krmcheck.schemas import sources as schema_sources
 from krmcheck.validators import ValidatorOptions, duplicate, schema
 
@@ -33,7 +33,10 @@ def check(opts: CheckOptions, progress: Progress) -> RunReport:
     opts = anchored(opts)
     runs = start(opts)
     reports = [check_run(run, progress) for run in runs]
-    return reports[0] if len(reports) == 1 else joined(runs, reports)
+    if len(reports) == 1:
+        return reports[0]
+    seen = frozenset().union(*(seen_secrets(run) for run in runs))  # each repository's roots, all masked alike
+    return joined(runs, [with_seen_secrets(r, seen) for r in reports])
 
 
 def check_run(run: Run, progress: Progress) -> RunReport:
@@ -52,6 +55,7 @@ def check_run(run: Run, progress: Progress) -> RunReport:
     known = baseline_of(run)
     prepare_outputs(opts, set(readers) | {config.path}, files)
     reports = check_all(run, roots, vopts, progress)
+    reports = redact.program_text(reports, seen_secrets(run, reports))
     reports = with_policy_findings(reports, config)  # roots that fail only by policy: one finding each
     reports = with_refused(reports, selection.refused + tuple(crd_scan.refused), files)
     reports = with_yaml_defects(reports, selection.set_aside, files)
@@ -85,6 +89,21 @@ def check_run(run: Run, progress: Progress) -> RunReport:
                      baseline=known.display if known is not None else "",
                      set_aside=tuple((files.display(s.path), s.reason, s.why) for s in selection.set_aside),
                      read_files=tuple(sorted(readers)))
+
+
+def seen_secrets(run: Run, reports: Sequence[RootReport] = ()) -> frozenset[str]:
+    """Every Secret value the run has seen so far: ``reports``' and, through
+    the memo, those of the runs before it that share it (the other side of
+    --diff-against)."""
+    seen: set[str] = run.memo.get(("secret values seen",), set)
+    for r in reports:
+        seen.update(r.secrets)
+    return frozenset(seen)
+
+
+def with_seen_secrets(report: RunReport, seen: frozenset[str]) -> RunReport:
+    """``report`` with the text programs wrote masked with every value of ``seen``."""
+    return dataclasses.replace(report, roots=redact.program_text(report.roots, seen))
 
 
 def joined(runs: Sequence[Run], reports: Sequence[RunReport]) -> RunReport:

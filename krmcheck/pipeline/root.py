@@ -3,6 +3,7 @@ annotation silences; every Secret value masked before the report leaves."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING
 
 import yaml
@@ -52,7 +53,9 @@ def check_root(builder: Builder, files: Files, root: Root, vopts: ValidatorOptio
     secrets = redact.Secrets(frozenset().union(*(b.secrets for b in built)),
                              frozenset().union(*(b.secret_places for b in built)),
                              root.secret_values if isinstance(root, ControllerRoot) else frozenset())
-    return redact.root_report(report, secrets, resources)
+    masked = redact.root_report(report, secrets, resources)
+    # kept for the text programs wrote in any root of the run (redact.program_text)
+    return dataclasses.replace(masked, secrets=secrets.values | secrets.unplaced)
 
 
 def root_report(builder: Builder, files: Files, root: Root, vopts: ValidatorOptions,
