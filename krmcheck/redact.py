@@ -66,6 +66,7 @@ from krmcheck.resource.resource import Resource
 from krmcheck.resource.secrets import ANYWHERE, Secrets, spellings
 from krmcheck.results import Finding, ResourceRef, Result, RootReport
 from krmcheck.tree.node import Mapping, Node, Scalar, walk
+from krmcheck.tree.node import Sequence as ListNode
 
 MASK = "<redacted>"
 WORD = 4  # ...this long, where they stand as a word; shorter ones only when quoted whole
@@ -261,6 +262,45 @@ def _public_scalars(node: Node, secrets: Secrets) -> Iterator[Scalar]:
             return
         if isinstance(n, Scalar) and secrets.public(n):
             yield n
+
+
+# --- rendered values shown whole -------------------------------------------------
+
+def shown_tree(node: Node, secrets: Secrets) -> Node:
+    """A copy of ``node`` to print whole (a rendered resource in the
+    ``--diff-against`` changes, a field ``krmcheck blame`` shows), masked by
+    provenance as findings are: a scalar that a Secret's data, a program or
+    a controller's Secret variable may have written is masked where it holds
+    a secret value (and a map key beside it); a public one is printed as
+    written, even when a Secret holds the same text."""
+    if not secrets.values:
+        return node
+    return _shown(node, secrets, masker(secrets.values))
+
+
+def _shown(node: Node, secrets: Secrets, m: Masker) -> Node:
+    if isinstance(node, Mapping):
+        items: dict[str, Node] = {}
+        for key, value in node.items.items():
+            if not secrets.public(value) and _masked_scalar(key, secrets, m) != key:
+                key = MASK + (f"-{len(items)}" if MASK in items else "")
+            items[key] = _shown(value, secrets, m)
+        return Mapping(items, node.origin, node.trail)
+    if isinstance(node, ListNode):
+        return ListNode([_shown(v, secrets, m) for v in node.items], node.origin, node.trail)
+    if not isinstance(node, Scalar) or node.value is None or secrets.public(node):
+        return node
+    text = node.value if isinstance(node.value, str) else node.as_string()
+    if spellings(node) & secrets.values:
+        return Scalar(MASK, node.origin, node.trail)
+    masked = _masked_scalar(text, secrets, m)
+    return node if masked == text else Scalar(masked, node.origin, node.trail)
+
+
+def _masked_scalar(text: str, secrets: Secrets, m: Masker) -> str:
+    """A value that came from a Secret: masked whole when it is a secret
+    value, else every secret value in it as a message's would be."""
+    return MASK if text in secrets.values else m.text(text)
 
 
 # --- text a program wrote ---------------------------------------------------------

@@ -80,7 +80,7 @@ def root_report(builder: Builder, files: Files, root: Root, vopts: ValidatorOpti
         rendered_into.extend(resources)
     # Results the build's KRM functions reported come first, then the validators'.
     results = [r for r, _ in builder.function_results] + validate_resources(resources, vopts, config)
-    outputs = rendered_yaml(resources, builder, diff) if diff is not None else ()
+    outputs = rendered_yaml(resources, builder, root, diff) if diff is not None else ()
     if diff is not None and diff.base is not None:
         from krmcheck import diff as kdiff
 
@@ -167,17 +167,25 @@ def written_at_run_time(e: BuildError, builder: Builder, name: str) -> Finding |
     return Finding(Result(message, "warning", tags=(("validator", WRITTEN),)), name, loc)
 
 
-def rendered_yaml(resources: list[Resource], builder: Builder,
-              diff: kdiff.Context) -> tuple[tuple[ResourceRef, str, str, str], ...]:
+def rendered_yaml(resources: list[Resource], builder: Builder, root: Root,
+                  diff: kdiff.Context) -> tuple[tuple[ResourceRef, str, str, str], ...]:
     """Each resource's YAML for the diff: a Secret's values as keyed digests,
-    and any Secret value the build read masked wherever else it appears."""
+    and elsewhere, masked by provenance as findings are (redact.shown_tree):
+    a value that came from a Secret is masked, a public value is shown even
+    when a Secret holds the same text."""
     from krmcheck import diff as kdiff
 
-    mask = redact.masker(frozenset(builder.secrets))
+    secrets = redact.Secrets(frozenset(builder.secrets), frozenset(builder.secret_places),
+                             root.secret_values if isinstance(root, ControllerRoot) else frozenset())
     out = []
     for r in resources:
-        data = r.node.to_data()
-        hidden = kdiff.hide_secret_values(data, diff.secret_key) if isinstance(data, dict) else data
-        text = emit_all([r.node]) if hidden is data else yaml.safe_dump(hidden, sort_keys=False)
-        out.append((ref_of(r), source_id(r), mask.text(text), r.node.origin.path))
+        node = redact.shown_tree(r.node, secrets)
+        data, rendered = node.to_data(), r.node.to_data()
+        if isinstance(data, dict) and isinstance(rendered, dict) and kdiff.is_secret(data):
+            # its own values as digests of what they are, not of their masks
+            data.update((k, rendered[k]) for k in kdiff.SECRET_FIELDS if k in rendered)
+            text = yaml.safe_dump(kdiff.hide_secret_values(data, diff.secret_key), sort_keys=False)
+        else:
+            text = emit_all([node])
+        out.append((ref_of(r), source_id(r), text, r.node.origin.path))
     return tuple(out)

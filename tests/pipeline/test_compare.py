@@ -191,6 +191,28 @@ def test_a_secrets_values_never_appear_but_their_change_does(repo: Path) -> None
     assert removed[0].startswith("-  password: (hidden, digest ")
 
 
+def test_a_public_value_a_secret_also_holds_is_shown_and_a_copy_of_the_secrets_is_masked(repo: Path) -> None:
+    # the ConfigMap's region is public (its own file wrote it); its dsn was copied out of the Secret
+    write(repo, "base/kustomization.yaml", "resources:\n- deployment.yaml\n- res.yaml\nreplacements:\n"
+                                           "- source: {kind: Secret, name: db, fieldPath: stringData.dsn}\n"
+                                           "  targets:\n  - select: {kind: ConfigMap, name: settings}\n"
+                                           "    fieldPaths: [data.dsn]\n")
+    secret = ("apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\nstringData:\n  region: eu-central-1a\n"
+              "  dsn: {dsn}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n"
+              "data:\n  region: {region}\n  dsn: x\n")
+    write(repo, "base/res.yaml", secret.format(dsn="pg://admin-old-dsn", region="eu-central-1a"))
+    with Repo(str(repo)) as r:
+        commit(r)
+    write(repo, "base/res.yaml", secret.format(dsn="pg://admin-new-dsn", region="eu-central-1a\n  zone: b"))
+    run = check(repo, "--diff-against", "HEAD")
+    changes = {c["resource"]: c["diff"] for c in diff_roots(run)["prod"]["changes"]}
+    # the region is public though the Secret's region is the same text; the dsn copied out of it is not
+    assert "\n   dsn: <redacted>\n   region: eu-central-1a\n+  zone: b\n" in changes["ConfigMap/prod-settings"]
+    assert "admin-old-dsn" not in run.out + str(run.report) and "admin-new-dsn" not in run.out + str(run.report)
+    secret = changes["Secret/prod-db"]  # the Secret's own values stay digests
+    assert "\n   region: (hidden, digest " in secret and "\n-  dsn: (hidden, digest " in secret
+
+
 def test_an_unknown_revision_is_a_usage_error(repo: Path) -> None:
     run = check(repo, "--diff-against", "no-such-branch")
     assert run.code == 2
