@@ -5,6 +5,7 @@ hold without refusing what kubectl renders."""
 from __future__ import annotations
 
 import io
+import json
 import os
 import shutil
 import subprocess
@@ -591,6 +592,55 @@ def test_the_scan_for_crd_files_is_bounded_in_time(tmp_path: Path, monkeypatch: 
         (".", "the scan for plain manifests reached its time limit of -1 s here: what is here and after "
               "it (in path order) was not read")], said
     assert ("good/cm.yaml", 4, "metadata") in run.located()
+
+
+def _flux_sync_elsewhere(root: Path) -> None:
+    """A Flux Kustomization whose GitRepository is in a file no root renders
+    for discovery: finding it takes the scan for controller objects."""
+    _good_root(root)
+    write(root, "clusters/prod/kustomization.yaml", "resources:\n- sync.yaml\n")
+    write(root, "clusters/prod/sync.yaml", FLUX_SYNC.format(path="./good").split("---\n")[1])
+    write(root, "infra/source.yaml", FLUX_SYNC.format(path="./good").split("---\n")[0])
+
+
+def test_the_scan_for_controller_objects_is_bounded_in_time(tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    from krmcheck import discover
+    from krmcheck.gitops import objects
+
+    _flux_sync_elsewhere(tmp_path)
+    # the other scans keep their time; this one is out of it from the first place it looks
+    real = discover.Scan.out_of_time
+
+    def out_of_time(self: discover.Scan, path: Path) -> bool:
+        if self.what == objects.SCAN_WHAT and not self.stopped:
+            self.started -= discover.SCAN_SECONDS + 1
+        return real(self, path)
+
+    monkeypatch.setattr(discover.Scan, "out_of_time", out_of_time)
+    run = check(tmp_path, ".")
+    said = [(d["path"], d["severity"], d["message"]) for d in run.report["defects"] if d["validator"] == "scan"]
+    assert said == [(".", "warning", "the scan for controller objects reached its time limit of 60 s here: what "
+                                     "is here and after it (in path order) was not read")], said
+    assert ("good/cm.yaml", 4, "metadata") in run.located()  # the run went on
+
+
+def test_the_scan_for_controller_objects_reads_no_file_outside_the_repository(tmp_path: Path) -> None:
+    # a ConfigMap of variables the cluster holds (gitops.cluster-objects), its file a link out of the repository
+    repo = tmp_path / "repo"
+    write(repo, ".krmcheck.yaml", "gitops:\n  cluster-objects: [infra/]\n")
+    write(repo, "clusters/prod/sync.yaml", FLUX_SYNC.format(path="./app") +
+          "  postBuild:\n    substituteFrom:\n    - {kind: ConfigMap, name: vars}\n")
+    write(repo, "app/kustomization.yaml", "resources:\n- cm.yaml\n")
+    write(repo, "app/cm.yaml", CONFIGMAP.format(name="${NAME}"))
+    write(tmp_path, "outside/vars.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: vars\n"
+                                         "  namespace: flux-system\ndata:\n  NAME: Read_From_Outside\n")
+    os.makedirs(repo / "infra")
+    os.symlink("../../outside/vars.yaml", repo / "infra" / "vars.yaml")
+    code, output, report = _bounded_check(repo)
+    assert "Read_From_Outside" not in output + json.dumps(report)
+    scans = [(d["path"], d["message"]) for d in report["defects"] if d["validator"] == "scan"]
+    assert scans == [("infra/vars.yaml", "not read: a symbolic link to a file outside the repository")], scans
 
 
 @pytest.mark.parametrize("name, what, args, message", [

@@ -45,7 +45,8 @@ def check_run(run: Run, progress: Progress) -> RunReport:
     schema_sources.new_run()
     excludes = excludes_of(run)
     found_notes: list[Note] = []  # why controller objects that look like roots are not
-    selection, roots = to_check(run, excludes, found_notes)
+    found_refused: list[discover.Refusal] = []  # files the scan for controller objects did not read
+    selection, roots = to_check(run, excludes, found_notes, found_refused)
     crd_scan = discover.Scan(top.resolve(), "CRD files",
                              also=frozenset(f for info in selection.infos.values() for f in info.files))
     settings = crds_rendered_beyond_files(run, roots, schema_settings(run, selection, excludes, crd_scan))
@@ -57,7 +58,7 @@ def check_run(run: Run, progress: Progress) -> RunReport:
     reports = check_all(run, roots, vopts, progress)
     reports = redact.program_text(reports, seen_secrets(run, reports))
     reports = with_policy_findings(reports, config)  # roots that fail only by policy: one finding each
-    reports = with_refused(reports, selection.refused + tuple(crd_scan.refused), files)
+    reports = with_refused(reports, selection.refused + tuple(crd_scan.refused) + tuple(found_refused), files)
     reports = with_yaml_defects(reports, selection.set_aside, files)
     reports, test_notes = as_test_inputs(reports, selection.test_inputs, files)
     if config.clusters and config.enabled(duplicate.id):
