@@ -87,8 +87,10 @@ def root_report(builder: Builder, files: Files, root: Root, vopts: ValidatorOpti
         results += kdiff.recreate_results(diff.base_of(name), [(ref_of(r), source_id(r), r.node.to_data(),
                                                                 r.node.origin.path)
                                                                for r in resources], diff.secret_key)
+    skipped: tuple[Finding, ...] = ()
     try:  # external validators come after the built-ins, as in the README
-        results += external_results(files, root, resources, config)
+        ran, skipped = external_results(files, root, resources, config, builder.options, name)
+        results += ran
         broken: tuple[Finding, ...] = ()
     except BuildError as e:
         broken = (build_finding(e, name),)
@@ -96,7 +98,7 @@ def root_report(builder: Builder, files: Files, root: Root, vopts: ValidatorOpti
     broken += tuple(build_finding(e, name) for e in builder.document_errors)
     results = [r for r in results if config.enabled(r.validator)]
     locator = Locator(resources, name, kustomization_file(files, root))
-    located = [locator.locate(r) for r in results] + list(broken + deprecations(builder, name, config))
+    located = [locator.locate(r) for r in results] + list(broken + skipped + deprecations(builder, name, config))
     located = gitops.findings(rendered, name, config.enabled) + located
     kept, silenced, annotations = suppression.by_annotation(located, resources, locator.find)
     # Outside controller roots nothing substitutes a template's ${...}: a

@@ -250,9 +250,9 @@ def test_a_root_with_an_external_validator_is_never_stored(tmp_path: Path) -> No
     write(tmp_path, ".krmcheck.yaml", "external-validators:\n  - exec: tools/pass.py\n")
     write(tmp_path, "app/kustomization.yaml", "resources: [deployment.yaml]\n")
     write(tmp_path, "app/deployment.yaml", DEPLOYMENT)
-    assert check(tmp_path).code == 0
+    assert check(tmp_path, "--enable-exec").code == 0
     assert counts() == {"miss": 1, "uncacheable": 1}
-    assert same_as_uncached(tmp_path).code == 0
+    assert same_as_uncached(tmp_path, "--enable-exec").code == 0
     assert counts() == {"miss": 1, "uncacheable": 1}
     assert entries() == []
 
