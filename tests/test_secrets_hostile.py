@@ -371,3 +371,26 @@ def test_a_programs_output_in_a_build_error_is_masked_with_the_values_of_every_r
     report = json.loads((tmp_path / "out" / "r.json").read_text())
     assert {f["root"] for f in report["findings"] if "cannot connect with password <redacted>" in f["message"]} \
         == {"app", "vault"}
+
+
+def test_a_krm_functions_results_are_masked_with_the_values_of_every_root(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import sys
+
+    _write(tmp_path, {
+        "vault/kustomization.yaml": "resources:\n- secret.yaml\n",
+        "vault/secret.yaml": _secret("db", f"stringData:\n  password: {SIBLING_SECRET}\n"),
+        "app/kustomization.yaml": "resources:\n- cm.yaml\ntransformers:\n- fn.yaml\n",
+        "app/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata:\n  k: v\n",
+        "app/fn.yaml": "apiVersion: example.com/v1\nkind: Leak\nmetadata:\n  name: fn\n  annotations:\n"
+                       "    config.kubernetes.io/function: |\n      exec:\n        path: ./leak.py\n",
+        "app/leak.py": f"#!{sys.executable}\nimport sys, yaml\nrl = yaml.safe_load(sys.stdin)\n"
+                       f"rl['results'] = [{{'message': 'password is {SIBLING_SECRET}', 'severity': 'warning'}}]\n"
+                       "yaml.safe_dump(rl, sys.stdout)\n",
+    })
+    (tmp_path / "app" / "leak.py").chmod(0o755)
+    code, everything = _run(tmp_path, monkeypatch, capsys, ".", "--enable-alpha-plugins", "--enable-exec")
+    assert code == 0, everything
+    assert SIBLING_SECRET not in everything
+    report = json.loads((tmp_path / "out" / "r.json").read_text())
+    assert ("app", "password is <redacted>") in {(f["root"], f["message"]) for f in report["findings"]}
