@@ -213,6 +213,31 @@ def test_a_public_value_a_secret_also_holds_is_shown_and_a_copy_of_the_secrets_i
     assert "\n   region: (hidden, digest " in secret and "\n-  dsn: (hidden, digest " in secret
 
 
+def test_a_programs_text_is_masked_with_the_secret_values_of_both_sides(repo: Path) -> None:
+    import sys
+
+    value = "removed-db-password-81f3"
+    # a validator that remembers the Secret the change removes (it could read the history)
+    write(repo, "tools/leak.py", f"#!{sys.executable}\nimport sys, yaml\nrl = yaml.safe_load(sys.stdin)\n"
+                                 f"rl['results'] = [{{'message': 'was {value}', 'severity': 'warning'}}]\n"
+                                 "yaml.safe_dump(rl, sys.stdout)\n")
+    (repo / "tools" / "leak.py").chmod(0o755)
+    write(repo, ".krmcheck.yaml", "external-validators:\n- exec: tools/leak.py\n")
+    write(repo, "vault/kustomization.yaml", "resources:\n- secret.yaml\n")
+    write(repo, "vault/secret.yaml", f"apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\n"
+                                     f"stringData:\n  password: {value}\n")
+    with Repo(str(repo)) as r:
+        commit(r)
+    (repo / "vault" / "secret.yaml").unlink()
+    write(repo, "vault/kustomization.yaml", "resources: []\n")
+    write(repo, "other/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: other\ndata:\n  k: v\n")
+    run = check(repo, "--diff-against", "HEAD", "--enable-exec")
+    assert value not in run.out + run.err + str(run.report)
+    # masked alike on both sides, it is the finding REF already had
+    assert ("other", "was <redacted>", "diff-against") in {(f["root"], f["message"], f["by"])
+                                                         for f in run.report["suppressed"]}
+
+
 def test_an_unknown_revision_is_a_usage_error(repo: Path) -> None:
     run = check(repo, "--diff-against", "no-such-branch")
     assert run.code == 2
