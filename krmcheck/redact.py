@@ -38,6 +38,15 @@ Secret (:class:`Secrets`, ``unplaced``). Then:
   patch copied a Secret's value into ``metadata.name``) is masked in the
   report's resource references (JSON, SARIF, JUnit), not only in messages.
 
+Text a program wrote (``Result.by_program``: a KRM function's or an
+external validator's Results, a program's output in a build error) has no
+provenance: every secret value is masked in it, and, since a program may
+have read any file, with the values of every root of the run
+(:func:`program_text`, called by the pipeline once every root is checked).
+What is printed whole rather than quoted in a message (a rendered resource
+in the ``--diff-against`` changes, a value ``krmcheck blame`` shows) is
+masked by the same provenance, node by node (:func:`shown_tree`).
+
 Values are masked in messages about any resource, not only about Secrets:
 replacements, vars and patches copy them into Deployments and ConfigMaps,
 where a validator may quote them. A short or common value would mask half
@@ -201,7 +210,9 @@ class _Provenance:
 
     def finding(self, finding: Finding) -> Finding:
         if finding.result.by_program:  # no provenance: every value masked, wherever it stands
-            return _program_finding(finding, self.masker)
+            masked = _program_finding(finding, self.masker)
+            source_id = self.source_id(masked.source_id)
+            return masked if source_id == masked.source_id else dataclasses.replace(masked, source_id=source_id)
         shown = self._shown(finding)
         m = masker(self.secrets.values - shown) if shown else self.masker
         ref = finding.result.resource_ref
