@@ -125,7 +125,8 @@ def _add_plugin_flags(p: argparse.ArgumentParser) -> None:
     # kubectl kustomize's spellings (--network is defined with the other
     # network flag: it also lets functions that declare network: true have it)
     p.add_argument("--enable-exec", action="store_true",
-                   help="run KRM exec functions (exec.path); kustomize's flag, which kubectl "
+                   help="run KRM exec functions (exec.path) and the executables of external "
+                        "validators (.krmcheck.yaml, Kptfiles); kustomize's flag, which kubectl "
                         "lacks: without it they are skipped, as kubectl skips them")
     p.add_argument("--network-name", default="", metavar="NAME",
                    help="accepted for kubectl compatibility; like kubectl, not used")
@@ -141,7 +142,8 @@ def _add_plugin_flags(p: argparse.ArgumentParser) -> None:
                    help=f"time limit for each exec plugin or function run "
                         f"(default: {DEFAULT_FN_TIMEOUT:g})")
     p.add_argument("--enable-alpha-plugins", action="store_true",
-                   help="run plugins that are not builtin (exec plugins, KRM functions)")
+                   help="run plugins that are not builtin (exec plugins, KRM functions) and "
+                        "container validators")
     p.add_argument("--enable-helm", action="store_true",
                    help="inflate helmCharts with `helm template`")
     p.add_argument("--helm-command", default="helm", metavar="CMD",

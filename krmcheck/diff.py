@@ -129,14 +129,22 @@ def secret_key(directory: Path) -> bytes:
 
 # --- Secret values ------------------------------------------------------------------
 
+SECRET_FIELDS = ("data", "stringData")
+
+
+def is_secret(data: Any) -> bool:
+    """Whether rendered ``data`` is a core Secret."""
+    return isinstance(data, dict) and data.get("kind") == "Secret" and "/" not in str(data.get("apiVersion", "v1"))
+
+
 def hide_secret_values(data: dict[str, Any], key: bytes) -> dict[str, Any]:
     """A Secret with each value of ``data`` and ``stringData`` replaced by a
     digest keyed with ``key`` (random per run and never shown): a diff tells
     which values changed, and nobody can test guesses against the digest."""
-    if data.get("kind") != "Secret" or "/" in str(data.get("apiVersion", "v1")):
+    if not is_secret(data):
         return data
     out = dict(data)
-    for field in ("data", "stringData"):
+    for field in SECRET_FIELDS:
         values = out.get(field)
         if isinstance(values, dict):
             out[field] = {k: _digest(v, key) for k, v in values.items()}

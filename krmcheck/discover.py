@@ -16,7 +16,7 @@ import yaml
 
 from krmcheck.applied import API_VERSION, REASONS, Served, SetAside, Sorter
 from krmcheck.kustomize.kustomization import FILENAMES
-from krmcheck.resource.files import Refused, inside, read_text_bounded
+from krmcheck.resource.files import Refused, inside, join, read_text_bounded
 from krmcheck.tree.load import FAST_LOADER
 
 SKIP_DIRS = frozenset({".git", "node_modules", ".venv", "__pycache__", ".terraform"})
@@ -350,7 +350,7 @@ def _collect(info: KustomizationInfo, data: dict) -> None:
     for key in ("resources", "bases", "components", "generators", "transformers", "validators",
                 "catalogs"):
         for rel in _entries(data.get(key)):
-            target = _resolved(d / rel)
+            target = _resolved(join(d, rel))
             (info.dirs if os.path.isdir(target) else info.files).add(target)
     rels = [rel for key in ("patchesStrategicMerge", "crds", "configurations") for rel in _entries(data.get(key))]
     rels += [item["path"] for key in ("patches", "patchesJson6902", "replacements")
@@ -364,7 +364,7 @@ def _collect(info: KustomizationInfo, data: dict) -> None:
         for item in _items(data.get(key)):
             rels += [rel.split("=", 1)[-1] for rel in _entries(item.get("files"))]
             rels += _entries(item.get("envs")) + _entries([item.get("env")])
-    info.files.update(_resolved(d / rel) for rel in rels)
+    info.files.update(_resolved(join(d, rel)) for rel in rels)
 
 
 

@@ -38,6 +38,15 @@ Secret (:class:`Secrets`, ``unplaced``). Then:
   patch copied a Secret's value into ``metadata.name``) is masked in the
   report's resource references (JSON, SARIF, JUnit), not only in messages.
 
+Text a program wrote (``Result.by_program``: a KRM function's or an
+external validator's Results, a program's output in a build error) has no
+provenance: every secret value is masked in it, and, since a program may
+have read any file, with the values of every root of the run
+(:func:`program_text`, called by the pipeline once every root is checked).
+What is printed whole rather than quoted in a message (a rendered resource
+in the ``--diff-against`` changes, a value ``krmcheck blame`` shows) is
+masked by the same provenance, node by node (:func:`shown_tree`).
+
 Values are masked in messages about any resource, not only about Secrets:
 replacements, vars and patches copy them into Deployments and ConfigMaps,
 where a validator may quote them. A short or common value would mask half
@@ -66,6 +75,7 @@ from krmcheck.resource.resource import Resource
 from krmcheck.resource.secrets import ANYWHERE, Secrets, spellings
 from krmcheck.results import Finding, ResourceRef, Result, RootReport
 from krmcheck.tree.node import Mapping, Node, Scalar, walk
+from krmcheck.tree.node import Sequence as ListNode
 
 MASK = "<redacted>"
 WORD = 4  # ...this long, where they stand as a word; shorter ones only when quoted whole
@@ -199,6 +209,10 @@ class _Provenance:
                     self.hidden.add(node.as_string())
 
     def finding(self, finding: Finding) -> Finding:
+        if finding.result.by_program:  # no provenance: every value masked, wherever it stands
+            masked = _program_finding(finding, self.masker)
+            source_id = self.source_id(masked.source_id)
+            return masked if source_id == masked.source_id else dataclasses.replace(masked, source_id=source_id)
         shown = self._shown(finding)
         m = masker(self.secrets.values - shown) if shown else self.masker
         ref = finding.result.resource_ref
@@ -259,6 +273,91 @@ def _public_scalars(node: Node, secrets: Secrets) -> Iterator[Scalar]:
             return
         if isinstance(n, Scalar) and secrets.public(n):
             yield n
+
+
+# --- rendered values shown whole -------------------------------------------------
+
+def shown_tree(node: Node, secrets: Secrets) -> Node:
+    """A copy of ``node`` to print whole (a rendered resource in the
+    ``--diff-against`` changes, a field ``krmcheck blame`` shows), masked by
+    provenance as findings are: a scalar that a Secret's data, a program or
+    a controller's Secret variable may have written is masked where it holds
+    a secret value (and a map key beside it); a public one is printed as
+    written, even when a Secret holds the same text."""
+    if not secrets.values:
+        return node
+    return _shown(node, secrets, masker(secrets.values))
+
+
+def _shown(node: Node, secrets: Secrets, m: Masker) -> Node:
+    if isinstance(node, Mapping):
+        items: dict[str, Node] = {}
+        for key, value in node.items.items():
+            if not secrets.public(value) and _masked_scalar(key, secrets, m) != key:
+                key = MASK + (f"-{len(items)}" if MASK in items else "")
+            items[key] = _shown(value, secrets, m)
+        return Mapping(items, node.origin, node.trail)
+    if isinstance(node, ListNode):
+        return ListNode([_shown(v, secrets, m) for v in node.items], node.origin, node.trail)
+    if not isinstance(node, Scalar) or node.value is None or secrets.public(node):
+        return node
+    text = node.value if isinstance(node.value, str) else node.as_string()
+    if spellings(node) & secrets.values:
+        return Scalar(MASK, node.origin, node.trail)
+    masked = _masked_scalar(text, secrets, m)
+    return node if masked == text else Scalar(masked, node.origin, node.trail)
+
+
+def _masked_scalar(text: str, secrets: Secrets, m: Masker) -> str:
+    """A value that came from a Secret: masked whole when it is a secret
+    value, else every secret value in it as a message's would be."""
+    return MASK if text in secrets.values else m.text(text)
+
+
+# --- text a program wrote ---------------------------------------------------------
+
+def program_text(reports: Listed[RootReport], seen: frozenset[str]) -> tuple[RootReport, ...]:
+    """The reports with every value of ``seen`` (the Secret values of every
+    root of the run) masked in the text programs wrote: a KRM function's or
+    an external validator's Results, a program's output in a build error.
+    Such text has no provenance, and a program may print what it read
+    anywhere (a Secret file of a sibling root), so a root's own values are
+    not enough."""
+    if not seen or not any(r.program_text for r in reports):
+        return tuple(reports)
+    m = masker(seen)
+
+    def masked(r: RootReport) -> RootReport:
+        if not r.program_text:
+            return r
+        return dataclasses.replace(
+            r, findings=tuple(_program_finding(f, m) for f in r.findings),
+            suppressed=tuple(dataclasses.replace(s, finding=_program_finding(s.finding, m)) for s in r.suppressed))
+
+    return tuple(masked(r) for r in reports)
+
+
+def _program_finding(finding: Finding, m: Masker) -> Finding:
+    """``finding`` masked wholly when a program wrote it: its message, tags,
+    field path, and the resource it names (which the program chose)."""
+    result = finding.result
+    if not result.by_program:
+        return finding
+    ref = result.resource_ref
+    if ref is not None:
+        ref = dataclasses.replace(ref, name=_whole(ref.name, m), namespace=_whole(ref.namespace, m))
+    masked = _result(result, m, ref)
+    field_path = m.text(result.field_path)
+    if field_path != result.field_path:
+        masked = dataclasses.replace(masked, field_path=field_path)
+    return finding if masked is result else dataclasses.replace(finding, result=masked)
+
+
+def _whole(value: str, m: Masker) -> str:
+    """A name a program gave: masked when it holds a secret value, quoted whole or not."""
+    if not value:
+        return value
+    return MASK if m.text(f"'{value}'") != f"'{value}'" else value
 
 
 def text(message: str, secrets: frozenset[str]) -> str:

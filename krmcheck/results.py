@@ -44,6 +44,10 @@ class Result:
     file_path: str = ""
     file_index: int = 0
     tags: tuple[tuple[str, str], ...] = ()
+    # Written by a program (a KRM function, a plugin, an external validator:
+    # its Results, or its output in a build error): text with no provenance,
+    # so every Secret value the run has seen is masked in it (krmcheck.redact).
+    by_program: bool = field(default=False, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"message": self.message, "severity": self.severity}
@@ -199,6 +203,18 @@ class RootReport:
     # lifted) or "helm" (not checked: it inflates Helm charts, and
     # --enable-helm is off)
     policies: tuple[tuple[str, Location], ...] = ()
+    # The Secret values its build saw, as they are (so that text a program
+    # wrote in any root is masked with every root's values: krmcheck.redact,
+    # ``program_text``). In memory only: the render cache keeps none, and
+    # says so with ``secrets_withheld``.
+    secrets: frozenset[str] = field(default=frozenset(), repr=False)
+    secrets_withheld: bool = False
+
+    @property
+    def program_text(self) -> bool:
+        """Whether any of its findings is text a program wrote."""
+        return any(f.result.by_program for f in self.findings) or \
+            any(s.finding.result.by_program for s in self.suppressed)
 
 
 @dataclass(frozen=True)

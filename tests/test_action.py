@@ -42,7 +42,8 @@ class StepRun(NamedTuple):
 def test_is_a_composite_action_with_the_documented_inputs() -> None:
     assert ACTION["runs"]["using"] == "composite"
     defaults = {name: spec.get("default") for name, spec in ACTION["inputs"].items()}
-    assert defaults == {"paths": ".", "args": "", "fail-on": "", "junit": "", "sarif": "", "schema-catalog": "auto"}
+    assert defaults == {"paths": ".", "args": "", "fail-on": "", "junit": "", "sarif": "", "enable-exec": "false",
+                        "schema-catalog": "auto"}
 
 
 def test_outputs_come_from_the_run_step() -> None:
@@ -261,3 +262,21 @@ def test_the_catalog_is_restored_pulled_on_a_miss_and_saved_before_the_check() -
     restore, save = STEPS["catalog-cache"], next(s for s in ACTION["runs"]["steps"] if "cache/save" in s.get("uses", ""))
     assert restore["uses"].startswith("actions/cache/restore@") and restore["with"] == save["with"]
     assert "cache-hit != 'true'" in STEPS["pull"]["if"] and STEPS["pull"]["run"] == "krmcheck schemas pull"
+
+
+VALIDATED = PROJECT / "fixtures" / "validator-functions"
+
+
+@needs_bash
+def test_external_validators_run_only_when_the_enable_exec_input_says_so(tmp_path: Path, shim: Path) -> None:
+    workspace = copy(VALIDATED, tmp_path)
+    paths = "from-config"  # its .krmcheck.yaml names ../functions/check-team.py
+    skipped = run_step(workspace, shim, tmp_path, paths=paths)
+    assert skipped.status == 0, skipped.stdout
+    assert "::warning file=from-config/.krmcheck.yaml,line=5,col=5," in skipped.stdout
+    assert "was not run" in skipped.stdout and "team 'marketing'" not in skipped.stdout
+    ran = run_step(workspace, shim, tmp_path, paths=paths, **{"enable-exec": "true"})
+    assert ran.status == 1, ran.stdout
+    assert "team 'marketing' is not one of: payments, search" in ran.stdout
+    wrong = run_step(workspace, shim, tmp_path, paths=paths, **{"enable-exec": "yes"})
+    assert wrong.status == 2 and "::error::enable-exec must be true or false, not 'yes'" in wrong.stdout

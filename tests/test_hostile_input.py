@@ -5,7 +5,10 @@ hold without refusing what kubectl renders."""
 from __future__ import annotations
 
 import io
+import json
 import os
+import shutil
+import subprocess
 import time
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
@@ -294,6 +297,57 @@ def test_every_file_a_kustomization_names_is_read_under_the_load_restrictor(tmp_
     assert "security; file" not in err
 
 
+def _link_and_back(root: Path, field: str) -> Path:
+    """``app/link`` leads to a directory outside the repository, whose parent
+    holds files of the same names: ``link/..`` is ``app`` as kustomize cleans
+    the name, and that parent if the link were followed first."""
+    repo = root / "repo"
+    for where, name in ((repo / "app", "inside"), (root / "outside", "outside")):
+        write(where, "cm.yaml", CONFIGMAP.format(name=name))
+        write(where, "patch.yaml", f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  from: {name}\n")
+        write(where, "values.env", f"from={name}\n")
+    (root / "outside" / "elsewhere").mkdir()
+    os.symlink("../../outside/elsewhere", repo / "app" / "link")
+    write(repo, "app/kustomization.yaml", field)
+    write(repo, "app/a.yaml", CONFIGMAP.format(name="a"))
+    return repo / "app"
+
+
+LINK_AND_BACK = [
+    "resources:\n- link/../cm.yaml\n",
+    "resources:\n- ./link/./../cm.yaml\n",
+    "resources:\n- a.yaml\npatches:\n- path: link/../patch.yaml\n",
+    "resources:\n- a.yaml\nconfigMapGenerator:\n- name: g\n  envs: [link/../values.env]\n",
+]
+
+
+@pytest.mark.parametrize("field", LINK_AND_BACK)
+def test_a_name_through_a_link_and_back_is_cleaned_before_the_link_is_followed(tmp_path: Path,
+                                                                               field: str) -> None:
+    app = _link_and_back(tmp_path, field)
+    code, out, err = _main("build", str(app))
+    assert code == 0, err
+    assert "inside" in out and "outside" not in out
+    run = check(app.parent, ".")
+    assert run.code == 0 and not run.located(), run.out  # no refusal, and cm.yaml is known to be read
+
+
+@pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is the oracle; not installed")
+@pytest.mark.parametrize("field", LINK_AND_BACK)
+def test_a_name_through_a_link_and_back_renders_what_kubectl_renders(tmp_path: Path, field: str) -> None:
+    app = _link_and_back(tmp_path, field)
+    expected = subprocess.run(["kubectl", "kustomize", str(app)], capture_output=True, text=True,
+                              check=True, timeout=120).stdout
+    code, out, err = _main("build", str(app))
+    assert (code, out) == (0, expected), err
+
+
+def test_a_link_out_of_the_root_is_still_refused_when_not_cleaned_away(tmp_path: Path) -> None:
+    app = _link_and_back(tmp_path, "resources:\n- link/../../../outside/cm.yaml\n")
+    code, _, err = _main("build", str(app))
+    assert code == 2 and "security; file '../outside/cm.yaml' is not in or below 'app'" in err, err
+
+
 def test_a_kind_too_long_for_a_file_name_has_no_schema_rather_than_a_crash(tmp_path: Path) -> None:
     write(tmp_path, "app/kustomization.yaml", "resources:\n- cr.yaml\n")
     # a custom group: in apps/v1 the cluster is known to have no such kind (an unknown-kind error)
@@ -538,6 +592,55 @@ def test_the_scan_for_crd_files_is_bounded_in_time(tmp_path: Path, monkeypatch: 
         (".", "the scan for plain manifests reached its time limit of -1 s here: what is here and after "
               "it (in path order) was not read")], said
     assert ("good/cm.yaml", 4, "metadata") in run.located()
+
+
+def _flux_sync_elsewhere(root: Path) -> None:
+    """A Flux Kustomization whose GitRepository is in a file no root renders
+    for discovery: finding it takes the scan for controller objects."""
+    _good_root(root)
+    write(root, "clusters/prod/kustomization.yaml", "resources:\n- sync.yaml\n")
+    write(root, "clusters/prod/sync.yaml", FLUX_SYNC.format(path="./good").split("---\n")[1])
+    write(root, "infra/source.yaml", FLUX_SYNC.format(path="./good").split("---\n")[0])
+
+
+def test_the_scan_for_controller_objects_is_bounded_in_time(tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    from krmcheck import discover
+    from krmcheck.gitops import objects
+
+    _flux_sync_elsewhere(tmp_path)
+    # the other scans keep their time; this one is out of it from the first place it looks
+    real = discover.Scan.out_of_time
+
+    def out_of_time(self: discover.Scan, path: Path) -> bool:
+        if self.what == objects.SCAN_WHAT and not self.stopped:
+            self.started -= discover.SCAN_SECONDS + 1
+        return real(self, path)
+
+    monkeypatch.setattr(discover.Scan, "out_of_time", out_of_time)
+    run = check(tmp_path, ".")
+    said = [(d["path"], d["severity"], d["message"]) for d in run.report["defects"] if d["validator"] == "scan"]
+    assert said == [(".", "warning", "the scan for controller objects reached its time limit of 60 s here: what "
+                                     "is here and after it (in path order) was not read")], said
+    assert ("good/cm.yaml", 4, "metadata") in run.located()  # the run went on
+
+
+def test_the_scan_for_controller_objects_reads_no_file_outside_the_repository(tmp_path: Path) -> None:
+    # a ConfigMap of variables the cluster holds (gitops.cluster-objects), its file a link out of the repository
+    repo = tmp_path / "repo"
+    write(repo, ".krmcheck.yaml", "gitops:\n  cluster-objects: [infra/]\n")
+    write(repo, "clusters/prod/sync.yaml", FLUX_SYNC.format(path="./app") +
+          "  postBuild:\n    substituteFrom:\n    - {kind: ConfigMap, name: vars}\n")
+    write(repo, "app/kustomization.yaml", "resources:\n- cm.yaml\n")
+    write(repo, "app/cm.yaml", CONFIGMAP.format(name="${NAME}"))
+    write(tmp_path, "outside/vars.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: vars\n"
+                                         "  namespace: flux-system\ndata:\n  NAME: Read_From_Outside\n")
+    os.makedirs(repo / "infra")
+    os.symlink("../../outside/vars.yaml", repo / "infra" / "vars.yaml")
+    code, output, report = _bounded_check(repo)
+    assert "Read_From_Outside" not in output + json.dumps(report)
+    scans = [(d["path"], d["message"]) for d in report["defects"] if d["validator"] == "scan"]
+    assert scans == [("infra/vars.yaml", "not read: a symbolic link to a file outside the repository")], scans
 
 
 @pytest.mark.parametrize("name, what, args, message", [

@@ -209,7 +209,7 @@ def test_exec_validator_from_krmcheck_config_matches_kpt(tmp_path: Path, monkeyp
     code, kpt_results = kpt_eval(rendered_package(tmp_path, root), CHECK_TEAM, tmp_path / "out",
                                  "allowed-teams=payments,search")  # the data of check-team-config.yaml
     assert code == 1
-    rc, findings = check(FROM_CONFIG, ".", monkeypatch)
+    rc, findings = check(FROM_CONFIG, ".", monkeypatch, "--enable-exec")
     assert rc == 1
     assert finding_keys(findings) == kpt_keys(kpt_results)
     assert len(kpt_results) == 2
@@ -226,7 +226,7 @@ def test_exec_validator_from_a_kptfile_matches_kpt(tmp_path: Path, monkeypatch: 
     code, kpt_results = kpt_eval(rendered_package(tmp_path, root), CHECK_TEAM, tmp_path / "out",
                                  "allowed-teams=payments")  # the Kptfile's configMap
     assert code == 1
-    rc, findings = check(FROM_KPTFILE, ".", monkeypatch)
+    rc, findings = check(FROM_KPTFILE, ".", monkeypatch, "--enable-exec")
     assert rc == 1
     assert finding_keys(findings) == kpt_keys(kpt_results)
     assert located(findings, FROM_KPTFILE) == {("missing label 'team'", "apps/shop/base/service.yaml", 5, 3)}
@@ -239,7 +239,7 @@ def test_kptfile_validators_need_the_config_switch(tmp_path: Path, monkeypatch: 
     (repo / ".krmcheck.yaml").write_text("kptfile-validators: false\n")
     staging = repo / "apps/shop/overlays/staging/Kptfile"
     staging.write_text(staging.read_text().replace("../../../../../functions", str(CHECK_TEAM.parent)))
-    rc, findings = check(repo, ".", monkeypatch)
+    rc, findings = check(repo, ".", monkeypatch, "--enable-exec")
     assert rc == 0 and not [f for f in findings if f["validator"] == "check-team"]
 
 

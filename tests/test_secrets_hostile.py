@@ -299,3 +299,98 @@ def test_a_public_value_that_a_secret_also_holds_is_printed(
         (4, "container 'web': image '<redacted>' has no tag or digest; pin a version"),
     }
     assert {r["namespace"] for r in report["roots"][0]["resources"] if "namespace" in r} == {"user0"}
+
+
+# --- text a program wrote ---------------------------------------------------------------
+
+SIBLING_SECRET = "sibling-root-secret-7c1d"
+SHORT_SECRET = "q9z"  # masked only where quoted whole
+# An external validator that has read the other root's Secret file: it names the
+# value in a Result's message, tags, field path and resourceRef, or crashes
+# printing it on stderr.
+LEAKING_VALIDATOR = """\
+#!{python}
+import sys, yaml
+rl = yaml.safe_load(sys.stdin)
+first = (rl.get("items") or [{{}}])[0]
+if {crash!r}:
+    sys.stderr.write("cannot connect with password {secret}\\n")
+    sys.exit(3)
+rl["results"] = [
+    {{"message": "found {secret} and '{short}' in the repository", "severity": "warning",
+      "resourceRef": {{"apiVersion": first.get("apiVersion", ""), "kind": first.get("kind", ""),
+                      "name": first.get("metadata", {{}}).get("name", "")}},
+      "field": {{"path": "data.{secret}"}}, "tags": {{"seen": "{secret}"}}}},
+    {{"message": "a resource named after it", "severity": "warning",
+      "resourceRef": {{"apiVersion": "v1", "kind": "ConfigMap", "name": "{secret}"}}}},
+]
+yaml.safe_dump(rl, sys.stdout)
+"""
+
+
+def _sibling_roots(root: Path, crash: bool) -> None:
+    import sys
+
+    _write(root, {
+        "vault/kustomization.yaml": "resources:\n- secret.yaml\n",
+        "vault/secret.yaml": _secret("db", f"stringData:\n  password: {SIBLING_SECRET}\n  pin: {SHORT_SECRET}\n"),
+        "app/kustomization.yaml": "resources:\n- cm.yaml\n",
+        "app/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata:\n  k: v\n",
+        ".krmcheck.yaml": "external-validators:\n- exec: tools/leak.py\n",
+        "tools/leak.py": LEAKING_VALIDATOR.format(python=sys.executable, secret=SIBLING_SECRET,
+                                                 short=SHORT_SECRET, crash=crash),
+    })
+    (root / "tools" / "leak.py").chmod(0o755)
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_programs_results_are_masked_with_the_values_of_every_root(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], jobs: str) -> None:
+    _sibling_roots(tmp_path, crash=False)
+    code, everything = _run(tmp_path, monkeypatch, capsys, ".", "--enable-exec", "--jobs", jobs,
+                            "--fail-on", "error")
+    assert code == 0, everything
+    assert SIBLING_SECRET not in everything and f"'{SHORT_SECRET}'" not in everything
+    report = json.loads((tmp_path / "out" / "r.json").read_text())
+    by_root = {(f["root"], f["message"]) for f in report["findings"]}
+    # the root that holds the Secret and its sibling say the same, masked
+    assert {("app", "found <redacted> and '<redacted>' in the repository"),
+            ("vault", "found <redacted> and '<redacted>' in the repository")} <= by_root
+    assert {(f.get("resourceRef") or {}).get("name") for f in report["findings"]
+            if f["message"] == "a resource named after it"} == {"<redacted>"}
+    for name in ("r.sarif", "r.xml", "r.gitlab.json", "summary.md"):  # (XML escapes the brackets)
+        assert "redacted" in (tmp_path / "out" / name).read_text(), name
+
+
+def test_a_programs_output_in_a_build_error_is_masked_with_the_values_of_every_root(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    _sibling_roots(tmp_path, crash=True)
+    code, everything = _run(tmp_path, monkeypatch, capsys, ".", "--enable-exec")
+    assert code == 2
+    assert SIBLING_SECRET not in everything
+    report = json.loads((tmp_path / "out" / "r.json").read_text())
+    assert {f["root"] for f in report["findings"] if "cannot connect with password <redacted>" in f["message"]} \
+        == {"app", "vault"}
+
+
+def test_a_krm_functions_results_are_masked_with_the_values_of_every_root(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import sys
+
+    _write(tmp_path, {
+        "vault/kustomization.yaml": "resources:\n- secret.yaml\n",
+        "vault/secret.yaml": _secret("db", f"stringData:\n  password: {SIBLING_SECRET}\n"),
+        "app/kustomization.yaml": "resources:\n- cm.yaml\ntransformers:\n- fn.yaml\n",
+        "app/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata:\n  k: v\n",
+        "app/fn.yaml": "apiVersion: example.com/v1\nkind: Leak\nmetadata:\n  name: fn\n  annotations:\n"
+                       "    config.kubernetes.io/function: |\n      exec:\n        path: ./leak.py\n",
+        "app/leak.py": f"#!{sys.executable}\nimport sys, yaml\nrl = yaml.safe_load(sys.stdin)\n"
+                       f"rl['results'] = [{{'message': 'password is {SIBLING_SECRET}', 'severity': 'warning'}}]\n"
+                       "yaml.safe_dump(rl, sys.stdout)\n",
+    })
+    (tmp_path / "app" / "leak.py").chmod(0o755)
+    code, everything = _run(tmp_path, monkeypatch, capsys, ".", "--enable-alpha-plugins", "--enable-exec")
+    assert code == 0, everything
+    assert SIBLING_SECRET not in everything
+    report = json.loads((tmp_path / "out" / "r.json").read_text())
+    assert ("app", "password is <redacted>") in {(f["root"], f["message"]) for f in report["findings"]}

@@ -13,8 +13,9 @@ Application's amendments and a substitution variable's ConfigMap are
 resources to the loader, and the line tells what they are.
 
 A Secret's ``data`` and ``stringData`` are never printed: their values show
-as ``<redacted>``, and any value of any resource has the Secret values the
-build read masked as the pipeline masks its messages (:mod:`krmcheck.redact`).
+as ``<redacted>``, and any other value is masked by provenance as the
+pipeline masks findings (:mod:`krmcheck.redact`): one that came from a
+Secret is masked, a public one shown even when a Secret holds the same text.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from krmcheck.pipeline.select import excludes_of, selection_of, with_controller_
 from krmcheck.gitops.root import ControllerRoot, Root
 from krmcheck.reporters import relative
 from krmcheck.reporters.safe import MessageStream, json_text
-from krmcheck.resource.secrets import secret_values
+from krmcheck.resource.secrets import secret_places, secret_values
 from krmcheck.resource.errors import BuildError
 from krmcheck.resource.files import Files, inside, read_bounded
 from krmcheck.resource.resid import ResId
@@ -172,10 +173,12 @@ def blame(root: str, resource: str, field: str, opts: CheckOptions) -> Blame:
         target: Root = _controller_root(root, run) if controller else (cwd / root)
         rendered = render_root(builders, target, config)
     except BuildError as e:
-        secrets = frozenset(s for b in builders.made.values() for s in b.secrets)
-        raise BlameError(redact.text(str(e), secrets)) from None
-    secrets = frozenset(s for b in builders.made.values() for s in b.secrets)
-    secrets |= secret_values(rendered.resources)
+        raise BlameError(redact.text(str(e), frozenset(s for b in builders.made.values() for s in b.secrets))) \
+            from None
+    secrets = redact.Secrets(
+        frozenset(s for b in builders.made.values() for s in b.secrets) | secret_values(rendered.resources),
+        frozenset(p for b in builders.made.values() for p in b.secret_places) | secret_places(rendered.resources),
+        target.secret_values if isinstance(target, ControllerRoot) else frozenset())
     res = find_resource(rendered.resources, kind, namespace, name, root)
     chain = fieldpath.trace(res.node, steps)
     shown = _spelling(steps, field)
@@ -308,23 +311,21 @@ def _under_secret_data(steps: tuple[fieldpath.Step, ...]) -> bool:
     return bool(steps) and steps[0].key in SECRET_FIELDS
 
 
-def _masked(node: Node, whole: bool, secrets: frozenset[str], secret_resource: bool) -> Node:
+def _masked(node: Node, whole: bool, secrets: redact.Secrets, secret_resource: bool) -> Node:
     """A copy of ``node`` safe to print: every scalar masked when ``whole``
     (a Secret's data); in a whole Secret, its data and stringData; anywhere
-    else, the Secret values the build read, as the pipeline masks messages."""
-    if isinstance(node, Mapping):
-        return Mapping({k: _masked(v, whole or (secret_resource and k in SECRET_FIELDS), secrets, False)
-                        for k, v in node.items.items()}, node.origin, node.trail)
-    if isinstance(node, Sequence):
-        return Sequence([_masked(v, whole, secrets, False) for v in node.items], node.origin, node.trail)
-    assert isinstance(node, Scalar)
-    if whole:
+    else, by provenance as the pipeline masks findings (redact.shown_tree):
+    a value that came from a Secret is masked, a public one is shown even
+    when a Secret holds the same text."""
+    if whole and isinstance(node, Scalar):
         return Scalar(redact.MASK, node.origin, node.trail)
-    if node.value is None or not secrets:
-        return node
-    text = node.as_string() if not isinstance(node.value, str) else node.value
-    masked = redact.text(text, secrets)
-    return node if masked == text else Scalar(masked, node.origin, node.trail)
+    if whole or secret_resource:
+        if isinstance(node, Mapping):
+            return Mapping({k: _masked(v, whole or (secret_resource and k in SECRET_FIELDS), secrets, False)
+                            for k, v in node.items.items()}, node.origin, node.trail)
+        if isinstance(node, Sequence):
+            return Sequence([_masked(v, whole, secrets, False) for v in node.items], node.origin, node.trail)
+    return redact.shown_tree(node, secrets)
 
 
 # --- the writers ------------------------------------------------------------------

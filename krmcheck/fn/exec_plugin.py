@@ -23,7 +23,8 @@ from typing import ClassVar, Mapping
 
 from krmcheck.fn import adoption, build_state, resource_list
 from krmcheck.kustomize.plugins import GENERATOR, TRANSFORMER, Config, Context
-from krmcheck.resource.errors import BuildError
+from krmcheck.resource.errors import BuildError, ProgramError, reading_program_output
+from krmcheck.resource.files import join
 from krmcheck.resource.resource import Resource
 from krmcheck.transports import Invocation, TransportError
 from krmcheck.transports.exec import ExecTransport
@@ -47,12 +48,13 @@ class ExecPlugin:
         stdout, stderr = _invoke(path, config, ctx, args, stdin)
         if stderr:
             ctx.logs.append((f"plugin {path}", stderr))
-        outputs = adoption.adopt(resource_list.parse_stream(stdout, f"plugin {path}"),
-                                 [] if generator else resources, written_by(config))
-        if generator:
-            build_state.generator_options(outputs)
-            return outputs
-        return adoption.replace_by_id(resources, outputs, str(path), config.at)
+        with reading_program_output():
+            outputs = adoption.adopt(resource_list.parse_stream(stdout, f"plugin {path}"),
+                                     [] if generator else resources, written_by(config))
+            if generator:
+                build_state.generator_options(outputs)
+                return outputs
+            return adoption.replace_by_id(resources, outputs, str(path), config.at)
 
 
 def written_by(config: Config) -> Origin:
@@ -122,7 +124,7 @@ def plugin_args(config: Config, ctx: Context) -> list[str]:
 def _args_from_file(node: Scalar, ctx: Context) -> list[str]:
     """Every non-empty line, leading spaces trimmed; read like any file of
     the kustomization that lists the plugin (load restrictor included)."""
-    path = ctx.kdir / node.as_string()
+    path = join(ctx.kdir, node.as_string())
     text = ctx.files.read_text(path, node.origin, within=(ctx.restrictor, ctx.kdir))
     return [line.lstrip(" ") for line in text.split("\n") if line.lstrip(" ")]
 
@@ -165,6 +167,6 @@ def _invoke(path: Path, config: Config, ctx: Context, args: list[str],
         os.unlink(tmp)
     if done.returncode != 0:
         stderr = done.stderr_text.strip()
-        raise BuildError(f"failure in plugin {path}; exit status {done.returncode}"
-                         + (f"; its stderr: {stderr}" if stderr else ""), config.at)
+        raise ProgramError(f"failure in plugin {path}; exit status {done.returncode}"
+                           + (f"; its stderr: {stderr}" if stderr else ""), config.at)
     return done.stdout.decode("utf-8", "replace"), done.stderr_text

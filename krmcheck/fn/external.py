@@ -16,6 +16,7 @@ Output items are ignored: a validator may not change anything.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping as MappingType
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,7 +25,7 @@ from krmcheck import journal
 from krmcheck.resource.function import ExternalValidator
 from krmcheck.fn import build_state, container, resource_list
 from krmcheck.resource.lookup import Lookup
-from krmcheck.resource.errors import BuildError
+from krmcheck.resource.errors import BuildError, ProgramError
 from krmcheck.resource import wire
 from krmcheck.resource.resource import Resource
 from krmcheck.results import ResourceRef, Result
@@ -101,7 +102,7 @@ def _result_entries(text: str, validator: ExternalValidator, what: str, stderr: 
 
 def _failure(validator: ExternalValidator, message: str, stderr: str) -> BuildError:
     tail = f"; its stderr: {stderr}" if stderr else ""
-    return BuildError(message + tail, validator.origin)
+    return ProgramError(message + tail, validator.origin)
 
 
 def _empty_config(origin: Origin | None) -> Mapping:
@@ -134,13 +135,11 @@ def _named(result: Result, items: list[Mapping]) -> Result:
     item, md = found.node, found.node.mapping("metadata") or Mapping()
     ref = ResourceRef(str(item.value("apiVersion") or ""), str(item.value("kind") or ""),
                       str(md.value("name") or ""), str(md.value("namespace") or ""))
-    return Result(result.message, result.severity, ref, result.field_path, result.file_path,
-                  result.file_index, result.tags)
+    return dataclasses.replace(result, resource_ref=ref)
 
 
 def _tagged(result: Result, name: str) -> Result:
     """Findings name their validator: the function's own tag, else its name."""
     if result.validator:
         return result
-    return Result(result.message, result.severity, result.resource_ref, result.field_path,
-                  result.file_path, result.file_index, (("validator", name),) + result.tags)
+    return dataclasses.replace(result, tags=(("validator", name),) + result.tags)

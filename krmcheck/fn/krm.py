@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 from krmcheck.fn import adoption, build_state, container, resource_list
 from krmcheck.resource.function import FunctionOutput, FunctionSpec, Mount
 from krmcheck.kustomize.plugins import GENERATOR, TRANSFORMER, Config, Context
-from krmcheck.resource.errors import BuildError
+from krmcheck.resource.errors import BuildError, ProgramError, reading_program_output
 from krmcheck.resource.files import inside
 from krmcheck.resource.resource import Resource
 from krmcheck.results import Result
@@ -183,13 +183,15 @@ def call(spec: FunctionSpec, config: Config, ctx: Context,
     except TransportError as e:
         raise BuildError(f"couldn't execute function {what}: {e}", config.at) from None
     stderr = done.stderr_text
-    answer = resource_list.parse_answer(done.stdout.decode("utf-8", "replace"), f"function {what}")
+    with reading_program_output():
+        answer = resource_list.parse_answer(done.stdout.decode("utf-8", "replace"), f"function {what}")
     if done.returncode != 0:
-        raise BuildError(f"couldn't execute function {what}: exit status {done.returncode}"
-                         + (f"; its stderr: {stderr.strip()}" if stderr.strip() else ""), config.at)
+        raise ProgramError(f"couldn't execute function {what}: exit status {done.returncode}"
+                           + (f"; its stderr: {stderr.strip()}" if stderr.strip() else ""), config.at)
     inputs = [Resource(config.node)] if resources is None else resources
     by = config.at
-    outputs = adoption.adopt(answer.items, inputs, Origin(by.path, by.line, by.col, "function"))
+    with reading_program_output():
+        outputs = adoption.adopt(answer.items, inputs, Origin(by.path, by.line, by.col, "function"))
     build_state.default_paths(outputs)
     return adoption.output(outputs, [resource_list.result_of(r) for r in answer.results], stderr)
 

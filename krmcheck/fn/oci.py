@@ -13,7 +13,7 @@ import os
 import shutil
 from pathlib import Path
 
-from krmcheck.resource.errors import BuildError
+from krmcheck.resource.errors import BuildError, ProgramError
 from krmcheck.transports import Invocation, TransportError, TransportTimeout
 from krmcheck.transports.exec import ExecTransport
 from krmcheck.tree.origin import Origin
@@ -46,7 +46,7 @@ def pull(reference: str, dest: Path, origin: Origin | None) -> list[Path]:
         raise BuildError(f"pulling '{reference}': cannot run oras: {e}", origin) from None
     if done.returncode != 0:
         detail = (done.stderr_text.strip() or done.stdout.decode("utf-8", "replace").strip()).splitlines()
-        raise BuildError(f"pulling '{reference}' with oras failed: "
+        raise ProgramError(f"pulling '{reference}' with oras failed: "
                          f"{detail[-1] if detail else f'exit status {done.returncode}'}", origin)
     return sorted(p for p in dest.rglob("*") if p.is_file())
 

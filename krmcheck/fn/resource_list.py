@@ -246,7 +246,8 @@ def result_of(node: Mapping) -> Result:
         file_index=index if isinstance(index, int) and not isinstance(index, bool) else 0,
         tags=tuple((_cut(str(k), MAX_TEXT), _cut(v.as_string(), MAX_TEXT))
                    for k, v in list(tags.items.items())[:MAX_TAGS] if isinstance(v, Scalar))
-        if tags is not None else ())
+        if tags is not None else (),
+        by_program=True)
 
 
 def _text(v: object) -> str:

@@ -61,6 +61,8 @@ class Found(NamedTuple):
     roots: tuple[ControllerRoot, ...]
     replaced: frozenset[Path]  # the plain roots the controller roots read
     notes: tuple[tuple[str, Location], ...] = ()  # why objects that look like roots are not
+    # files the scan for controller objects did not read, and where it ran out of time
+    refused: tuple[discover.Refusal, ...] = ()
 
 
 BuilderFor = Callable[[str], Builder]  # a builder for a load restrictor
@@ -77,15 +79,19 @@ def find(plain_roots: Sequence[Path], infos: dict[Path, discover.KustomizationIn
     context = _Context(infos, builder_for, plain_builder or (lambda _: builder_for("")), files, urls, top,
                        checkout(files.repo_root))
     seen: Objects | None = None
+    read = frozenset(f for info in infos.values() for f in info.files)
     for _ in range(MAX_PASSES):
-        discovery = _Discovery(context, Objects(top=top, files=files, listed=cluster_objects))
+        discovery = _Discovery(context, Objects(top=top, files=files, listed=cluster_objects,
+                                                scan=seen.scan if seen is not None else None, also=read))
         if seen is not None:
             discovery.objects.seed(seen)
         discovery.run(plain_roots)
         if not discovery.objects.late():
             break
         seen = discovery.objects
-    return discovery.found()
+    scan = discovery.objects.scan
+    found = discovery.found()
+    return found._replace(refused=tuple(dict.fromkeys(scan.refused))) if scan is not None else found
 
 
 class _Context(NamedTuple):

@@ -17,12 +17,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from krmcheck import discover
-from krmcheck.resource.files import Files, read_text_bounded
+from krmcheck.resource.files import Files
 from krmcheck.scope import PathPatterns
 from krmcheck.resource.resource import Resource
 from krmcheck.tree.load import LoadError, load_documents
 from krmcheck.tree.node import Mapping
 
+SCAN_WHAT = "controller objects"  # what the scan looks for, in the message where it stops
 KINDS = ("ConfigMap", "Secret", "GitRepository", "ArtifactGenerator", "HelmChart", "HelmRepository",
          "OCIRepository", "FluxInstance", "HelmRelease", "ResourceSet", "ResourceSetInputProvider")
 
@@ -41,6 +42,10 @@ class Objects:
     applied_objects: dict[tuple[str, str, str], list[tuple[Mapping, str]]] = field(default_factory=dict)
     listed: PathPatterns | None = None  # gitops.cluster-objects: in the cluster, applied or not
     missed: set[tuple[str, str, str]] = field(default_factory=set)  # asked for, not applied (yet)
+    # the walk of _scan, bounded in size and time; shared by discovery's passes so
+    # that their walks together stay within its time, and what it refused is said
+    scan: discover.Scan | None = None
+    also: frozenset[Path] = frozenset()  # files kustomizations read: links out of the repository allowed
 
     def add(self, resources: list[Resource], tree: str | None = None) -> None:
         """``tree``: the objects are what a controller root found from that
@@ -105,18 +110,26 @@ class Objects:
         return self.found.get((kind, namespace, name), []) + self.found.get((kind, "", name), [])
 
     def _scan(self) -> None:
-        """Objects written in files no rendered root holds (read as written)."""
+        """Objects written in files no rendered root holds (read as written),
+        each file read bounded and the walk bounded in time (discover.Scan:
+        what it refused, and where it stopped, become ``scan`` warnings)."""
         self._scanned = True
         if self.top is None or self.files is None:
             return
+        if self.scan is None:
+            self.scan = discover.Scan(self.files.repo_root, SCAN_WHAT, self.also)
+        scan = self.scan
         for directory, names in discover.walk([self.top]):
+            if scan.out_of_time(directory):
+                return
             for n in names:
                 path = directory / n
                 if path.suffix not in discover.MANIFEST_SUFFIXES:
                     continue
-                try:
-                    text = read_text_bounded(path)
-                except OSError:
+                if scan.out_of_time(path):
+                    return
+                text = scan.text(path)
+                if text is None:
                     continue
                 if not any(f"kind: {k}" in text for k in KINDS):
                     continue

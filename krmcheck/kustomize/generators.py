@@ -40,7 +40,7 @@ from pathlib import Path
 
 from krmcheck.kustomize.repospec import is_http_url
 from krmcheck.resource.errors import BuildError
-from krmcheck.resource.files import Files
+from krmcheck.resource.files import Files, join
 from krmcheck.resource.resource import GeneratorInfo, Resource
 from krmcheck.tree.node import Mapping, Node, Scalar, Sequence
 from krmcheck.tree.origin import Origin
@@ -289,7 +289,7 @@ def _read(item: Scalar, rel: str, ctx: _Context, what: str = "file") -> tuple[st
         if ctx.fetch is None:
             raise BuildError(f"{ctx.what}: {what} '{rel}' is a URL, which cannot be read here", origin)
         return rel, ctx.fetch(rel, f"{ctx.what} {what}", origin)
-    path = ctx.kdir / rel
+    path = join(ctx.kdir, rel)
     if ctx.files.kind(path, origin) == "dir":
         raise BuildError(f"{ctx.what}: {ctx.files.display(path)} is a directory, not a file", origin)
     return ctx.files.display(path), ctx.files.read_bytes(path, origin, within=(ctx.restrictor, ctx.kdir))

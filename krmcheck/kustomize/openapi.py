@@ -34,7 +34,7 @@ from krmcheck.kustomize import remote
 from krmcheck.kustomize.kustomization import Kustomization
 from krmcheck.kustomize.repospec import is_http_url
 from krmcheck.resource.errors import BuildError
-from krmcheck.resource.files import Files
+from krmcheck.resource.files import Files, join
 from krmcheck.resource.resid import Gvk
 from krmcheck.schemas import builtin as builtin_schemas
 from krmcheck.tree.load import FAST_LOADER
@@ -262,7 +262,7 @@ def read_request(k: Kustomization, files: Files, restrictor: str) -> SchemaReque
         if is_http_url(rel):  # kustomize's loader fetches it; no load restrictor applies
             text, display = _fetch_text(rel, path_node.origin), rel
         else:
-            path = k.directory / rel
+            path = join(k.directory, rel)
             display = files.display(path)
             if files.kind(path, path_node.origin) == "missing":
                 raise BuildError(f"openapi path '{display}': no such file", path_node.origin)

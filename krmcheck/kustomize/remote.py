@@ -27,7 +27,7 @@ from pathlib import Path
 from krmcheck import journal
 from krmcheck.kustomize.repospec import DEFAULT_TIMEOUT, NotARepo, RepoSpec, is_http_url, parse_repo_spec
 from krmcheck.resource.errors import BuildError, NeedsNetwork
-from krmcheck.resource.files import Files, inside
+from krmcheck.resource.files import Files, inside, join
 from krmcheck.tree.load import LoadError, load_documents
 from krmcheck.tree.node import Mapping
 from krmcheck.tree.origin import Origin
@@ -148,7 +148,7 @@ def fetch(remotes: Remotes, rel: str, directory: Path, origin: Origin,
     if is_http_url(rel):
         _require_network(rel, origin, network)
         return _fetch_http(remotes, rel, origin)
-    if "\0" not in rel and len(rel) < 4096 and _is_file(directory / rel):
+    if "\0" not in rel and len(rel) < 4096 and _is_file(join(directory, rel)):
         return None
     try:
         spec = parse_repo_spec(rel)

@@ -25,7 +25,7 @@ from krmcheck.kustomize.plugins import (Config, Context, ExternalPlugins, Functi
                                        Plugin)
 from krmcheck.kustomize.transformerconfig import Tracker
 from krmcheck.resource.errors import BuildError, MissingFile
-from krmcheck.resource.files import ROOT_ONLY, Files, Within
+from krmcheck.resource.files import ROOT_ONLY, Files, Within, join
 from krmcheck.resource.resource import Resource
 from krmcheck.resource.wire import strip_wire_annotations
 from krmcheck.results import Result
@@ -252,7 +252,7 @@ class Builder:
             acc.extend(list(sub._accumulate_dir(path, origin, stack)) if sub.files.kind(path, origin) == "dir"
                        else sub._load_file(path, origin), origin)
             return
-        path = k.directory / rel
+        path = join(k.directory, rel)
         kind = self.files.kind(path, origin)
         if kind == "dir":
             remote.check_contained(self.files, path, origin)
@@ -288,7 +288,7 @@ class Builder:
         for entry in k.seq("components"):
             if not isinstance(entry, Scalar) or not isinstance(entry.value, str):
                 raise BuildError("a components entry must be a path", entry.origin)
-            sub, path = self._remote(entry.value, k, entry.origin) or (self, k.directory / entry.value)
+            sub, path = self._remote(entry.value, k, entry.origin) or (self, join(k.directory, entry.value))
             if sub.files.kind(path, entry.origin) != "dir":
                 raise BuildError(f"component '{entry.value}' is not a directory", entry.origin)
             remote.check_contained(sub.files, path, entry.origin)

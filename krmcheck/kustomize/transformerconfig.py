@@ -31,7 +31,7 @@ from krmcheck.kustomize import fieldspec, order
 from krmcheck.kustomize.fieldspec import FieldSpec
 from krmcheck.kustomize.kustomization import Kustomization
 from krmcheck.resource.errors import BuildError
-from krmcheck.resource.files import Files
+from krmcheck.resource.files import Files, join
 from krmcheck.kustomize.nameref import (
     NameBackRef, default_name_references, merge_name_references, parse_name_references)
 from krmcheck.kustomize.openapi import SchemaChoice, Schemas, read_request
@@ -171,7 +171,7 @@ def _read(k: Kustomization, entry: Node, files: Files, restrictor: str, field: s
           ) -> tuple[str, str]:
     if not isinstance(entry, Scalar) or not isinstance(entry.value, str):
         raise BuildError(f"a {field} entry must be a file path", entry.origin)
-    path = k.directory / entry.value
+    path = join(k.directory, entry.value)
     return files.read_text(path, entry.origin, within=(restrictor, k.directory)), files.display(path)
 
 

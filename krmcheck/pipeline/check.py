@@ -10,9 +10,9 @@ from typing import Sequence
 
 
 from krmcheck.pipeline.run import CheckOptions, Run, anchored
-from krmcheck import discover, suppression
+from krmcheck import discover, redact, suppression
 from krmcheck.gitops import summary as gitops_summary
-from krmcheck.results import Note, RunReport
+from krmcheck.results import Note, RootReport, RunReport
 from krmcheck.schemas import sources as schema_sources
 from krmcheck.validators import ValidatorOptions, duplicate, schema
 
@@ -33,7 +33,10 @@ def check(opts: CheckOptions, progress: Progress) -> RunReport:
     opts = anchored(opts)
     runs = start(opts)
     reports = [check_run(run, progress) for run in runs]
-    return reports[0] if len(reports) == 1 else joined(runs, reports)
+    if len(reports) == 1:
+        return reports[0]
+    seen = frozenset().union(*(seen_secrets(run) for run in runs))  # each repository's roots, all masked alike
+    return joined(runs, [with_seen_secrets(r, seen) for r in reports])
 
 
 def check_run(run: Run, progress: Progress) -> RunReport:
@@ -42,7 +45,8 @@ def check_run(run: Run, progress: Progress) -> RunReport:
     schema_sources.new_run()
     excludes = excludes_of(run)
     found_notes: list[Note] = []  # why controller objects that look like roots are not
-    selection, roots = to_check(run, excludes, found_notes)
+    found_refused: list[discover.Refusal] = []  # files the scan for controller objects did not read
+    selection, roots = to_check(run, excludes, found_notes, found_refused)
     crd_scan = discover.Scan(top.resolve(), "CRD files",
                              also=frozenset(f for info in selection.infos.values() for f in info.files))
     settings = crds_rendered_beyond_files(run, roots, schema_settings(run, selection, excludes, crd_scan))
@@ -52,8 +56,9 @@ def check_run(run: Run, progress: Progress) -> RunReport:
     known = baseline_of(run)
     prepare_outputs(opts, set(readers) | {config.path}, files)
     reports = check_all(run, roots, vopts, progress)
+    reports = redact.program_text(reports, seen_secrets(run, reports))
     reports = with_policy_findings(reports, config)  # roots that fail only by policy: one finding each
-    reports = with_refused(reports, selection.refused + tuple(crd_scan.refused), files)
+    reports = with_refused(reports, selection.refused + tuple(crd_scan.refused) + tuple(found_refused), files)
     reports = with_yaml_defects(reports, selection.set_aside, files)
     reports, test_notes = as_test_inputs(reports, selection.test_inputs, files)
     reports, unreached_notes = unreached_failures(reports, roots, files)
@@ -87,6 +92,21 @@ def check_run(run: Run, progress: Progress) -> RunReport:
                      baseline=known.display if known is not None else "",
                      set_aside=tuple((files.display(s.path), s.reason, s.why) for s in selection.set_aside),
                      read_files=tuple(sorted(readers)))
+
+
+def seen_secrets(run: Run, reports: Sequence[RootReport] = ()) -> frozenset[str]:
+    """Every Secret value the run has seen so far: ``reports``' and, through
+    the memo, those of the runs before it that share it (the other side of
+    --diff-against)."""
+    seen: set[str] = run.memo.get(("secret values seen",), set)
+    for r in reports:
+        seen.update(r.secrets)
+    return frozenset(seen)
+
+
+def with_seen_secrets(report: RunReport, seen: frozenset[str]) -> RunReport:
+    """``report`` with the text programs wrote masked with every value of ``seen``."""
+    return dataclasses.replace(report, roots=redact.program_text(report.roots, seen))
 
 
 def joined(runs: Sequence[Run], reports: Sequence[RunReport]) -> RunReport:

@@ -14,7 +14,7 @@ from krmcheck import discover
 from krmcheck.reporters import plural
 from krmcheck.results import Note, RunReport
 
-from krmcheck.pipeline.check import check_run
+from krmcheck.pipeline.check import check_run, seen_secrets, with_seen_secrets
 from krmcheck.pipeline.run import Progress, load_config, start, with_options
 from krmcheck.pipeline.select import root_names
 
@@ -62,6 +62,8 @@ def against_revision(opts: CheckOptions, progress: Progress) -> RunReport:
     rendered = tuple((r.root, tuple(kdiff.Rendered(*x) for x in r.rendered)) for r in base.roots)
     work = check_run(with_options(run, only_roots=frozenset(names), diff=kdiff.Context(key, rendered)),
                      progress)
+    # the base side was masked before the work tree's Secret values were seen
+    base = with_seen_secrets(base, seen_secrets(run))
     compared = kdiff.against(base, work, ref)
     # a generated file git ignores exists on the work tree's side only
     only_here = [p for p in git.ignored(top, work.read_files) if not os.path.lexists(base_top / p)]

@@ -16,7 +16,7 @@ from krmcheck import gitops
 from krmcheck.gitops.root import ControllerRoot, Root
 from krmcheck.kustomize import deprecation
 from krmcheck.kustomize.kustomization import find_file
-from krmcheck.resource.errors import BuildError, NeedsNetwork
+from krmcheck.resource.errors import BuildError, NeedsNetwork, ProgramError
 from krmcheck.resource.files import REPOSITORY, ROOT_ONLY, Files, OutsideRoot
 from krmcheck.results import NOT_CHECKED, Finding, Result
 from krmcheck.tree.origin import Location
@@ -244,7 +244,8 @@ def build_finding(e: BuildError, root: str) -> Finding:
     prefix = f"{e.location}: " if e.location else ""
     if prefix and message.startswith(prefix):
         message = message[len(prefix):]
-    result = Result(message=message, severity="error", tags=(("validator", "build"),))
+    result = Result(message=message, severity="error", tags=(("validator", "build"),),
+                    by_program=isinstance(e, ProgramError))
     return Finding(result, root, loc)
 
 

@@ -47,7 +47,7 @@ if TYPE_CHECKING:
 
 LIMIT = 256 * 1024 * 1024  # bytes of entries kept; the least recently used go first
 VARIANTS = 4  # entries kept per key (the same root at different file contents)
-FORMAT = 2  # bumped whenever what an entry holds changes
+FORMAT = 3  # bumped whenever what an entry holds changes
 # Counters for tests and measurements: hit, miss, stored, uncacheable.
 STATS: collections.Counter[str] = collections.Counter()
 
@@ -332,7 +332,9 @@ class Renders:
         buffer = io.BytesIO()
         try:
             pickle.dump((FORMAT, deps), buffer, protocol=pickle.HIGHEST_PROTOCOL)
-            pickle.dump(report, buffer, protocol=pickle.HIGHEST_PROTOCOL)
+            # no Secret value is written to disk: a later run that needs them checks the root again
+            kept = dataclasses.replace(report, secrets=frozenset(), secrets_withheld=bool(report.secrets))
+            pickle.dump(kept, buffer, protocol=pickle.HIGHEST_PROTOCOL)
         except Exception:  # noqa: BLE001 - a report that cannot be pickled is not cached
             STATS["uncacheable"] += 1
             return

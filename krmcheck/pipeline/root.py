@@ -53,7 +53,9 @@ def check_root(builder: Builder, files: Files, root: Root, vopts: ValidatorOptio
     secrets = redact.Secrets(frozenset().union(*(b.secrets for b in built)),
                              frozenset().union(*(b.secret_places for b in built)),
                              root.secret_values if isinstance(root, ControllerRoot) else frozenset())
-    return redact.root_report(report, secrets, resources)
+    masked = redact.root_report(report, secrets, resources)
+    # kept for the text programs wrote in any root of the run (redact.program_text)
+    return dataclasses.replace(masked, secrets=secrets.values | secrets.unplaced)
 
 
 def root_report(builder: Builder, files: Files, root: Root, vopts: ValidatorOptions,
@@ -78,15 +80,17 @@ def root_report(builder: Builder, files: Files, root: Root, vopts: ValidatorOpti
         rendered_into.extend(resources)
     # Results the build's KRM functions reported come first, then the validators'.
     results = [r for r, _ in builder.function_results] + validate_resources(resources, vopts, config)
-    outputs = rendered_yaml(resources, builder, diff) if diff is not None else ()
+    outputs = rendered_yaml(resources, builder, root, diff) if diff is not None else ()
     if diff is not None and diff.base is not None:
         from krmcheck import diff as kdiff
 
         results += kdiff.recreate_results(diff.base_of(name), [(ref_of(r), source_id(r), r.node.to_data(),
                                                                 r.node.origin.path)
                                                                for r in resources], diff.secret_key)
+    skipped: tuple[Finding, ...] = ()
     try:  # external validators come after the built-ins, as in the README
-        results += external_results(files, root, resources, config)
+        ran, skipped = external_results(files, root, resources, config, builder.options, name)
+        results += ran
         broken: tuple[Finding, ...] = ()
     except BuildError as e:
         broken = (build_finding(e, name),)
@@ -94,7 +98,7 @@ def root_report(builder: Builder, files: Files, root: Root, vopts: ValidatorOpti
     broken += tuple(build_finding(e, name) for e in builder.document_errors)
     results = [r for r in results if config.enabled(r.validator)]
     locator = Locator(resources, name, kustomization_file(files, root))
-    located = [locator.locate(r) for r in results] + list(broken + deprecations(builder, name, config))
+    located = [locator.locate(r) for r in results] + list(broken + skipped + deprecations(builder, name, config))
     located = gitops.findings(rendered, name, config.enabled) + located
     if isinstance(root, ControllerRoot) and root.name.startswith("flux:") and root.helm is None:
         located = server_side_apply(located)
@@ -198,17 +202,25 @@ def written_at_run_time(e: BuildError, builder: Builder, name: str) -> Finding |
     return Finding(Result(message, "warning", tags=(("validator", WRITTEN),)), name, loc)
 
 
-def rendered_yaml(resources: list[Resource], builder: Builder,
-              diff: kdiff.Context) -> tuple[tuple[ResourceRef, str, str, str], ...]:
+def rendered_yaml(resources: list[Resource], builder: Builder, root: Root,
+                  diff: kdiff.Context) -> tuple[tuple[ResourceRef, str, str, str], ...]:
     """Each resource's YAML for the diff: a Secret's values as keyed digests,
-    and any Secret value the build read masked wherever else it appears."""
+    and elsewhere, masked by provenance as findings are (redact.shown_tree):
+    a value that came from a Secret is masked, a public value is shown even
+    when a Secret holds the same text."""
     from krmcheck import diff as kdiff
 
-    mask = redact.masker(frozenset(builder.secrets))
+    secrets = redact.Secrets(frozenset(builder.secrets), frozenset(builder.secret_places),
+                             root.secret_values if isinstance(root, ControllerRoot) else frozenset())
     out = []
     for r in resources:
-        data = r.node.to_data()
-        hidden = kdiff.hide_secret_values(data, diff.secret_key) if isinstance(data, dict) else data
-        text = emit_all([r.node]) if hidden is data else yaml.safe_dump(hidden, sort_keys=False)
-        out.append((ref_of(r), source_id(r), mask.text(text), r.node.origin.path))
+        node = redact.shown_tree(r.node, secrets)
+        data, rendered = node.to_data(), r.node.to_data()
+        if isinstance(data, dict) and isinstance(rendered, dict) and kdiff.is_secret(data):
+            # its own values as digests of what they are, not of their masks
+            data.update((k, rendered[k]) for k in kdiff.SECRET_FIELDS if k in rendered)
+            text = yaml.safe_dump(kdiff.hide_secret_values(data, diff.secret_key), sort_keys=False)
+        else:
+            text = emit_all([node])
+        out.append((ref_of(r), source_id(r), text, r.node.origin.path))
     return tuple(out)

@@ -37,9 +37,11 @@ def set_aside_notes(selection: discover.Selection, files: Files) -> tuple[Note, 
                  for _, listed, line in applied.summary(selection.set_aside))
 
 
-def to_check(run: Run, excludes: tuple[PathPatterns, ...],
-           notes: list[Note] | None = None) -> tuple[discover.Selection, list[Root]]:
-    """The selection of kustomizations and manifests, and the roots to check."""
+def to_check(run: Run, excludes: tuple[PathPatterns, ...], notes: list[Note] | None = None,
+             refused: list[discover.Refusal] | None = None) -> tuple[discover.Selection, list[Root]]:
+    """The selection of kustomizations and manifests, and the roots to check;
+    into ``notes`` and ``refused``, what finding the controller roots said
+    (why objects are not roots; files the scan for their objects did not read)."""
     opts, files = run.options, run.files
     if opts.only_roots is not None:
         try:
@@ -50,9 +52,9 @@ def to_check(run: Run, excludes: tuple[PathPatterns, ...],
         selection = selection_of(run, excludes)
     roots: list[Root] = list(selection.roots)
     if selection.changed:
-        roots = affected(run, excludes, notes)
+        roots = affected(run, excludes, notes, refused)
     elif run.config.gitops and opts.roots in ((), ("all",)):
-        roots = with_controller_roots(run, selection, excludes, notes)
+        roots = with_controller_roots(run, selection, excludes, notes, refused)
     if opts.only_roots is not None:
         roots = [r for r in roots if root_name(files, r) in opts.only_roots]
     if opts.shard is not None:
@@ -60,7 +62,8 @@ def to_check(run: Run, excludes: tuple[PathPatterns, ...],
     return selection, roots
 
 
-def affected(run: Run, excludes: tuple[PathPatterns, ...], notes: list[Note] | None = None) -> list[Root]:
+def affected(run: Run, excludes: tuple[PathPatterns, ...], notes: list[Note] | None = None,
+             refused: list[discover.Refusal] | None = None) -> list[Root]:
     """The roots whose result can change when the changed files change (as
     pre-commit passes them, or since ``--changed-since``): of every root of
     the repository, those that read one of them, by the dependency graph
@@ -77,7 +80,7 @@ def affected(run: Run, excludes: tuple[PathPatterns, ...], notes: list[Note] | N
         return []
     candidates: list[Root] = list(whole.roots)
     if run.config.gitops and run.options.roots in ((), ("all",)):
-        candidates = with_controller_roots(whole_run, whole, excludes, notes)
+        candidates = with_controller_roots(whole_run, whole, excludes, notes, refused)
     changed = changed_files(run.options, run.top)
     if changes_everything(run, changed):
         return candidates
@@ -235,8 +238,9 @@ def root_name(files: Files, root: Root) -> str:
 PLAIN_MODE = "kustomize"  # --roots kustomize: kustomizations and manifests, no controller objects
 
 
-def with_controller_roots(run: Run, selection: discover.Selection,
-                           excludes: tuple[PathPatterns, ...], notes: list[Note] | None = None) -> list[Root]:
+def with_controller_roots(run: Run, selection: discover.Selection, excludes: tuple[PathPatterns, ...],
+                          notes: list[Note] | None = None,
+                          refused: list[discover.Refusal] | None = None) -> list[Root]:
     """The selected roots with the controller objects' roots in place of
     the plain roots they read (``selection`` is of the whole repository)."""
     opts, files, config = run.options, run.files, run.config
@@ -264,6 +268,8 @@ def with_controller_roots(run: Run, selection: discover.Selection,
         found_roots, replaced = found.roots, found.replaced
         if notes is not None:
             notes += [Note(message, location) for message, location in found.notes]
+        if refused is not None:
+            refused += found.refused
     plain: list[Root] = [r for r in selection.roots
                          if opts.roots == ("all",) or r not in replaced]
     controller_roots = [dataclasses.replace(r, strict=True) if config.strict_substitution else r

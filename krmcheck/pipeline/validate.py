@@ -18,7 +18,8 @@ from krmcheck.gitops.root import ControllerRoot, Root
 from krmcheck.locate import Locator
 from krmcheck.resource.files import Files
 from krmcheck.resource.errors import BuildError
-from krmcheck.results import ResourceRef, Result
+from krmcheck.resource.function import ExternalValidator
+from krmcheck.results import Finding, ResourceRef, Result
 from krmcheck.schemas import crds
 from krmcheck.schemas.sources import SchemaSettings
 from krmcheck.scope import PathPatterns, any_match
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
     # rendering, no baseline, diff or merge code, and no worker pool unless
     # it starts workers (the render cache's hits build nothing at all).
 
+    from krmcheck.kustomize.target import BuildOptions
     from krmcheck.resource.resource import Resource
 
 from krmcheck.pipeline.render import render_root, shared_builders
@@ -136,10 +138,11 @@ def rendered_crds(resources: list[Resource]) -> tuple[tuple[str, str, str], ...]
     return tuple(out)
 
 
-def external_results(files: Files, root: Root, resources: list[Resource],
-              config: krmconfig.Config) -> list[Result]:
+def external_results(files: Files, root: Root, resources: list[Resource], config: krmconfig.Config,
+                     options: BuildOptions, name: str) -> tuple[list[Result], tuple[Finding, ...]]:
     """The Results of ``.krmcheck.yaml``'s external validators, then those of
-    the root's Kptfile (with ``kptfile-validators: true``)."""
+    the root's Kptfile (with ``kptfile-validators: true``); and a warning at
+    the declaration of each the command line did not allow to run."""
     declared = config.external_validators
     if isinstance(root, ControllerRoot):
         root = root.directory
@@ -149,11 +152,43 @@ def external_results(files: Files, root: Root, resources: list[Resource],
 
         declared += kptfile.validators(root, files.display(root))
     if not declared:
-        return []
+        return [], ()
+    missing = {v.name: flags_missing(v, options) for v in declared}
+    skipped = tuple(not_run(v, missing[v.name], name) for v in declared
+                    if missing[v.name] and config.enabled(v.name))
+    allowed = [v for v in declared if not missing[v.name]]
+    if not allowed:
+        return [], skipped
     from krmcheck.fn import external
 
     where = external.Environment(directory, dict(os.environ))
-    return [r for v in declared for r in external.validate(v, resources, where)]
+    return [r for v in allowed for r in external.validate(v, resources, where)], skipped
+
+
+def flags_missing(validator: ExternalValidator, options: BuildOptions) -> tuple[str, ...]:
+    """The flags a validator needs to run that the command line did not give.
+    A validator is a program the repository names, and a pull request can
+    name another: it runs only with the flag kustomize asks for before it
+    runs such a program (an executable: --enable-exec; a container:
+    --enable-alpha-plugins; a container's network: --network), never on the
+    configuration's word alone."""
+    spec = validator.spec
+    if spec.exec_path:
+        return () if options.functions.enable_exec else ("--enable-exec",)
+    wanted = () if options.enable_alpha_plugins else ("--enable-alpha-plugins",)
+    return wanted + (("--network",) if spec.network and not options.network else ())
+
+
+def not_run(validator: ExternalValidator, flags: tuple[str, ...], root: str) -> Finding:
+    """The warning, at its declaration, for a validator that was not run."""
+    origin = validator.origin
+    at = Location(origin.path, origin.line, origin.col) if origin is not None and origin.path else Location(root, 1, 1)
+    base = os.path.basename(at.path)
+    named_in = "a Kptfile" if base == "Kptfile" else base
+    message = (f"validator {validator.name} was not run: a program {named_in} names runs only with "
+               f"{' and '.join(flags)} (give {'it' if len(flags) == 1 else 'them'} where {named_in} is trusted: "
+               f"a pull request can change what it runs)")
+    return Finding(Result(message, "warning", tags=(("validator", validator.name),)), root, at)
 
 
 def validate_resources(resources: list[Resource], vopts: ValidatorOptions,

@@ -69,7 +69,7 @@ def check_all(run: Run, roots: list[Root], vopts: ValidatorOptions,
             progress(done + n, len(roots), root)
 
         by_root.update(zip(todo, check_batch(run, todo, vopts, more, len(todo), looked_up=True)))
-        return tuple(by_root[r] for r in roots)
+        return with_secrets(run, roots, by_root, vopts)
     # This process checks the first batch itself, and forks the workers for
     # the others only once its first root is done: they inherit every module,
     # schema and table that root loaded instead of loading them again each.
@@ -93,6 +93,20 @@ def check_all(run: Run, roots: list[Root], vopts: ValidatorOptions,
             for root, report in zip(futures[future], future.result()):
                 by_root[root] = report
                 progress(len(by_root), len(roots), report.root)
+    return with_secrets(run, roots, by_root, vopts)
+
+
+def with_secrets(run: Run, roots: list[Root], by_root: dict[Root, RootReport],
+                 vopts: ValidatorOptions) -> tuple[RootReport, ...]:
+    """Every report in ``roots`` order. When a program wrote text in some
+    root, every Secret value of the run must be known to mask it
+    (redact.program_text); the render cache keeps none, so the roots it
+    answered that held some are checked again (a program never runs in a
+    root the cache answers, so this is rare)."""
+    if any(r.program_text for r in by_root.values()):
+        again = [root for root in roots if by_root[root].secrets_withheld]
+        if again:
+            by_root.update(zip(again, check_batch(run, again, vopts, looked_up=True)))
     return tuple(by_root[r] for r in roots)
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from pathlib import Path
 
 from krmcheck.tree.origin import Location, Origin
@@ -26,6 +28,29 @@ class BuildError(Exception):
         where = f"{self.location}: " if self.location and self.location.path else ""
         chain = "".join(f"{c}: " for c in reversed(self.context))
         return f"{where}{chain}{self.message}"
+
+
+class ProgramError(BuildError):
+    """A build error whose message holds what a program printed (its
+    stderr, its output): text with no provenance, masked with every Secret
+    value the run has seen (krmcheck.redact)."""
+
+    @classmethod
+    def of(cls, e: BuildError) -> "ProgramError":
+        if isinstance(e, ProgramError):
+            return e
+        made = cls(e.message, e.location)
+        made.context = list(e.context)
+        return made
+
+
+@contextlib.contextmanager
+def reading_program_output() -> Iterator[None]:
+    """A build error raised while a program's output is read quotes it."""
+    try:
+        yield
+    except BuildError as e:
+        raise ProgramError.of(e) from None
 
 
 class MissingFile(BuildError):

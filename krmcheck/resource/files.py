@@ -100,6 +100,18 @@ class Files:
             raise BuildError(f"{_shown(self.display(path))}: {e.reason}", origin) from None
 
 
+def join(directory: Path, rel: str) -> Path:
+    """The file or directory a kustomization in ``directory`` names as
+    ``rel``, joined as kustomize joins it (Go's ``filepath.Join``, which
+    cleans the name): ``.`` and ``..`` inside the name are folded as
+    written, before any symbolic link is followed, so ``link/../cm.yaml``
+    is ``cm.yaml`` beside the kustomization wherever ``link`` leads. Only
+    a ``..`` left at the start climbs out of ``directory``, through the
+    file system, as kustomize climbs from the directory's real path. Where
+    the result really is stays for the load restrictor to check."""
+    return directory / os.path.normpath(rel) if rel else directory
+
+
 MAX_FILE_BYTES = 128 * 1024 * 1024  # any file read; the largest real manifests are a few MB
 
 

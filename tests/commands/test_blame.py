@@ -314,6 +314,20 @@ def test_a_value_a_replacement_copied_from_a_secret_is_masked_and_blamed(
                               ("sec/deployment.yaml", 18, 11, "resource file")]
 
 
+def test_a_public_value_that_a_secret_also_holds_is_printed(secrets: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    # the ConfigMap's own file wrote its user; the Secret holds the same text
+    write(secrets, "sec/kustomization.yaml", WITH_SECRET.replace("- secret.yaml\n", "- secret.yaml\n- cm.yaml\n"))
+    write(secrets, "sec/secret.yaml", SECRET + "  user: admin-user-name\n")
+    write(secrets, "sec/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n"
+                                  "data:\n  user: admin-user-name\n")
+    assert blame_json(capsys, "sec", "ConfigMap/settings", "data.user")["value"] == "admin-user-name"
+    assert blame_json(capsys, "sec", "ConfigMap/settings", "data")["value"]["user"] == "admin-user-name"
+    assert blame_json(capsys, "sec", "Secret/db", "stringData.user")["value"] == "<redacted>"
+    code, out, _ = blame(capsys, "sec", "ConfigMap/settings", "data.user")
+    assert code == 0 and out.startswith("ConfigMap/settings data.user: admin-user-name\n")
+
+
 # --- GitOps controller roots ----------------------------------------------------------
 
 def test_a_flux_root_names_its_substitution_variables_and_amendments(

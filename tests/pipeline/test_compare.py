@@ -191,6 +191,53 @@ def test_a_secrets_values_never_appear_but_their_change_does(repo: Path) -> None
     assert removed[0].startswith("-  password: (hidden, digest ")
 
 
+def test_a_public_value_a_secret_also_holds_is_shown_and_a_copy_of_the_secrets_is_masked(repo: Path) -> None:
+    # the ConfigMap's region is public (its own file wrote it); its dsn was copied out of the Secret
+    write(repo, "base/kustomization.yaml", "resources:\n- deployment.yaml\n- res.yaml\nreplacements:\n"
+                                           "- source: {kind: Secret, name: db, fieldPath: stringData.dsn}\n"
+                                           "  targets:\n  - select: {kind: ConfigMap, name: settings}\n"
+                                           "    fieldPaths: [data.dsn]\n")
+    secret = ("apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\nstringData:\n  region: eu-central-1a\n"
+              "  dsn: {dsn}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n"
+              "data:\n  region: {region}\n  dsn: x\n")
+    write(repo, "base/res.yaml", secret.format(dsn="pg://admin-old-dsn", region="eu-central-1a"))
+    with Repo(str(repo)) as r:
+        commit(r)
+    write(repo, "base/res.yaml", secret.format(dsn="pg://admin-new-dsn", region="eu-central-1a\n  zone: b"))
+    run = check(repo, "--diff-against", "HEAD")
+    changes = {c["resource"]: c["diff"] for c in diff_roots(run)["prod"]["changes"]}
+    # the region is public though the Secret's region is the same text; the dsn copied out of it is not
+    assert "\n   dsn: <redacted>\n   region: eu-central-1a\n+  zone: b\n" in changes["ConfigMap/prod-settings"]
+    assert "admin-old-dsn" not in run.out + str(run.report) and "admin-new-dsn" not in run.out + str(run.report)
+    secret = changes["Secret/prod-db"]  # the Secret's own values stay digests
+    assert "\n   region: (hidden, digest " in secret and "\n-  dsn: (hidden, digest " in secret
+
+
+def test_a_programs_text_is_masked_with_the_secret_values_of_both_sides(repo: Path) -> None:
+    import sys
+
+    value = "removed-db-password-81f3"
+    # a validator that remembers the Secret the change removes (it could read the history)
+    write(repo, "tools/leak.py", f"#!{sys.executable}\nimport sys, yaml\nrl = yaml.safe_load(sys.stdin)\n"
+                                 f"rl['results'] = [{{'message': 'was {value}', 'severity': 'warning'}}]\n"
+                                 "yaml.safe_dump(rl, sys.stdout)\n")
+    (repo / "tools" / "leak.py").chmod(0o755)
+    write(repo, ".krmcheck.yaml", "external-validators:\n- exec: tools/leak.py\n")
+    write(repo, "vault/kustomization.yaml", "resources:\n- secret.yaml\n")
+    write(repo, "vault/secret.yaml", f"apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\n"
+                                     f"stringData:\n  password: {value}\n")
+    with Repo(str(repo)) as r:
+        commit(r)
+    (repo / "vault" / "secret.yaml").unlink()
+    write(repo, "vault/kustomization.yaml", "resources: []\n")
+    write(repo, "other/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: other\ndata:\n  k: v\n")
+    run = check(repo, "--diff-against", "HEAD", "--enable-exec")
+    assert value not in run.out + run.err + str(run.report)
+    # masked alike on both sides, it is the finding REF already had
+    assert ("other", "was <redacted>", "diff-against") in {(f["root"], f["message"], f["by"])
+                                                         for f in run.report["suppressed"]}
+
+
 def test_an_unknown_revision_is_a_usage_error(repo: Path) -> None:
     run = check(repo, "--diff-against", "no-such-branch")
     assert run.code == 2

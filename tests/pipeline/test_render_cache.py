@@ -250,9 +250,9 @@ def test_a_root_with_an_external_validator_is_never_stored(tmp_path: Path) -> No
     write(tmp_path, ".krmcheck.yaml", "external-validators:\n  - exec: tools/pass.py\n")
     write(tmp_path, "app/kustomization.yaml", "resources: [deployment.yaml]\n")
     write(tmp_path, "app/deployment.yaml", DEPLOYMENT)
-    assert check(tmp_path).code == 0
+    assert check(tmp_path, "--enable-exec").code == 0
     assert counts() == {"miss": 1, "uncacheable": 1}
-    assert same_as_uncached(tmp_path).code == 0
+    assert same_as_uncached(tmp_path, "--enable-exec").code == 0
     assert counts() == {"miss": 1, "uncacheable": 1}
     assert entries() == []
 
@@ -347,3 +347,43 @@ def test_the_key_covers_every_file_of_the_package(monkeypatch: pytest.MonkeyPatc
     render_cache._software.__wrapped__()  # (cached per process)
     assert any(p.endswith("krmcheck/validators/schema.py") for p in seen)
     assert any(p.endswith("krmcheck/schemas/field_rules.yaml") for p in seen)
+
+
+# --- Secret values ---------------------------------------------------------------------------------
+
+LEAKED = "vault-password-4e9b1a"
+# A validator of app/'s Kptfile that has read vault/'s Secret file and names its value in a Result.
+LEAKING_VALIDATOR = f"""#!{sys.executable}
+import sys, yaml
+rl = yaml.safe_load(sys.stdin)
+rl["results"] = [{{"message": "saw {LEAKED}", "severity": "warning"}}]
+yaml.safe_dump(rl, sys.stdout)
+"""
+
+
+def test_no_secret_value_is_stored_and_a_program_still_has_every_value_masked(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from krmcheck.pipeline import check as check_stage
+
+    # With --enable-exec every root is rendered once ahead, for the CRDs a plugin could make, and
+    # so none is stored; without that look-ahead vault/ is, as it would be were the flag not needed.
+    monkeypatch.setattr(check_stage, "crds_rendered_beyond_files", lambda run, roots, settings: settings)
+    write(tmp_path, "vault/kustomization.yaml", "resources: [secret.yaml]\n")
+    write(tmp_path, "vault/secret.yaml", f"apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\n"
+                                         f"stringData:\n  password: {LEAKED}\n")
+    write(tmp_path, "app/kustomization.yaml", "resources: [deployment.yaml]\n")
+    write(tmp_path, "app/deployment.yaml", DEPLOYMENT)
+    write(tmp_path, "app/Kptfile", "apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: app\n"
+                                   "pipeline:\n  validators:\n    - exec: leak.py\n")
+    write(tmp_path, "app/leak.py", LEAKING_VALIDATOR)
+    os.chmod(tmp_path / "app/leak.py", 0o755)
+    write(tmp_path, ".krmcheck.yaml", "kptfile-validators: true\n")
+    flags = ("--enable-exec",)
+    first = check(tmp_path, *flags)
+    assert counts() == {"miss": 2, "stored": 1, "uncacheable": 1}  # vault/ stored, app/ ran a program
+    assert [e for e in entries() if LEAKED.encode() in e.read_bytes()] == []
+    second = same_as_uncached(tmp_path, *flags)
+    assert counts()["hit"] == 1  # vault/ answered by the cache, then checked again for its values
+    for run in (first, second):
+        assert LEAKED not in run.out + json.dumps(run.report)
+        assert "saw <redacted>" in [d["message"] for d in run.report["defects"]]

@@ -39,7 +39,7 @@ from pathlib import Path
 
 from krmcheck import journal
 from krmcheck.kustomize.remote import NETWORK_ENV, network_allowed
-from krmcheck.resource.errors import BuildError, NeedsNetwork
+from krmcheck.resource.errors import BuildError, NeedsNetwork, ProgramError
 from krmcheck.resource.files import Files
 from krmcheck.resource.resource import Resource
 from krmcheck.tree.emit import emit
@@ -323,7 +323,7 @@ class _Runner:
         except OSError as e:
             raise BuildError(f"unable to run '{shown}': {e.strerror}", self.origin) from None
         if done.returncode != 0:
-            raise BuildError(f"'{shown}' failed with exit code {done.returncode}: {done.stderr_text.strip()}",
+            raise ProgramError(f"'{shown}' failed with exit code {done.returncode}: {done.stderr_text.strip()}",
                              self.origin)
         return done.stdout.decode("utf-8", "replace")
 

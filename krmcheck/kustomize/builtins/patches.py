@@ -8,7 +8,7 @@ from pathlib import Path
 
 from krmcheck.kustomize import regex
 from krmcheck.resource.errors import BuildError
-from krmcheck.resource.files import Files
+from krmcheck.resource.files import Files, join
 from krmcheck.resource.resid import Gvk
 from krmcheck.resource.resource import Resource
 from krmcheck.tree.load import LoadError, load_documents
@@ -145,7 +145,7 @@ def _shift(doc: Node, base: Origin) -> None:
 
 def _file_docs(path_node: Scalar, src: PatchSource, by: str) -> list[Node]:
     rel = path_node.as_string()
-    path = src.kdir / rel
+    path = join(src.kdir, rel)
     text = src.files.read_text(path, path_node.origin, within=(src.restrictor, src.kdir))
     try:
         docs = load_documents(text, src.files.display(path), by)

@@ -23,7 +23,7 @@ from typing import NamedTuple
 from krmcheck.kustomize import regex
 from krmcheck.kustomize.builtins.patches import Selector as LabelSelector
 from krmcheck.resource.errors import BuildError
-from krmcheck.resource.files import Files
+from krmcheck.resource.files import Files, join
 from krmcheck.resource.resid import Gvk, ResId
 from krmcheck.resource.resid import is_cluster_scoped
 from krmcheck.resource.resource import Resource
@@ -269,7 +269,7 @@ def load(entries: list[Node], src: Source) -> list[Replacement]:
 
 
 def _load_file(rel: str, origin: Origin, src: Source) -> list[Replacement]:
-    file = src.directory / rel
+    file = join(src.directory, rel)
     text = src.files.read_text(file, origin, within=(src.restrictor, src.directory))
     try:
         docs = load_documents(text, src.files.display(file), by=BY)
