@@ -117,6 +117,10 @@ def job_summary(run: RunReport, defects: list[Defect], limit: int = SUMMARY_LIMI
     # notes (files set aside as not applied, a stale baseline entry) stay
     # short: one line each
     head += "".join(f"\n- {markdown_text(n.message)}" for n in run.notes[:20]) + ("\n" if run.notes else "")
+    if run.diff_against:  # the pull-request view: what the merge does, before the findings and diffs
+        from krmcheck.reporters import review
+
+        head += review.markdown(run)
     changes = diff_summary(run, min(DIFF_LIMIT, limit // 4)) if run.diff_against else ""
     limit -= len(changes.encode("utf-8"))
     if not defects:
