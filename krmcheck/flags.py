@@ -132,7 +132,7 @@ def show(value: Any) -> str:
     """A value as one short line: ``(unset)``, a scalar as it is, a
     mapping or list as compact JSON, cut at 60 characters."""
     if value is kdiff.MISSING:
-        return "(unset)"
+        return "unset"
     text = value if isinstance(value, str) else json.dumps(value, sort_keys=True, separators=(",", ":"))
     return text if len(text) <= _SHOWN else text[:_SHOWN - 3] + "..."
 
@@ -211,7 +211,7 @@ def _fields(pair: Pair) -> Iterator[Raised]:
         where = kdiff.first_difference(old, new, _steps(*rule.path))
         yield _flag(rule.flag, pair.ref, where, f"{path} changes ({rule.why} in place): applying it is "
                                                 f"refused, and {pair.ref} has to be deleted and created again",
-                    old, new)
+                    _value(pair.before, where), _value(pair.after, where))
     if group == "" and pair.ref.kind in ("ConfigMap", "Secret") and pair.before.get("immutable") is True:
         for field in ("data", "binaryData", "stringData"):
             old, new = kdiff.get(pair.before, (field,)), kdiff.get(pair.after, (field,))
@@ -221,7 +221,7 @@ def _fields(pair: Pair) -> Iterator[Raised]:
                 yield _flag("immutable-field", pair.ref, where,
                             f"{field} of an immutable {pair.ref.kind} changes: applying it is refused, and "
                             f"{pair.ref} has to be deleted and created again",
-                            "(hidden)" if hidden else old, "(hidden)" if hidden else new)
+                            "hidden" if hidden else old, "hidden" if hidden else new)
                 break
 
 
@@ -273,7 +273,7 @@ def _rbac_wildcard(pair: Pair) -> Iterator[Raised]:
                 yield _flag("rbac-wildcard", pair.ref, _steps("rules", i, field),
                             f"a new rule grants '*' in {field}: {pair.ref} allows "
                             f"{'every ' + field if field != 'apiGroups' else 'every API group'}",
-                            "(none)", rule)
+                            "none", rule)
                 break
 
 
@@ -334,7 +334,7 @@ def _privilege(pair: Pair) -> Iterator[Raised]:
         what = ", ".join(w for _, w in gained)
         yield _flag("privilege-gained", pair.ref, _steps(*path, *gained[0][0]),
                     f"{pair.ref} {'is new and has' if pair.before is None else 'gains'} {what}",
-                    ", ".join(sorted(had)) or "(none)", what)
+                    ", ".join(sorted(had)) or "none", what)
 
 
 # --- availability --------------------------------------------------------------------------
@@ -361,7 +361,7 @@ def _pdb(pair: Pair, everything: Sequence[dict[str, Any]]) -> Iterator[Raised]:
     field, value, why = after
     yield _flag("pdb-blocks-eviction", pair.ref, _steps("spec", field),
                 f"{pair.ref} allows no voluntary eviction ({why}): draining a node hangs on its pods",
-                kdiff.get(pair.before, ("spec", field)) if pair.before is not None else "(none)", value)
+                kdiff.get(pair.before, ("spec", field)) if pair.before is not None else "none", value)
 
 
 def _blocking(pdb: dict[str, Any], everything: Sequence[dict[str, Any]]) -> tuple[str, Any, str] | None:
@@ -443,6 +443,18 @@ def _controller(pair: Pair) -> Iterator[Raised]:
 
 RULES: tuple[Rule, ...] = (_fields, _pvc_shrink, _service_type, _rbac_wildcard, _privilege, _replicas_zero,
                            _controller)
+
+
+def _value(data: Any, at: Steps) -> Any:
+    """The value at a field path (the first that differs), or ``MISSING``."""
+    for step in at:
+        if step.key is not None and isinstance(data, dict) and step.key in data:
+            data = data[step.key]
+        elif step.position is not None and isinstance(data, list) and 0 <= step.position < len(data):
+            data = data[step.position]
+        else:
+            return kdiff.MISSING
+    return data
 
 
 def _get(data: Any, *path: str) -> Any:

@@ -102,11 +102,11 @@ def controlled(d: RootDiff, ctl: Controller | None) -> tuple[Flag, ...]:
         return (_outcome("pruned", d.root, ctl, ctl.prune_at,
                          f"{_count(gone, 'removed object')} {'is' if len(gone) == 1 else 'are'} deleted in the "
                          f"cluster: {ctl.ref} prunes what it no longer applies", gone),)
-    why = ("its automated sync does not prune" if ctl.ref.kind == "Application"
-           else "it does not prune (spec.prune is not true)")
+    why = ("its automated sync policy has no prune: true" if ctl.ref.kind == "Application"
+           else "spec.prune is not true")
     return (_outcome("orphaned", d.root, ctl, ctl.prune_at,
                      f"{_count(gone, 'removed object')} {'stays' if len(gone) == 1 else 'stay'} running in the "
-                     f"cluster, orphaned: {ctl.ref} {why}", gone),)
+                     f"cluster, orphaned: {ctl.ref} does not prune ({why})", gone),)
 
 
 def _outcome(flag: str, root: str, ctl: Controller, at: Location | None, message: str,
@@ -155,7 +155,7 @@ def namespaces_removed(base: Sequence[RootReport], work: Sequence[RootReport],
                 result = Result(message=message, severity=ALL["namespace-removed"].severity, resource_ref=ref,
                                 field_path="metadata.name", tags=(("validator", "namespace-removed"),))
                 out.append(Flag("namespace-removed", Finding(result, r.root, at), f"{len(objects)} objects",
-                                "(removed)", objects=tuple(objects)))
+                                "removed", objects=tuple(objects)))
     return out
 
 
