@@ -133,7 +133,7 @@ def show(value: Any) -> str:
     mapping or list as compact JSON, cut at 60 characters."""
     if value is kdiff.MISSING:
         return "unset"
-    text = value if isinstance(value, str) else json.dumps(value, sort_keys=True, separators=(",", ":"))
+    text = value if isinstance(value, str) else json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
     return text if len(text) <= _SHOWN else text[:_SHOWN - 3] + "..."
 
 

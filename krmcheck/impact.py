@@ -56,10 +56,15 @@ def images(sides: Iterable[tuple[Sequence[kdiff.Rendered], Sequence[kdiff.Render
     for base, work in sides:
         pairs, _ = kdiff.matched(base, work)
         for before, after in pairs:
-            if before is None or before.text == after.text or not pod_spec(after.ref, {})[0]:
+            if before is None or before.text == after.text:
                 continue
-            old = containers(before)
-            for key, image in containers(after).items():
+            if pod_spec(after.ref, {})[0]:
+                old, new = containers(before), containers(after)
+            elif after.ref.kind == "HelmRelease" and after.ref.apiVersion.startswith("helm.toolkit.fluxcd.io/"):
+                old, new = helm_images(before), helm_images(after)  # (its chart may not be rendered)
+            else:
+                continue
+            for key, image in new.items():
                 was = old.get(key)
                 if was is not None and was != image:
                     found.setdefault((was, image), {})[str(after.ref)] = None
@@ -75,6 +80,34 @@ def containers(r: kdiff.Rendered) -> dict[tuple[str, str], str]:
         for c in listed if isinstance(listed, list) else []:
             if isinstance(c, dict) and isinstance(c.get("image"), str):
                 out[(group, str(c.get("name", "")))] = c["image"]
+    return out
+
+
+def helm_images(r: kdiff.Rendered) -> dict[tuple[str, str], str]:
+    """The images a HelmRelease's values name, by where they are: an
+    ``image`` string, or a mapping with ``repository`` and ``tag`` (and
+    ``registry``), as most charts spell them."""
+    values = kdiff.get(kdiff.data_of(r), ("spec", "values"))
+    out: dict[tuple[str, str], str] = {}
+
+    def walk(node: object, at: str) -> None:
+        if isinstance(node, dict):
+            repository, tag = node.get("repository"), node.get("tag")
+            if isinstance(repository, str) and isinstance(tag, (str, int, float)) and not isinstance(tag, bool):
+                registry = node.get("registry")
+                prefix = f"{registry}/" if isinstance(registry, str) and registry else ""
+                out[("values", at)] = f"{prefix}{repository}:{tag}"
+                return
+            for k, v in node.items():
+                if k == "image" and isinstance(v, str) and v:
+                    out[("values", f"{at}.{k}")] = v
+                else:
+                    walk(v, f"{at}.{k}")
+        elif isinstance(node, list):
+            for i, v in enumerate(node):
+                walk(v, f"{at}[{i}]")
+
+    walk(values, "")
     return out
 
 

@@ -489,3 +489,35 @@ def test_the_markdown_file_stays_within_a_comment_and_says_what_it_cut(tmp_path:
     assert len(v.markdown) <= 65536
     assert "Left out to stay within the comment size the forge allows: the diffs of " in v.markdown
     assert "**Impact** (6 affected roots)" in v.markdown  # the view itself is whole
+
+
+HELM_RELEASE = """\
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata:
+  name: atuin
+  namespace: default
+spec:
+  values:
+    controllers:
+      atuin:
+        containers:
+          app:
+            image:
+              repository: ghcr.io/atuinsh/atuin
+              tag: {tag}
+    sidecar:
+      image: busybox:1.36
+"""
+
+
+def test_an_image_in_a_helm_releases_values_counts_when_its_chart_is_not_rendered() -> None:
+    from krmcheck import diff, impact
+    from krmcheck.results import ResourceRef
+
+    ref = ResourceRef("helm.toolkit.fluxcd.io/v2", "HelmRelease", "atuin", "default")
+    base = [diff.Rendered(ref, str(ref), HELM_RELEASE.format(tag="18.19.0"))]
+    work = [diff.Rendered(ref, str(ref), HELM_RELEASE.format(tag="18.20.0"))]
+    [change] = impact.images([(base, work)])
+    assert (change.old, change.new, change.workloads) == (
+        "ghcr.io/atuinsh/atuin:18.19.0", "ghcr.io/atuinsh/atuin:18.20.0", ("HelmRelease/default/atuin",))
