@@ -182,9 +182,10 @@ def namespaces_removed(base: Sequence[RootReport], work: Sequence[RootReport],
         for ref, at, _ in r.places:
             if _is_namespace(ref) and ref.name not in now and inside.get(ref.name):
                 objects = inside[ref.name]
-                shown = ", ".join(objects[:SHOWN]) + (f" and {len(objects) - SHOWN} more" if len(objects) > SHOWN else "")
-                message = (f"{ref} is removed while {_count(objects, 'object')} {'is' if len(objects) == 1 else 'are'} "
-                           f"in it ({shown}): deleting it deletes them (where it was written at {against})")
+                more = f" and {len(objects) - SHOWN} more" if len(objects) > SHOWN else ""
+                message = (f"{ref} is removed while {_count(objects, 'object')} "
+                           f"{'is' if len(objects) == 1 else 'are'} in it ({', '.join(objects[:SHOWN])}{more}): "
+                           f"deleting it deletes them (where it was written at {against})")
                 result = Result(message=message, severity=ALL["namespace-removed"].severity, resource_ref=ref,
                                 field_path="metadata.name", tags=(("validator", "namespace-removed"),))
                 out.append(Flag("namespace-removed", Finding(result, r.root, at), f"{len(objects)} objects",
