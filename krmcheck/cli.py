@@ -315,7 +315,7 @@ def _seconds(text: str) -> float:
 
 
 def _flag_ids() -> list[str]:
-    from krmcheck.flags import ALL
+    from krmcheck.flag_ids import ALL
 
     return list(ALL)
 

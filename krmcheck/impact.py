@@ -14,7 +14,8 @@ import dataclasses
 from collections.abc import Iterable, Sequence
 
 from krmcheck import diff as kdiff
-from krmcheck.flags import ALL, pod_spec
+from krmcheck.flag_ids import ALL
+from krmcheck.flags import pod_spec
 from krmcheck.results import (Controller, Finding, Flag, ImageChange, ResourceRef, Result, RootDiff,
                               RootReport)
 from krmcheck.tree.origin import Location

@@ -18,7 +18,7 @@ from dulwich import porcelain
 
 from krmcheck import cli
 from krmcheck.commands import check as check_command
-from krmcheck.flags import ALL, FLAGS
+from krmcheck.flag_ids import ALL, FLAGS
 
 WORKLOAD = """\
 apiVersion: apps/v1

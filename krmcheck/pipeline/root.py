@@ -125,14 +125,14 @@ def located_flags(raised: list[kflags.Raised], locator: Locator, builder: Builde
     the build read masked."""
     if not raised:
         return ()
-    from krmcheck import flags as kflags
+    from krmcheck.flag_ids import CONTROLLER
 
     mask = redact.masker(frozenset(builder.secrets))
     out = []
     for x in raised:
         f = locator.locate(x.result)
         f = dataclasses.replace(f, result=dataclasses.replace(f.result, message=mask.text(f.message)))
-        section = "controller" if x.id in kflags.CONTROLLER else "flag"
+        section = "controller" if x.id in CONTROLLER else "flag"
         out.append(Flag(x.id, f, mask.text(x.old), mask.text(x.new), section))
     return tuple(out)
 
