@@ -48,7 +48,7 @@ def _check_parser() -> argparse.ArgumentParser:
         prog="krmcheck",
         description="Render every kustomize overlay, validate it, and report each finding\n"
                     "at the source line that caused it.\n\n" + SUBCOMMANDS,
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        epilog=_flags_epilog(), formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--version", action=_VersionAction)
     p.add_argument("paths", nargs="*", default=["."], metavar="PATH",
                    help="directories to search for kustomizations and plain manifests, or "
@@ -79,7 +79,7 @@ def _check_parser() -> argparse.ArgumentParser:
                         "fail only on findings REF did not have")
     p.add_argument("--fail-on-flag", action="append", default=[], metavar="ID", type=_flag_id,
                    help="with --diff-against: fail the run (exit 1) when the view raises this flag; "
-                        "repeatable; 'any' for every flag. Ids: " + ", ".join(_flag_ids()))
+                        "repeatable; 'any' for every flag (the ids are listed below)")
     p.add_argument("--markdown", metavar="FILE",
                    help="with --diff-against: write the view (what the merge does, the flags, the "
                         "new findings and the diffs folded per root) as Markdown for a pull-request "
@@ -312,6 +312,18 @@ def _seconds(text: str) -> float:
     if not 0 < n <= MAX_FN_TIMEOUT:  # also refuses nan
         raise argparse.ArgumentTypeError(f"{text}: must be more than 0 and at most {MAX_FN_TIMEOUT:g}")
     return n
+
+
+def _flags_epilog() -> str:
+    """The flags of the pull-request view, one a line: what --fail-on-flag takes."""
+    from krmcheck.flag_ids import CONTROLLER, FLAGS
+
+    def lines(table: Mapping[str, Any]) -> str:
+        return "".join(f"  {name:<34} {kind.severity}\n" for name, kind in table.items())
+
+    return ("flags of the pull-request view (--diff-against; --fail-on-flag ID), with their severity:\n"
+            + lines(FLAGS) + "what the GitOps controller will do (ids --fail-on-flag takes too):\n"
+            + lines(CONTROLLER) + "README's 'What the merge will do' says what raises each.")
 
 
 def _flag_ids() -> list[str]:
