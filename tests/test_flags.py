@@ -521,3 +521,36 @@ def test_an_image_in_a_helm_releases_values_counts_when_its_chart_is_not_rendere
     [change] = impact.images([(base, work)])
     assert (change.old, change.new, change.workloads) == (
         "ghcr.io/atuinsh/atuin:18.19.0", "ghcr.io/atuinsh/atuin:18.20.0", ("HelmRelease/default/atuin",))
+
+
+# --- what a flag never shows -----------------------------------------------------------------------
+
+IMMUTABLE_SECRET = """\
+apiVersion: v1
+kind: Secret
+metadata:
+  name: db
+immutable: true
+stringData:
+  password: {password}
+"""
+
+
+def test_an_immutable_secrets_new_value_is_flagged_without_showing_either_value(tmp_path: Path) -> None:
+    v = views(build(tmp_path / "repo", PullRequest(
+        "", one("secret.yaml", IMMUTABLE_SECRET.format(password="correct-horse-battery")),
+        {"app/secret.yaml": IMMUTABLE_SECRET.format(password="staple-horse-battery")}, "", 0)))
+    [flag] = v.flags
+    assert (flag["id"], flag["path"], flag["line"], flag["old"], flag["new"]) == (
+        "immutable-field", "app/secret.yaml", 7, "hidden", "hidden")
+    for value in ("correct-horse-battery", "staple-horse-battery"):
+        assert value not in v.text + v.summary + v.markdown + json.dumps(v.report)
+
+
+def test_a_namespace_removed_under_a_kustomization_that_does_not_prune_is_orphaned_not_flagged(
+        tmp_path: Path) -> None:
+    base = {"clusters/home/apps.yaml": FLUX_KUSTOMIZATION.format(path="./apps", prune="false"),
+            "apps/ns.yaml": NAMESPACED.split("---\n")[0], "apps/cm.yaml": NAMESPACED.split("---\n")[1]}
+    v = views(build(tmp_path / "repo", PullRequest("", base, {"apps/ns.yaml": None}, "", 0)))
+    assert [f["id"] for f in v.flags] == ["orphaned"]
+    assert v.flags[0]["objects"] == ["Namespace/shop"]
