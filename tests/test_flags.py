@@ -1,7 +1,7 @@
 """The pull-request view's flags (krmcheck.flags, krmcheck.impact): one pull
 request per flag, built as two commits in a repository of its own, and each
 flag shown once, at the line that made it, in the text report, the job
-summary, the --markdown file and the JSON report."""
+summary (and a GitHub annotation), the --markdown file and the JSON report."""
 
 from __future__ import annotations
 
@@ -296,6 +296,9 @@ def test_each_flag_is_shown_once_at_the_line_that_made_it(pr: PullRequest, tmp_p
     assert flag["severity"] == FLAGS[pr.flag].severity and flag["resource"] and flag["message"]
     text = [line.strip() for line in v.text.splitlines() if f"[{pr.flag}]" in line]
     assert len(text) == 1 and text[0].startswith(where), v.text
+    annotated = [line for line in v.text.splitlines() if f"title=krmcheck flag {pr.flag} " in line]
+    command = "warning" if FLAGS[pr.flag].severity == "error" else "notice"
+    assert len(annotated) == 1 and annotated[0].startswith(f"::{command} file={pr.path},line={pr.line},")
     for markdown in (v.summary, v.markdown):
         shown = re.findall(rf"\*\*{re.escape(pr.flag)}\*\* at `([^`]*)`", markdown)
         assert [s.rpartition(":")[0] + ":" for s in shown] == [where], markdown

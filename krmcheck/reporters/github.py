@@ -54,6 +54,12 @@ class GithubReporter:
         env = os.environ if self.env is None else self.env
         defects = most_severe_first(run.defects)
         out.write(annotation_lines(defects))
+        if run.diff_against:  # the pull-request view's flags, in the slots the defects left
+            from krmcheck.reporters import review
+
+            shown = _within_limits(defects)
+            out.write(review.flag_annotations(run, {c: sum(1 for d in shown if _command(d) == c) + (
+                c == "notice" and len(shown) < len(defects)) for c in COMMANDS.values()}))
         if env.get("GITHUB_STEP_SUMMARY"):
             _append(env["GITHUB_STEP_SUMMARY"], job_summary(run, defects))
         if env.get("GITHUB_OUTPUT"):

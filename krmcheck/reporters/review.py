@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from krmcheck.reporters import plural, relative, roots_text, where
-from krmcheck.reporters.safe import markdown_code, markdown_text, one_line
+from krmcheck.reporters.safe import command_data, command_property, markdown_code, markdown_text, one_line
 from krmcheck.results import SEVERITY_RANK, Flag, RootDiff, RunReport
 from krmcheck.tree.origin import Location
 
@@ -147,3 +147,30 @@ def markdown(run: RunReport) -> str:
                        f"{markdown_code(where(s.location))}: {markdown_text(s.flag.finding.message)}{change} "
                        f"({markdown_code(roots_text(s.roots))})")
     return "\n".join(out) + "\n"
+
+
+# --- GitHub annotations ---------------------------------------------------------------------------
+
+PER_STEP_LIMIT = 10  # annotations of one type GitHub shows per step
+
+
+def flag_annotations(run: RunReport, used: dict[str, int]) -> str:
+    """Workflow commands for the flags at their lines, so that a reviewer
+    sees them on the pull request's files: ``::warning`` for a change the
+    API server refuses in place (severity error), ``::notice`` for the
+    others; within what the defects (``used``, per command) left of
+    GitHub's 10 per type and step."""
+    out = []
+    left = {command: PER_STEP_LIMIT - used.get(command, 0) for command in ("warning", "notice")}
+    for s in grouped(run, "flag"):
+        command = "warning" if s.flag.finding.severity == "error" else "notice"
+        if left[command] <= 0 or not s.location.path:
+            continue
+        left[command] -= 1
+        props = [("file", s.location.path)]
+        if s.location.line > 0:
+            props += [("line", str(s.location.line)), ("col", str(s.location.col))]
+        props.append(("title", f"krmcheck flag {s.flag.id} ({roots_text(s.roots)})"))
+        joined = ",".join(f"{key}={command_property(value)}" for key, value in props)
+        out.append(f"::{command} {joined}::{command_data(s.flag.finding.message + change_text(s.flag))}\n")
+    return "".join(out)
