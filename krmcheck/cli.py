@@ -48,7 +48,7 @@ def _check_parser() -> argparse.ArgumentParser:
         prog="krmcheck",
         description="Render every kustomize overlay, validate it, and report each finding\n"
                     "at the source line that caused it.\n\n" + SUBCOMMANDS,
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        epilog=_flags_epilog(), formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--version", action=_VersionAction)
     p.add_argument("paths", nargs="*", default=["."], metavar="PATH",
                    help="directories to search for kustomizations and plain manifests, or "
@@ -72,9 +72,18 @@ def _check_parser() -> argparse.ArgumentParser:
                         "(a branch, tag or id, with ~N and ^N: HEAD~1, origin/main)")
     p.add_argument("--diff-against", metavar="REF",
                    help="the pull-request view: render the roots the change since REF can affect "
-                        "both at REF (read from git's object store) and in the work tree, report "
-                        "each root's changed resources and fields that force a recreate, and fail "
-                        "only on findings REF did not have")
+                        "both at REF (read from git's object store) and in the work tree; say what "
+                        "the merge does (objects added, changed and removed per root, images "
+                        "replaced, what the GitOps controller will do) and flag the changes that "
+                        "wedge or hurt at the line that made them, then show each root's diff; "
+                        "fail only on findings REF did not have")
+    p.add_argument("--fail-on-flag", action="append", default=[], metavar="ID", type=_flag_id,
+                   help="with --diff-against: fail the run (exit 1) when the view raises this flag; "
+                        "repeatable; 'any' for every flag (the ids are listed below)")
+    p.add_argument("--markdown", metavar="FILE",
+                   help="with --diff-against: write the view (what the merge does, the flags, the "
+                        "new findings and the diffs folded per root) as Markdown for a pull-request "
+                        "comment, within the 65,536 characters a GitHub comment holds")
     p.add_argument("--kubernetes-version", metavar="VERSION",
                    help="schema version to validate against (default: newest bundled)")
     p.add_argument("--strict", action="store_true", help="reject fields the schema does not know")
@@ -307,6 +316,30 @@ def _seconds(text: str) -> float:
     return n
 
 
+def _flags_epilog() -> str:
+    """The flags of the pull-request view, one a line: what --fail-on-flag takes."""
+    from krmcheck.flag_ids import CONTROLLER, FLAGS
+
+    def lines(table: Mapping[str, Any]) -> str:
+        return "".join(f"  {name:<34} {kind.severity}\n" for name, kind in table.items())
+
+    return ("flags of the pull-request view (--diff-against; --fail-on-flag ID), with their severity:\n"
+            + lines(FLAGS) + "what the GitOps controller will do (ids --fail-on-flag takes too):\n"
+            + lines(CONTROLLER) + "README's 'What the merge will do' says what raises each.")
+
+
+def _flag_ids() -> list[str]:
+    from krmcheck.flag_ids import ALL
+
+    return list(ALL)
+
+
+def _flag_id(text: str) -> str:
+    if text != "any" and text not in _flag_ids():
+        raise argparse.ArgumentTypeError(f"{text!r} is no flag id; the ids: any, {', '.join(_flag_ids())}")
+    return text
+
+
 def _shard(text: str) -> shard.Shard:
     try:
         return shard.parse_shard(text)
@@ -339,6 +372,9 @@ def parse_merge(argv: Sequence[str]) -> merge.MergeOptions:
 def parse_check(argv: Sequence[str]) -> CheckOptions:
     a = _check_parser().parse_args(list(argv))
     roots = tuple(a.roots or ())
+    for flag, given in (("--fail-on-flag", a.fail_on_flag), ("--markdown", a.markdown)):
+        if given and not a.diff_against:
+            _check_parser().error(f"{flag} needs --diff-against REF (flags come from the pull-request view)")
     for mode in ("all", "kustomize"):
         if mode in roots and len(roots) > 1:
             _check_parser().error(f"--roots {mode} cannot be combined with other --roots values")
@@ -347,6 +383,7 @@ def parse_check(argv: Sequence[str]) -> CheckOptions:
         exclude=tuple(a.exclude), baseline=a.baseline, write_baseline=a.write_baseline,
         schema_locations=tuple(a.schema_location), require_schemas=a.require_schemas,
         changed_since=a.changed_since, diff_against=a.diff_against,
+        fail_on_flags=tuple(a.fail_on_flag), markdown=a.markdown,
         kubernetes_version=a.kubernetes_version,
         strict=a.strict, fail_on=a.fail_on, junit=a.junit, sarif=a.sarif, json=a.json,
         gitlab=a.gitlab, github=a.github, load_restrictor=a.load_restrictor, jobs=a.jobs, shard=a.shard,

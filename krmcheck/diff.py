@@ -8,9 +8,8 @@ and in the work tree, then compares them here:
   unified diff of the rendered YAML), with a Secret's values hidden;
 - findings: those only the work tree has are new, those only REF has are
   fixed; only new findings fail the run;
-- fields the API server will not change in place (``RECREATE``): changing
-  one means deleting and creating the object, so it is a warning at the
-  line that made the change.
+- what the change does that a reviewer must see (fields the API server will
+  not change in place, privilege gained, objects pruned...): :mod:`krmcheck.flags`.
 """
 
 from __future__ import annotations
@@ -35,10 +34,8 @@ import yaml
 from krmcheck import git
 from krmcheck.baseline import Entry, entry_of
 from krmcheck.tree import fieldpath
-from krmcheck.results import Change, Finding, ResourceRef, Result, RootDiff, RootReport, RunReport, Suppressed
+from krmcheck.results import Change, Finding, ResourceRef, RootDiff, RootReport, RunReport, Suppressed
 from krmcheck.tree.load import FAST_LOADER
-
-RECREATE = "recreate"  # the validator id of the warnings below
 
 
 class Rendered(NamedTuple):
@@ -165,23 +162,30 @@ def compare(base: Sequence[Rendered], work: Sequence[Rendered]) -> tuple[Change,
     apiVersion of one object is a change; where a side holds the same
     object in several apiVersions, each is paired with its own apiVersion
     first."""
-    pairs = _pairs(base, work)
-    paired = {id(b) for b, _ in pairs if b is not None}
-    removed = [r for r in base if id(r) not in paired]
-    added = [w for b, w in pairs if b is None]
-    renames = _renames(removed, added)
+    pairs, removed = matched(base, work)
     out: list[Change] = []
     for before, r in pairs:
-        before = before or renames.get(r.key)
         if before is None:
             out.append(Change("added", str(r.ref)))
         elif before.key != r.key:
             out.append(Change("renamed", str(r.ref), str(before.ref), _unified(before, r)))
         elif before.text != r.text:
             out.append(Change("changed", str(r.ref), diff=_unified(before, r)))
-    taken = {id(b) for b in renames.values()}
-    out.extend(Change("removed", str(r.ref)) for r in removed if id(r) not in taken)
+    out.extend(Change("removed", str(r.ref)) for r in removed)
     return tuple(out)
+
+
+def matched(base: Sequence[Rendered], work: Sequence[Rendered]
+            ) -> tuple[list[tuple[Rendered | None, Rendered]], list[Rendered]]:
+    """Each work resource with what it was at REF (None: it is new, a
+    renamed one with its old self), and the base resources that are gone."""
+    pairs = _pairs(base, work)
+    paired = {id(b) for b, _ in pairs if b is not None}
+    removed = [r for r in base if id(r) not in paired]
+    added = [w for b, w in pairs if b is None]
+    renames = _renames(removed, added)
+    taken = {id(b) for b in renames.values()}
+    return [(before or renames.get(r.key), r) for before, r in pairs], [r for r in removed if id(r) not in taken]
 
 
 def _pairs(base: Sequence[Rendered], work: Sequence[Rendered]) -> list[tuple[Rendered | None, Rendered]]:
@@ -242,122 +246,43 @@ def _group(api_version: str) -> str:
     return api_version.rpartition("/")[0]
 
 
-# --- fields that are not changed in place ------------------------------------------------
+# --- what the flags read (krmcheck.flags) -------------------------------------------------
 
-class Rule(NamedTuple):
-    group: str
-    kinds: tuple[str, ...]
-    path: tuple[str, ...]  # from the top of the object
-    why: str
+MISSING: Any = object()  # a field an object does not have
 
 
-# What the API server refuses to change on an existing object (its
-# validation of updates), so that applying the change fails, or a tool
-# deletes and creates the object.
-RULES: tuple[Rule, ...] = (
-    Rule("apps", ("Deployment", "StatefulSet", "DaemonSet", "ReplicaSet"), ("spec", "selector"),
-         "the label selector of a workload cannot be changed"),
-    Rule("apps", ("StatefulSet",), ("spec", "volumeClaimTemplates"),
-         "a StatefulSet's volumeClaimTemplates cannot be changed"),
-    Rule("apps", ("StatefulSet",), ("spec", "serviceName"),
-         "a StatefulSet's serviceName cannot be changed"),
-    Rule("apps", ("StatefulSet",), ("spec", "podManagementPolicy"),
-         "a StatefulSet's podManagementPolicy cannot be changed"),
-    Rule("batch", ("Job",), ("spec", "template"), "a Job's pod template cannot be changed"),
-    Rule("batch", ("Job",), ("spec", "selector"), "a Job's selector cannot be changed"),
-    Rule("", ("Service",), ("spec", "clusterIP"), "a Service's clusterIP cannot be changed"),
-    Rule("", ("PersistentVolumeClaim",), ("spec", "storageClassName"),
-         "a PersistentVolumeClaim's storageClassName cannot be changed"),
-    Rule("", ("PersistentVolumeClaim",), ("spec", "accessModes"),
-         "a PersistentVolumeClaim's accessModes cannot be changed"),
-    Rule("", ("PersistentVolumeClaim",), ("spec", "volumeName"),
-         "a bound PersistentVolumeClaim's volumeName cannot be changed"),
-)
-
-_MISSING = object()
+def renames(removed: Sequence[Rendered], added: Sequence[Rendered]) -> dict[tuple[str, str, str, str], Rendered]:
+    """Each added resource that is a removed one under a new name (see :func:`compare`)."""
+    return _renames(removed, added)
 
 
-def recreate_results(base: Sequence[Rendered], work: Iterable[tuple[Any, ...]],
-                     secret_key: bytes) -> list[Result]:
-    """Warnings for the changes in ``work`` (each resource's ref, source id,
-    data and, optionally, the file that wrote it) that the API server will
-    not make in place, against ``base``."""
-    old = {r.key: r for r in base}
-    items = [(Rendered(ref, source_id, "", *path), hide_secret_values(data, secret_key))
-             for ref, source_id, data, *path in work]
-    keys = {r.key for r, _ in items}
-    out: list[Result] = []
-    for r, data in items:
-        before = old.get(r.key)
-        if before is not None:
-            out.extend(_field_changes(r.ref, _data(before), data))
-    renamed = _renames([b for b in base if b.key not in keys], [r for r, _ in items if r.key not in old])
-    for r, _ in items:
-        was = renamed.get(r.key)
-        if was is not None:
-            out.append(_result(r.ref, "metadata.name",
-                               f"{was.ref} becomes {r.ref}: the API server cannot rename an object, "
-                               f"so this creates {r.ref} and (where pruning is on) deletes {was.ref}"))
-    return out
-
-
-def _data(r: Rendered) -> dict[str, Any]:
+def data_of(r: Rendered) -> dict[str, Any]:
+    """A rendered resource's YAML, loaded."""
     loaded = yaml.load(r.text, Loader=FAST_LOADER)
     return loaded if isinstance(loaded, dict) else {}
 
 
-def _field_changes(ref: ResourceRef, before: dict[str, Any], after: dict[str, Any]) -> list[Result]:
-    out = []
-    group = _group(ref.apiVersion)
-    for rule in RULES:
-        if rule.group != group or ref.kind not in rule.kinds:
-            continue
-        old, new = _get(before, rule.path), _get(after, rule.path)
-        if old is _MISSING or old == new:
-            continue  # setting a field that was unset lets the server keep its value
-        if rule.path == ("spec", "clusterIP") and (old in ("", None) or new in ("", None, _MISSING)):
-            continue  # an empty or dropped clusterIP keeps the allocated one
-        path = ".".join(rule.path)
-        where = fieldpath.format(_first_difference(old, new, tuple(fieldpath.key(p) for p in rule.path)))
-        out.append(_result(ref, where, f"{path} changes ({rule.why} in place): applying it is refused, "
-                                       f"and {ref} has to be deleted and created again"))
-    if group == "" and ref.kind in ("ConfigMap", "Secret") and before.get("immutable") is True:
-        for field in ("data", "binaryData", "stringData"):
-            if _get(before, (field,)) != _get(after, (field,)):
-                where = fieldpath.format(_first_difference(_get(before, (field,)), _get(after, (field,)),
-                                                           (fieldpath.key(field),)))
-                out.append(_result(ref, where, f"{field} of an immutable {ref.kind} changes: applying "
-                                               f"it is refused, and {ref} has to be deleted and "
-                                               f"created again"))
-                break
-    return out
-
-
-def _first_difference(old: Any, new: Any, at: tuple[fieldpath.Step, ...]) -> tuple[fieldpath.Step, ...]:
+def first_difference(old: Any, new: Any, at: tuple[fieldpath.Step, ...]) -> tuple[fieldpath.Step, ...]:
     """The path of the first value that differs within ``new`` (its line is
     the one that made the change), as deep as ``new`` has it."""
     if isinstance(old, dict) and isinstance(new, dict):
         for k, v in new.items():
-            if old.get(k, _MISSING) != v:
-                return _first_difference(old.get(k, _MISSING), v, at + (fieldpath.key(str(k)),))
+            if old.get(k, MISSING) != v:
+                return first_difference(old.get(k, MISSING), v, at + (fieldpath.key(str(k)),))
     elif isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
         for i, (a, b) in enumerate(zip(old, new)):
             if a != b:
-                return _first_difference(a, b, at + (fieldpath.index(i),))
+                return first_difference(a, b, at + (fieldpath.index(i),))
     return at
 
 
-def _get(data: Any, path: tuple[str, ...]) -> Any:
+def get(data: Any, path: tuple[str, ...]) -> Any:
+    """The value at ``path`` of ``data``, or ``MISSING``."""
     for part in path:
         if not isinstance(data, dict) or part not in data:
-            return _MISSING
+            return MISSING
         data = data[part]
     return data
-
-
-def _result(ref: ResourceRef, field_path: str, message: str) -> Result:
-    return Result(message=message, severity="warning", resource_ref=ref, field_path=field_path,
-                  tags=(("validator", RECREATE),))
 
 
 # --- findings ------------------------------------------------------------------------

@@ -209,12 +209,57 @@ class RootReport:
     # says so with ``secrets_withheld``.
     secrets: frozenset[str] = field(default=frozenset(), repr=False)
     secrets_withheld: bool = False
+    # with --diff-against, on the work tree's side: what the change does
+    # that a reviewer must see (see krmcheck.flags)
+    flags: tuple[Flag, ...] = ()
+    # the GitOps controller object that applies the root, when one does
+    controller: Controller | None = None
 
     @property
     def program_text(self) -> bool:
         """Whether any of its findings is text a program wrote."""
         return any(f.result.by_program for f in self.findings) or \
             any(s.finding.result.by_program for s in self.suppressed)
+
+
+@dataclass(frozen=True)
+class Flag:
+    """A change the merge makes that a reviewer must see, at the source line
+    that made it: one that wedges or hurts (``section`` "flag"), or what the
+    GitOps controller will do with it ("controller"). ``id`` is stable
+    (``selector-changed``, ``suspended``...): teams gate on it."""
+
+    id: str
+    finding: Finding  # the object, the line, the message and how severe it is
+    old: str = ""
+    new: str = ""
+    section: str = "flag"
+    objects: tuple[str, ...] = ()  # the objects it is about, when several (pruned, orphaned)
+
+
+@dataclass(frozen=True)
+class Controller:
+    """The controller object that applies a root, as the pull-request view
+    needs it: whether it holds changes back and what happens to removed objects."""
+
+    ref: ResourceRef  # the controller object
+    location: Location  # where it is written
+    suspended: bool = False
+    suspend_at: Location | None = None  # the spec.suspend line, when set
+    # removed objects are deleted (Flux prune: true, a HelmRelease's upgrade,
+    # Argo CD automated prune); else they are left running
+    prune: bool = False
+    prune_at: Location | None = None
+    automated: bool = True  # it syncs by itself (an Argo CD Application may not)
+
+
+@dataclass(frozen=True)
+class ImageChange:
+    """A container image that the change replaces, with the workloads using it."""
+
+    old: str
+    new: str
+    workloads: tuple[str, ...]  # Kind/namespace/name, each once
 
 
 @dataclass(frozen=True)
@@ -245,6 +290,7 @@ class RootDiff:
     changes: tuple[Change, ...] = ()
     new: tuple[Finding, ...] = ()
     fixed: tuple[Finding, ...] = ()
+    flags: tuple[Flag, ...] = ()  # flags and what the controller will do, in report order
     # the root fails to build at REF ("base"), in the work tree ("work") or
     # on both sides ("both"): no resource comparison then, with the error
     fails: str = ""
@@ -279,6 +325,8 @@ class RunReport:
     # with --diff-against REF: the revision, and each affected root's changes
     diff_against: str = ""
     diff: tuple[RootDiff, ...] = ()
+    images: tuple[ImageChange, ...] = ()  # every image the change replaces, across the roots
+    fail_on_flags: tuple[str, ...] = ()  # --fail-on-flag: these flags fail the run
     # files discovery did not take as manifests: (repo-relative path, reason, why)
     set_aside: tuple[tuple[str, str, str], ...] = ()
     # the files the roots read (repo-relative), for the pull-request view

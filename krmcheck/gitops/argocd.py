@@ -79,7 +79,12 @@ def make_root(res: Resource, source: Mapping, top: Path, files: Files,
     destination = lookup(res.node, ["spec", "destination"])
     if isinstance(destination, Mapping):
         spec["destination"] = destination.copy()
-    obj = Mapping({"spec": Mapping(spec, res.node.origin)}, res.node.origin)
+    sync = lookup(res.node, ["spec", "syncPolicy"])
+    if isinstance(sync, Mapping):  # (whether it syncs and prunes by itself: the pull-request view)
+        spec["syncPolicy"] = sync.copy()
+    top_level: dict[str, Node] = {k: res.node.items[k].copy() for k in ("apiVersion", "kind", "metadata")
+                                  if k in res.node.items}
+    obj = Mapping({**top_level, "spec": Mapping(spec, res.node.origin)}, res.node.origin)
     root = ControllerRoot(name=f"argocd:{res.name}", controller=ARGOCD, directory=directory,
                           obj=obj, origin=origin, restrictor=restrictor, tree=tree)
     if "chart" in source.items or is_helm(source, directory):

@@ -53,6 +53,7 @@ def against_revision(opts: CheckOptions, progress: Progress) -> RunReport:
         return mapped if os.path.exists(mapped) else base_top
 
     base_opts = dataclasses.replace(run.options, junit=None, sarif=None, json=None, gitlab=None,
+                                    markdown=None,
                                     write_baseline=None, paths=tuple(on_base(p) for p in run.options.paths),
                                     cwd=on_base(run.cwd),
                                     repo_urls=opts.repo_urls + (git.origin_url(top),))
@@ -65,6 +66,11 @@ def against_revision(opts: CheckOptions, progress: Progress) -> RunReport:
     # the base side was masked before the work tree's Secret values were seen
     base = with_seen_secrets(base, seen_secrets(run))
     compared = kdiff.against(base, work, ref)
+    from krmcheck import impact
+
+    diffs, images = impact.review(base.roots, work.roots, compared.diff, ref)
+    compared = dataclasses.replace(compared, diff=diffs, images=images,
+                                   fail_on_flags=tuple(opts.fail_on_flags))
     # a generated file git ignores exists on the work tree's side only
     only_here = [p for p in git.ignored(top, work.read_files) if not os.path.lexists(base_top / p)]
     if only_here:

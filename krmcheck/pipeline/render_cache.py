@@ -154,7 +154,7 @@ def _software() -> str:
 NOT_KEYED = frozenset({
     "paths", "roots", "changed_since", "fail_on", "junit", "sarif", "json", "gitlab", "github",
     "jobs", "shard", "exclude", "require_schemas", "baseline", "write_baseline", "diff_against",
-    "only_roots", "diff", "repo_urls", "cache",
+    "only_roots", "diff", "repo_urls", "cache", "fail_on_flags", "markdown",
     "cwd",  # where the command started: it names files in the text report only
 })
 

@@ -22,6 +22,9 @@ EXIT_OK, EXIT_FINDINGS, EXIT_BROKEN = 0, 1, 2
 def exit_code(run: RunReport) -> int:
     if run.build_failed:
         return EXIT_BROKEN
+    wanted = set(run.fail_on_flags)  # --fail-on-flag: the flags a team gates on ("any": every flag)
+    if any(f.id in wanted or ("any" in wanted and f.section == "flag") for d in run.diff for f in d.flags):
+        return EXIT_FINDINGS
     if run.fail_on == "never":
         return EXIT_OK
     floor = SEVERITY_RANK[run.fail_on]
@@ -34,7 +37,8 @@ def prepare_outputs(opts: CheckOptions, inputs: set[str], files: Files) -> None:
     """Report files: parent directories made, and each one writable and not
     an input of the run, before any root is built."""
     for flag, target in (("--junit", opts.junit), ("--sarif", opts.sarif), ("--json", opts.json),
-                         ("--gitlab", opts.gitlab), ("--write-baseline", opts.write_baseline)):
+                         ("--gitlab", opts.gitlab), ("--markdown", opts.markdown),
+                         ("--write-baseline", opts.write_baseline)):
         if not target:
             continue
         path = Path(target)
@@ -57,7 +61,7 @@ def write_reports(run: RunReport, opts: CheckOptions, out: TextIO, env: dict[str
     if github:
         REPORTERS["github"].write(run, out)
     for fmt, target in (("junit", opts.junit), ("sarif", opts.sarif), ("json", opts.json),
-                        ("gitlab", opts.gitlab)):
+                        ("gitlab", opts.gitlab), ("markdown", opts.markdown)):
         if target:
             buffer = io.StringIO()
             REPORTERS[fmt].write(run, buffer)

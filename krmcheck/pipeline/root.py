@@ -18,7 +18,7 @@ from krmcheck.gitops.root import ControllerRoot, Root
 from krmcheck.locate import Locator, source_id
 from krmcheck.resource.errors import BuildError, MissingFile, NeedsNetwork
 from krmcheck.resource.files import Files
-from krmcheck.results import Finding, ResourceRef, Result, RootReport
+from krmcheck.results import Controller, Finding, Flag, ResourceRef, Result, RootReport
 from krmcheck.tree.origin import Location
 from krmcheck.tree.emit import emit_all
 from krmcheck.validators import ValidatorOptions
@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     # it starts workers (the render cache's hits build nothing at all).
 
     from krmcheck import diff as kdiff
+    from krmcheck import flags as kflags
     from krmcheck.kustomize.target import Builder
     from krmcheck.resource.resource import Resource
 
@@ -81,12 +82,13 @@ def root_report(builder: Builder, files: Files, root: Root, vopts: ValidatorOpti
     # Results the build's KRM functions reported come first, then the validators'.
     results = [r for r, _ in builder.function_results] + validate_resources(resources, vopts, config)
     outputs = rendered_yaml(resources, builder, root, diff) if diff is not None else ()
+    raised: list[kflags.Raised] = []
     if diff is not None and diff.base is not None:
-        from krmcheck import diff as kdiff
+        from krmcheck import flags as kflags
 
-        results += kdiff.recreate_results(diff.base_of(name), [(ref_of(r), source_id(r), r.node.to_data(),
-                                                                r.node.origin.path)
-                                                               for r in resources], diff.secret_key)
+        raised = kflags.raised(diff.base_of(name), [(ref_of(r), source_id(r), r.node.to_data(), r.node.origin.path,
+                                                     text) for r, (_, _, text, _) in zip(resources, outputs)],
+                               diff.secret_key)
     skipped: tuple[Finding, ...] = ()
     try:  # external validators come after the built-ins, as in the README
         ran, skipped = external_results(files, root, resources, config, builder.options, name)
@@ -120,8 +122,35 @@ def root_report(builder: Builder, files: Files, root: Root, vopts: ValidatorOpti
                       ignore_annotations=tuple(annotations),
                       coverage=coverage(resources, vopts, config),
                       crds=rendered_crds(resources),
-                      places=places(resources, locator) if config.clusters else (),
-                      rendered=outputs, policies=policies)
+                      places=places(resources, locator) if config.clusters or diff is not None else (),
+                      rendered=outputs, policies=policies,
+                      flags=located_flags(raised, locator, builder),
+                      controller=controller_of(root) if diff is not None else None)
+
+
+def located_flags(raised: list[kflags.Raised], locator: Locator, builder: Builder) -> tuple[Flag, ...]:
+    """The pull-request view's flags at their source lines, any Secret value
+    the build read masked."""
+    if not raised:
+        return ()
+    from krmcheck.flag_ids import CONTROLLER
+
+    mask = redact.masker(frozenset(builder.secrets))
+    out = []
+    for x in raised:
+        f = locator.locate(x.result)
+        f = dataclasses.replace(f, result=dataclasses.replace(f.result, message=mask.text(f.message)))
+        section = "controller" if x.id in CONTROLLER else "flag"
+        out.append(Flag(x.id, f, mask.text(x.old), mask.text(x.new), section))
+    return tuple(out)
+
+
+def controller_of(root: Root) -> Controller | None:
+    if not isinstance(root, ControllerRoot):
+        return None
+    from krmcheck import flags as kflags
+
+    return kflags.controller(root)
 
 
 def server_side_apply(findings: list[Finding]) -> list[Finding]:

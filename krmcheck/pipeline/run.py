@@ -64,6 +64,8 @@ class CheckOptions:
     baseline: str | None = None  # --baseline FILE
     write_baseline: str | None = None  # --write-baseline FILE
     diff_against: str | None = None  # --diff-against REF: the pull-request view
+    fail_on_flags: tuple[str, ...] = ()  # --fail-on-flag ID...: these flags of the view fail the run
+    markdown: str | None = None  # --markdown FILE: the pull-request view for a comment
     # Set by the --diff-against run for each of its two sides, never by a user:
     only_roots: frozenset[str] | None = None  # check these roots (by name) only
     diff: kdiff.Context | None = None  # keep each root's rendered output (and compare)
@@ -87,7 +89,7 @@ def anchored(opts: CheckOptions, cwd: Path | None = None) -> CheckOptions:
     return dataclasses.replace(
         opts, cwd=here, paths=tuple(p if p.is_absolute() else here / p for p in opts.paths),
         junit=absolute(opts.junit), sarif=absolute(opts.sarif), json=absolute(opts.json),
-        gitlab=absolute(opts.gitlab), baseline=absolute(opts.baseline),
+        gitlab=absolute(opts.gitlab), markdown=absolute(opts.markdown), baseline=absolute(opts.baseline),
         write_baseline=absolute(opts.write_baseline),
         schema_locations=tuple(loc if loc.startswith(("http://", "https://")) else str(here / loc)
                                for loc in opts.schema_locations),

@@ -106,6 +106,9 @@ def counts_line(run: RunReport) -> str:
         new = len({defect_key(f) for d in run.diff for f in d.new})  # defects, as the counts before
         fixed = len({defect_key(f) for d in run.diff for f in d.fixed})
         line += f"; against {run.diff_against}: {new} new, {fixed} fixed"
+        flagged = {(f.finding.location, f.id, f.finding.message) for d in run.diff for f in d.flags
+                   if f.section == "flag"}
+        line += f", {plural(len(flagged), 'flag')}"
     return line
 
 
@@ -155,4 +158,5 @@ REPORTERS: Mapping[str, Reporter] = _Registry({
     "sarif": ("krmcheck.reporters.sarif", "SarifReporter"),
     "json": ("krmcheck.reporters.json_report", "JsonReporter"),
     "gitlab": ("krmcheck.reporters.gitlab", "GitlabReporter"),
+    "markdown": ("krmcheck.reporters.markdown", "MarkdownReporter"),
 })

@@ -54,6 +54,12 @@ class GithubReporter:
         env = os.environ if self.env is None else self.env
         defects = most_severe_first(run.defects)
         out.write(annotation_lines(defects))
+        if run.diff_against:  # the pull-request view's flags, in the slots the defects left
+            from krmcheck.reporters import review
+
+            shown = _within_limits(defects)
+            out.write(review.flag_annotations(run, {c: sum(1 for d in shown if _command(d) == c) + (
+                c == "notice" and len(shown) < len(defects)) for c in COMMANDS.values()}))
         if env.get("GITHUB_STEP_SUMMARY"):
             _append(env["GITHUB_STEP_SUMMARY"], job_summary(run, defects))
         if env.get("GITHUB_OUTPUT"):
@@ -117,6 +123,10 @@ def job_summary(run: RunReport, defects: list[Defect], limit: int = SUMMARY_LIMI
     # notes (files set aside as not applied, a stale baseline entry) stay
     # short: one line each
     head += "".join(f"\n- {markdown_text(n.message)}" for n in run.notes[:20]) + ("\n" if run.notes else "")
+    if run.diff_against:  # the pull-request view: what the merge does, before the findings and diffs
+        from krmcheck.reporters import review
+
+        head += review.markdown(run)
     changes = diff_summary(run, min(DIFF_LIMIT, limit // 4)) if run.diff_against else ""
     limit -= len(changes.encode("utf-8"))
     if not defects:

@@ -24,7 +24,11 @@
   root with ``side`` (both, work or base), ``failsToBuild`` (base, work or
   both, with the ``error``), ``notCompared`` (why its output says nothing of
   the change), its ``changes`` (status, resource, ``was`` for a rename,
-  ``diff``), its ``new`` findings and ``fixed`` ones.
+  ``diff``), its ``new`` findings and ``fixed`` ones; ``images`` (each
+  image the change replaces: ``old``, ``new``, ``workloads``) and the
+  ``flags`` of every root (``id``, ``section``,
+  ``severity``, ``root``, ``resource``, ``path``, ``line``, ``col``,
+  ``field``, ``old``, ``new``, ``message``, ``objects``).
 
 The field names follow the KRM Functions result (``resourceRef``,
 ``field``) so other tools can read them alike. Strings are kept as they are,
@@ -41,7 +45,7 @@ from typing import Any, TextIO
 
 from krmcheck.reporters import defect_fingerprint, ordered
 from krmcheck.reporters.safe import json_text
-from krmcheck.results import SEVERITIES, SEVERITY_RANK, Finding, RootReport, RunReport
+from krmcheck.results import SEVERITIES, SEVERITY_RANK, Finding, Flag, RootReport, RunReport
 
 
 class JsonReporter:
@@ -72,8 +76,24 @@ def document(run: RunReport) -> dict[str, Any]:
              "changes": [{"status": c.status, "resource": c.resource, "was": c.was or None,
                           "diff": c.diff or None} for c in d.changes],
              "new": [finding_entry(f) for f in ordered(d.new)],
-             "fixed": [finding_entry(f) for f in ordered(d.fixed)]} for d in run.diff]}
+             "fixed": [finding_entry(f) for f in ordered(d.fixed)]} for d in run.diff],
+            "images": [{"old": i.old, "new": i.new, "workloads": list(i.workloads)} for i in run.images],
+            "flags": [flag_entry(f) for d in run.diff for f in d.flags]}
     return doc
+
+
+def flag_entry(flag: Flag) -> dict[str, Any]:
+    """A flag of the pull-request view: its id (what --fail-on-flag names),
+    section (flag, or controller: what the GitOps controller will do), the
+    object and source line, old and new value, and the objects it is about."""
+    ref = flag.finding.result.resource_ref
+    return {"id": flag.id, "section": flag.section, "severity": flag.finding.severity,
+            "root": flag.finding.root, "resource": str(ref) if ref is not None else None,
+            "resourceRef": ref.to_dict() if ref is not None else None,
+            "path": flag.finding.location.path, "line": flag.finding.location.line,
+            "col": flag.finding.location.col, "field": flag.finding.result.field_path or None,
+            "old": flag.old or None, "new": flag.new or None, "message": flag.finding.message,
+            "objects": list(flag.objects)}
 
 
 def root_entry(root: RootReport) -> dict[str, Any]:

@@ -58,7 +58,10 @@ def diff_lines(run: RunReport) -> str:
     """Each affected root's changes against the base revision: a line per
     resource, the unified diff of each changed one indented below it, then
     the findings the change fixed."""
-    lines = [f"changes against {one_line(run.diff_against)} ({plural(len(run.diff), 'affected root')}):"]
+    from krmcheck.reporters import review
+
+    lines = review.text_lines(run)
+    lines.append(f"changes against {one_line(run.diff_against)} ({plural(len(run.diff), 'affected root')}):")
     for d in run.diff:
         lines.append("  " + one_line(diff_heading(d)))
         for c in d.changes:

@@ -10,7 +10,7 @@ import pytest
 from dulwich import porcelain
 from dulwich.repo import Repo
 
-from krmcheck import diff
+from krmcheck import diff, flags
 from krmcheck.reporters.github import ROOT_DIFF_LIMIT, job_summary, most_severe_first
 from krmcheck.results import ResourceRef
 from tests.checkrun import Run, check, write
@@ -105,14 +105,20 @@ def test_only_new_findings_fail_and_fixed_ones_are_listed(repo: Path) -> None:
     assert (new["path"], new["line"], new["validator"]) == ("prod/kustomization.yaml", 6, "image-tag")
 
 
-def test_a_selector_change_is_a_recreate_warning_at_the_line_that_made_it(repo: Path) -> None:
+def flagged(run: Run) -> list[tuple[str, int, str]]:
+    """(path, line, id) of each flag of the pull-request view."""
+    return [(f["path"], f["line"], f["id"]) for f in run.report["diff"]["flags"] if f["section"] == "flag"]
+
+
+def test_a_selector_change_is_flagged_at_the_line_that_made_it(repo: Path) -> None:
     write(repo, "prod/kustomization.yaml",
           "resources:\n- ../base\nnamePrefix: prod-\nlabels:\n- pairs:\n    tier: web\n  includeSelectors: true\n")
     run = check(repo, "--diff-against", "HEAD")
-    assert run.located() == [("prod/kustomization.yaml", 6, "recreate")]  # tier: web
-    [d] = run.report["defects"]
-    assert d["severity"] == "warning" and d["message"].startswith("spec.selector changes")
-    assert "has to be deleted and created again" in d["message"]
+    assert flagged(run) == [("prod/kustomization.yaml", 6, "selector-changed")]  # tier: web
+    assert run.located() == []  # a flag is no finding: it fails only when --fail-on-flag names it
+    [f] = run.report["diff"]["flags"]
+    assert f["severity"] == "error" and f["message"].startswith("spec.selector changes")
+    assert "has to be deleted and created again" in f["message"]
 
 
 def test_a_new_name_prefix_renames_every_object(repo: Path) -> None:
@@ -121,7 +127,7 @@ def test_a_new_name_prefix_renames_every_object(repo: Path) -> None:
     [change] = diff_roots(run)["prod"]["changes"]
     assert (change["status"], change["was"], change["resource"]) == (
         "renamed", "Deployment/prod-web", "Deployment/production-web")
-    assert run.located() == [("prod/kustomization.yaml", 3, "recreate")]
+    assert flagged(run) == [("prod/kustomization.yaml", 3, "object-renamed")]
     assert "renamed Deployment/prod-web -> Deployment/production-web" in run.out
 
 
@@ -132,9 +138,7 @@ def test_editing_an_objects_own_name_is_a_rename_counted_once(repo: Path) -> Non
     [change] = diff_roots(run)["prod"]["changes"]
     assert (change["status"], change["was"], change["resource"]) == (
         "renamed", "Deployment/prod-web", "Deployment/prod-frontend")
-    assert run.located() == [("prod/kustomization.yaml", 3, "recreate")]  # the name's newest writer
-    assert "  via base/deployment.yaml:4:3 (resource)\n" in run.out  # and the edited line
-    assert "against HEAD: 1 new, 0 fixed" in run.out
+    assert flagged(run) == [("prod/kustomization.yaml", 3, "object-renamed")]  # the name's newest writer
 
 
 def test_a_generators_new_hash_is_not_a_rename(repo: Path) -> None:
@@ -145,7 +149,7 @@ def test_a_generators_new_hash_is_not_a_rename(repo: Path) -> None:
     run = check(repo, "--diff-against", "HEAD")
     statuses = sorted(c["status"] for c in diff_roots(run)["other"]["changes"])
     assert statuses == ["added", "removed"]
-    assert run.located() == []
+    assert flagged(run) == []
 
 
 def test_roots_that_exist_on_one_side_only(repo: Path) -> None:
@@ -255,7 +259,7 @@ def test_the_base_tree_is_written_once_and_reused(repo: Path, tmp_path: Path) ->
     assert change["was"] == "Deployment/cached-web"  # the written tree was used again
 
 
-# --- the comparison and the recreate rules -----------------------------------------
+# --- the comparison and the fields the API server will not change -----------------------------------------
 
 def rendered(kind: str, name: str, text: str, api: str = "v1", source: str = "") -> diff.Rendered:
     return diff.Rendered(ResourceRef(api, kind, name), source or f"{kind}/{name}", text)
@@ -275,12 +279,16 @@ def rendered(kind: str, name: str, text: str, api: str = "v1", source: str = "")
 ])
 def test_fields_the_api_server_will_not_change(api: str, kind: str, before: dict[str, Any],
                                                 after: dict[str, Any], path: str) -> None:
+    [raised] = _raised(api, kind, before, after)
+    assert raised.result.severity == "error"
+    assert raised.result.field_path.startswith(path) and raised.result.message.startswith(path)
+
+
+def _raised(api: str, kind: str, before: dict[str, Any], after: dict[str, Any]) -> list[flags.Raised]:
     import yaml
 
     base = [rendered(kind, "x", yaml.safe_dump(before), api)]
-    [result] = diff.recreate_results(base, [(ResourceRef(api, kind, "x"), f"{kind}/x", after)], b"k")
-    assert (result.severity, result.validator) == ("warning", "recreate")
-    assert result.field_path.startswith(path) and result.message.startswith(path)
+    return flags.raised(base, [(ResourceRef(api, kind, "x"), f"{kind}/x", after, "", "")], b"k")
 
 
 @pytest.mark.parametrize("before, after", [
@@ -289,10 +297,7 @@ def test_fields_the_api_server_will_not_change(api: str, kind: str, before: dict
     ({"spec": {"clusterIP": "10.0.0.1", "ports": [1]}}, {"spec": {"clusterIP": "10.0.0.1", "ports": [2]}}),
 ])
 def test_changes_made_in_place_are_not_warned(before: dict[str, Any], after: dict[str, Any]) -> None:
-    import yaml
-
-    base = [rendered("Service", "x", yaml.safe_dump(before))]
-    assert diff.recreate_results(base, [(ResourceRef("v1", "Service", "x"), "Service/x", after)], b"k") == []
+    assert _raised("v1", "Service", before, after) == []
 
 
 def test_a_job_summary_folds_each_root_and_cuts_a_long_diff(repo: Path) -> None:

@@ -21,7 +21,7 @@ from krmcheck.results import RunReport
 
 GOLDEN = Path(__file__).parent / "golden"
 OUTPUT_NAMES = {"text": "out.txt", "github": "out.txt", "junit": "out.xml",
-                "sarif": "out.sarif", "json": "out.json", "gitlab": "out.json"}
+                "sarif": "out.sarif", "json": "out.json", "gitlab": "out.json", "markdown": "out.md"}
 
 
 def render(name: str, run: RunReport, tmp: Path) -> dict[str, str]:
@@ -54,7 +54,7 @@ def test_matches_golden(name: str, tmp_path: Path) -> None:
 
 
 def test_registry_covers_every_golden_format() -> None:
-    assert list(REPORTERS) == ["text", "github", "junit", "sarif", "json", "gitlab"]
+    assert list(REPORTERS) == ["text", "github", "junit", "sarif", "json", "gitlab", "markdown"]
     assert sorted(p.name for p in GOLDEN.iterdir()) == sorted(OUTPUT_NAMES)
 
 

@@ -9,7 +9,7 @@ from krmcheck.tree.origin import Location
 
 
 def test_registry_names_every_format() -> None:
-    assert sorted(REPORTERS) == ["github", "gitlab", "json", "junit", "sarif", "text"]
+    assert sorted(REPORTERS) == ["github", "gitlab", "json", "junit", "markdown", "sarif", "text"]
     assert all(callable(getattr(r, "write", None)) for r in REPORTERS.values())
 
 
