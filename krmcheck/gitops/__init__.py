@@ -26,6 +26,9 @@ __all__ = ["HELM", "Rendered", "VALIDATOR", "Variable", "findings", "templates"]
 
 
 HELM = "helm"  # the id of findings about charts a controller renders
+# the summary key of a substituteFrom object taken from a directory nothing
+# applies, by directory: one note per directory (gitops.summary)
+SYNC_PATH = "sync-path "
 NOT_HELD = "elsewhere"  # why a chart was not rendered (gitops.summary): no flag brings it in
 
 

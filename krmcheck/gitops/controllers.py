@@ -71,13 +71,16 @@ BuilderFor = Callable[[str], Builder]  # a builder for a load restrictor
 def find(plain_roots: Sequence[Path], infos: dict[Path, discover.KustomizationInfo],
          builder_for: BuilderFor, files: Files, urls: frozenset[str], top: Path,
          plain_builder: Callable[[Path], Builder] | None = None,
-         cluster_objects: PathPatterns | None = None) -> Found:
+         cluster_objects: PathPatterns | None = None,
+         lifted: Callable[[Builder], Builder | None] = lambda _: None) -> Found:
     """``top``: the directory the objects' paths are relative to (the source's
     root); ``plain_builder``: the builder of a plain root, as it is checked
     (default: ``builder_for("")``); ``cluster_objects``: files whose
-    ConfigMaps and Secrets are in the cluster although no root applies them."""
+    ConfigMaps and Secrets are in the cluster although no root applies them;
+    ``lifted``: the builder a plain root's check builds with again when the
+    load restrictor refused a file (krmcheck.pipeline.render.lifted)."""
     context = _Context(infos, builder_for, plain_builder or (lambda _: builder_for("")), files, urls, top,
-                       checkout(files.repo_root))
+                       checkout(files.repo_root), lifted)
     seen: Objects | None = None
     read = frozenset(f for info in infos.values() for f in info.files)
     for _ in range(MAX_PASSES):
@@ -102,6 +105,7 @@ class _Context(NamedTuple):
     urls: frozenset[str]
     top: Path
     checkout: Checkout
+    lifted: Callable[[Builder], Builder | None]
 
 
 @dataclasses.dataclass(eq=False)
@@ -146,7 +150,7 @@ class _Discovery:
         plain: list[tuple[Path, list[Resource]]] = []
         for p in plain_roots:
             if _mentions_controllers(p, self.c.infos):
-                resources = _quietly(lambda: _plain(self.c.plain_builder, p, self._offline))
+                resources = _quietly(lambda: _plain(self.c.plain_builder, p, self._offline, self.c.lifted))
                 self.objects.add(resources)
                 plain.append((p, resources))
         self.branches |= self._bootstrap_branches()
@@ -580,8 +584,8 @@ def _qualified(entries: list[_Entry]) -> list[ControllerRoot]:
     return unique
 
 
-def _plain(builder_of: Callable[[Path], Builder], root: Path,
-           offline: Callable[[Builder], Builder]) -> list[Resource]:
+def _plain(builder_of: Callable[[Path], Builder], root: Path, offline: Callable[[Builder], Builder],
+           lifted: Callable[[Builder], Builder | None]) -> list[Resource]:
     """A plain root's resources as its check builds them: a kustomization
     that reads outside its directory with the load restrictor lifted within
     the repository, where its check lifts it too (the controller objects of
@@ -594,8 +598,6 @@ def _plain(builder_of: Callable[[Path], Builder], root: Path,
     try:
         return _lenient(offline(builder), lambda b: b.build(root))
     except OutsideRoot as e:
-        from krmcheck.pipeline.render import lifted
-
         again = None if e.fixed else lifted(builder)
         if again is None:
             raise

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Iterable, Union
 
 from krmcheck import discover
+from krmcheck.gitops import SYNC_PATH
 from krmcheck.gitops.envsubst import NAME, Unknown, Variable
 from krmcheck.gitops.objects import Objects
 from krmcheck.gitops.root import FLUX, ControllerRoot, confined
@@ -83,9 +84,6 @@ def _str(node: Node | None) -> str:
 # --- variables ---------------------------------------------------------------------
 
 Found = Union[Variable, Unknown]
-# the summary key of a substituteFrom object taken from a directory nothing
-# applies, by directory: one note per directory (gitops.summary)
-SYNC_PATH = "sync-path "
 
 
 def _variables(res: Resource, spec: Mapping, objects: Objects, tree: str

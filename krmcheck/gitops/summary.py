@@ -16,8 +16,7 @@ import dataclasses
 from collections import Counter
 from collections.abc import Sequence
 
-from krmcheck.gitops import HELM, NOT_HELD, placeholders
-from krmcheck.gitops.flux import SYNC_PATH
+from krmcheck.gitops import HELM, NOT_HELD, SYNC_PATH, placeholders
 from krmcheck.results import Finding, Result, RootReport, Suppressed
 
 BY = "summary"

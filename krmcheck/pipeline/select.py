@@ -25,7 +25,7 @@ from krmcheck.schemas import crds
 from krmcheck.scope import PathPatterns, any_match
 from krmcheck.tree.origin import Location
 
-from krmcheck.pipeline.render import Builders
+from krmcheck.pipeline.render import Builders, lifted
 from krmcheck.pipeline.run import shown, whole_repository, with_options
 
 def set_aside_notes(selection: discover.Selection, files: Files) -> tuple[Note, ...]:
@@ -264,7 +264,8 @@ def with_controller_roots(run: Run, selection: discover.Selection, excludes: tup
         found = run.memo.get(("controllers", files.repo_root, whole.roots, urls),
                              lambda: gitops_controllers.find(candidates, whole.infos, builders.get, files, urls,
                                                              config.source_root or files.repo_root,
-                                                             builders.for_root, config.cluster_objects))
+                                                             builders.for_root, config.cluster_objects,
+                                                             lifted))
         found_roots, replaced = found.roots, found.replaced
         if notes is not None:
             notes += [Note(message, location) for message, location in found.notes]

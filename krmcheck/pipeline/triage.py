@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Sequence
 from krmcheck.pipeline.run import Run, UsageError
 from krmcheck import config as krmconfig
 from krmcheck import applied, discover, suppression
+from krmcheck.resource.errors import BuildError
 from krmcheck.resource.files import Files, read_text_bounded
 from krmcheck.results import Finding, Note, Result, RootReport
 from krmcheck.scope import PathPatterns
@@ -142,9 +143,7 @@ def unreached_failures(reports: tuple[RootReport, ...], roots: Sequence[object],
 
     if not any(isinstance(r, ControllerRoot) and r.name.startswith("flux:") and not r.helm for r in roots):
         return reports, ()
-    from krmcheck.pipeline.render import kustomization_file
-
-    plain = {files.display(r): kustomization_file(files, r) for r in roots if isinstance(r, Path) and r.is_dir()}
+    plain = {files.display(r): r for r in roots if isinstance(r, Path) and r.is_dir()}
     out, lowered = [], []
     for report in reports:
         if not (report.build_failed and report.root in plain):
@@ -164,8 +163,18 @@ def unreached_failures(reports: tuple[RootReport, ...], roots: Sequence[object],
     count = "1 kustomization" if len(lowered) == 1 else f"{len(lowered)} kustomizations"
     note = Note(f"{count} that no Flux Kustomization of the repository applies fail to build: the sync "
                 f"does not apply them, so their build errors are warnings [{UNREACHED}]",
-                Location(plain[sorted(lowered)[0]], 1, 1))
+                Location(_kustomization_of(plain[sorted(lowered)[0]], files), 1, 1))
     return tuple(out), (note,)
+
+
+def _kustomization_of(directory: Path, files: Files) -> str:
+    """The kustomization file of a root directory, as shown (the directory when it has several)."""
+    from krmcheck.pipeline.render import kustomization_file
+
+    try:
+        return kustomization_file(files, directory)
+    except BuildError:
+        return files.display(directory)
 
 
 def with_yaml_defects(reports: tuple[RootReport, ...], set_aside: Sequence[applied.SetAside],
