@@ -597,6 +597,14 @@ def test_a_file_a_program_of_the_repository_writes_is_not_a_defect(tmp_path: Pat
     [written] = [d for d in run.report["defects"] if d["validator"] == "written"]
     assert (written["path"], written["severity"]) == ("hack/image-patch/kustomization.yaml", "warning")
     assert "Makefile writes it" in written["message"]
+    # a generator's input a Makefile writes (a certificate made before the build)
+    write(tmp_path, "playground/kustomization.yaml", "secretGenerator:\n- name: tls\n  files:\n"
+                                                     "  - tls.crt=.generated/dex.crt\n")
+    write(tmp_path, "playground/Makefile", "certs:\n\topenssl x509 -req -out '$(DIR)/dex.crt'\n")
+    run = check(tmp_path)
+    assert [(p, v) for p, _, v in run.located("error")] == [("deploy/kustomization.yaml", "build")]
+    assert ("playground/kustomization.yaml", "warning") in [
+        (d["path"], d["severity"]) for d in run.report["defects"] if d["validator"] == "written"]
     # a script that copies the overlay beside the files it fetches names its directory
     write(tmp_path, "hack/bump.sh", "cp hack/overlays/fetched/*.yaml \"$tmp\"/\n")
     write(tmp_path, "hack/overlays/fetched/kustomization.yaml", "resources: [./daemonset-install.yaml]\n")

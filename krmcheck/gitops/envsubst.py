@@ -244,7 +244,15 @@ class _Parser:
     def substring(self, name: str, start: int) -> str:
         m = re.compile(r":\s*(-?\d+)(?::(\d+))?}").match(self.s, self.i)
         if m is None:
-            raise SubstitutionError(f"unable to parse default function in {self.s[start:start + 20]!r}")
+            # an offset or length that is no number (``${var:position}`` in a
+            # CRD's description) parses all the same, and gives the value
+            # unchanged, as bash does
+            other = re.compile(r":([^:}]*)(?::([^}]*))?}").match(self.s, self.i)
+            if other is None:
+                raise SubstitutionError(f"unable to parse default function in {self.s[start:start + 20]!r}")
+            self.i = other.end()
+            value = self.resolve(name)
+            return self.s[start:self.i] if value is None else value
         self.i = m.end()
         value = self.resolve(name)
         if value is None:

@@ -39,8 +39,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from krmcheck.kustomize.repospec import is_http_url
-from krmcheck.resource.errors import BuildError
-from krmcheck.resource.files import Files, join
+from krmcheck.resource.errors import BuildError, MissingFile
+from krmcheck.resource.files import Files, check_restriction, join
 from krmcheck.resource.resource import GeneratorInfo, Resource
 from krmcheck.tree.node import Mapping, Node, Scalar, Sequence
 from krmcheck.tree.origin import Origin
@@ -290,8 +290,12 @@ def _read(item: Scalar, rel: str, ctx: _Context, what: str = "file") -> tuple[st
             raise BuildError(f"{ctx.what}: {what} '{rel}' is a URL, which cannot be read here", origin)
         return rel, ctx.fetch(rel, f"{ctx.what} {what}", origin)
     path = join(ctx.kdir, rel)
-    if ctx.files.kind(path, origin) == "dir":
+    kind = ctx.files.kind(path, origin)
+    if kind == "dir":
         raise BuildError(f"{ctx.what}: {ctx.files.display(path)} is a directory, not a file", origin)
+    if kind == "missing":  # (a file a program of the repository may write: krmcheck.pipeline.root)
+        check_restriction(ctx.restrictor, ctx.kdir, path, origin, ctx.files)
+        raise MissingFile(f"{ctx.files.display(path)}: No such file or directory", origin, path)
     return ctx.files.display(path), ctx.files.read_bytes(path, origin, within=(ctx.restrictor, ctx.kdir))
 
 

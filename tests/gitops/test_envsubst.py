@@ -38,6 +38,11 @@ def lookup(name: str) -> Variable | Unknown | None:
     ("${APP^}", "Podinfo"),
     ("${APP^^}", "PODINFO"),
     ("${APP:3}", "info"),
+    # an offset or length that is no number parses, and gives the value (a
+    # CRD's description of the functions: "${var:position} and ...")
+    ("${APP:position}", "podinfo"),
+    ("${APP:1:length}", "podinfo"),
+    ("${MISSING:position} and", " and"),
     ("${APP:0:3}", "pod"),
     ("${SECRET}", "${SECRET}"),  # unknown: kept as written
     ("${SECRET:=x}", "${SECRET:=x}"),
