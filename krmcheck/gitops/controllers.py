@@ -533,12 +533,11 @@ class _Discovery:
 
 
 def _flux_only(resources: list[Resource]) -> bool:
-    """Whether a plain root holds Flux objects only (Kustomizations,
-    HelmReleases, their sources; the Namespace they go in), and some Flux
-    Kustomization or HelmRelease: what Flux applies, nothing else does."""
-    flux_objects = [r for r in resources if r.api_version.partition("/")[0].endswith(".toolkit.fluxcd.io")]
-    return (any(flux.is_kustomization(r) or helmrelease.is_helm_release(r) for r in flux_objects)
-            and all(r in flux_objects or (r.kind == "Namespace" and r.api_version == "v1") for r in resources))
+    """Whether a plain root is made for Flux: it holds Flux objects
+    (Kustomizations, HelmReleases, their sources, alerts), which only Flux
+    applies, with what goes beside them (a Namespace, a Service); where the
+    sync does not reach it, it is not applied as a whole."""
+    return any(r.api_version.partition("/")[0].endswith(".toolkit.fluxcd.io") for r in resources)
 
 
 def _name_of(node: Mapping) -> str:
