@@ -66,6 +66,8 @@ def validate(items: Sequence[Mapping], options: ValidatorOptions) -> list[Result
             skipped.setdefault((ref.apiVersion, ref.kind), []).append(item)
             continue
         data = item.to_data()  # a copy: pruning and defaulting change it
+        if isinstance(data, dict) and _sops_metadata(data.get("sops")):
+            del data["sops"]  # the decryption that must come first removes it (SOPS, Flux's decryption)
         if checker.drops_status and isinstance(data, dict):
             data.pop("status", None)  # what the API server drops is not judged (PrepareForCreate)
         if checker.structural is not None:
@@ -90,6 +92,14 @@ def validate(items: Sequence[Mapping], options: ValidatorOptions) -> list[Result
     results.extend(_unjudged_result(item, rules) for item, rules in unjudged.values())
     results.extend(_unjudged_patterns_result(item, checker) for item, checker in patterns.values())
     return results
+
+
+def _sops_metadata(value: Any) -> bool:
+    """Whether ``value`` is the ``sops`` metadata an encrypted file carries
+    (its MAC and version): whatever decrypts the file (the sops CLI, Flux's
+    decryption, ksops) removes it before the object reaches the API server,
+    so it is no field of the object."""
+    return isinstance(value, dict) and "mac" in value and ("version" in value or "lastmodified" in value)
 
 
 def coverage(items: Sequence[Mapping], options: ValidatorOptions) -> dict[tuple[str, str], tuple[str, str]]:

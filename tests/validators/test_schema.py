@@ -346,3 +346,28 @@ def test_the_metadata_of_an_embedded_resource_is_validated_as_object_meta() -> N
         ("error", "spec.template.metadata.labels.app: 'web server' is not a valid label value: must be empty "
                   "or letters, digits, '-', '_' and '.', starting and ending with a letter or digit"),
     ]
+
+
+SOPS_SECRET = """\
+apiVersion: v1
+kind: Secret
+metadata:
+  name: cluster-secrets
+stringData:
+  TOKEN: ENC[AES256_GCM,data:abcd,iv:efgh,tag:ijkl,type:str]
+sops:
+  age:
+  - recipient: age1example
+    enc: ENC
+  lastmodified: "2026-01-01T00:00:00Z"
+  mac: ENC[AES256_GCM,data:mnop,iv:qrst,tag:uvwx,type:str]
+  version: 3.9.0
+"""
+
+
+def test_the_metadata_of_a_sops_encrypted_file_is_no_field_of_the_object() -> None:
+    # whatever decrypts the file removes it before the API server sees it;
+    # a `sops` key that is not SOPS's metadata is an unknown field as any
+    assert run(SOPS_SECRET) == []
+    [result] = run(SOPS_SECRET.replace("  mac: ENC", "  note: ENC"))
+    assert result.message == "sops: unknown field"
