@@ -585,10 +585,24 @@ def _olm_marker(directory: Path) -> str | None:
     return None
 
 
+_INPUT_DIR = re.compile(r"--input-dir[= ]\s*[\"']?([^\s\"';|&]+)")
+_CD = re.compile(r"\bcd\s+[\"']?([^\s\"';|&]+)[\"']?\s*&&")
+
+
 def _piped_to_bundle(text: str) -> set[str]:
     values = dict(_MAKE_VAR.findall(text))
     found = set()
     for line in text.replace("\\\n", " ").splitlines():
+        input_dir = _INPUT_DIR.search(line) if "generate bundle" in line else None
+        if input_dir is not None:
+            # `cd deploy/operator && operator-sdk generate bundle --input-dir config`
+            given = input_dir.group(1)
+            before = _CD.findall(line.split("generate bundle")[0])
+            joined = (before[-1] + "/" if before and not given.startswith("/") else "") + given
+            kept = [p for p in joined.split("/") if p not in ("", ".", "..") and "$" not in p and "(" not in p]
+            if len(kept) >= 2 or (kept and not before):
+                found.add("/".join(kept))
+            continue
         if "generate bundle" not in line or "|" not in line:
             continue
         for arg in _BUILD_ARG.findall(line.split("generate bundle")[0]):

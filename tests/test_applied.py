@@ -621,6 +621,24 @@ def test_a_file_a_program_of_the_repository_writes_is_not_a_defect(tmp_path: Pat
     assert [p for p, _, _ in check(tmp_path).located("error")] == ["deploy/kustomization.yaml"]
 
 
+def test_a_directory_operator_sdk_generate_bundle_reads_with_input_dir_is_its_input(tmp_path: Path) -> None:
+    # `cd DIR && operator-sdk generate bundle --version V --input-dir config`:
+    # the released version replaces the base's vX.Y.Z
+    write(tmp_path, "deploy/manager/config/manifests/kustomization.yaml",
+          "resources: [bases/manager.clusterserviceversion.yaml]\n")
+    write(tmp_path, "deploy/manager/config/manifests/bases/manager.clusterserviceversion.yaml",
+          CSV_BASE.replace("name: widget-operator", "name: manager.vX.Y.Z"))
+    write(tmp_path, "deploy/other/config/manifests/bases/other.clusterserviceversion.yaml",
+          CSV_BASE.replace("name: widget-operator", "name: other.vX.Y.Z"))
+    write(tmp_path, "hack/update-csv.sh", "cd $DEPLOY_DIR/manager && $BINDIR/operator-sdk generate bundle "
+                                          "--version $V --input-dir config --output-dir olm-catalog/latest\n")
+    run = check(tmp_path)
+    assert {p for p, _, _ in run.located("error")} == {
+        "deploy/other/config/manifests/bases/other.clusterserviceversion.yaml"}
+    assert ("deploy/manager/config/manifests/bases/manager.clusterserviceversion.yaml", "warning") in [
+        (d["path"], d["severity"]) for d in run.report["defects"]]
+
+
 def test_the_files_of_an_olm_package_or_bundle_are_olms_input(tmp_path: Path) -> None:
     # old bundle versions use removed APIs; OLM's registry reads them from a catalog image
     write(tmp_path, "app/deployment.yaml", DEPLOYMENT)
