@@ -73,6 +73,7 @@ from pathlib import Path
 import yaml
 
 from krmcheck import journal
+from krmcheck.resource.files import read_text_bounded
 from krmcheck.tree.load import FAST_LOADER, LoadError, load_documents
 
 TOOL_CONFIG = "tool-config"
@@ -614,6 +615,45 @@ def _piped_to_bundle(text: str) -> set[str]:
     return found
 
 
+# --- overlays Rancher Fleet applies to a chart's output ----------------------------------
+
+# A fleet.yaml with ``helm`` (a chart) and ``kustomize.dir`` (at the top or in
+# a ``targetCustomizations`` entry): Fleet renders the chart, then applies the
+# kustomization in that directory to the chart's output, whose objects its
+# patches name; built alone it is not what Fleet applies.
+_FLEET_NAMES = ("fleet.yaml", "fleet.yml")
+_FLEET_SECONDS = 5.0
+
+
+def fleet_overlays(top: Path) -> dict[str, str]:
+    """Repository-relative directories Fleet applies to a Helm chart's output -> the fleet.yaml."""
+    import time
+
+    started, out = time.monotonic(), dict[str, str]()
+    for directory, dirnames, filenames in os.walk(top):
+        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP)
+        if time.monotonic() - started > _FLEET_SECONDS:
+            break
+        for name in _FLEET_NAMES:
+            if name not in filenames:
+                continue
+            path = Path(directory) / name
+            try:
+                doc = yaml.load(read_text_bounded(path), Loader=FAST_LOADER)
+            except (OSError, ValueError, yaml.YAMLError, RecursionError):
+                continue
+            if not isinstance(doc, dict) or not isinstance(doc.get("helm"), dict):
+                continue
+            entries = [doc] + [t for t in doc.get("targetCustomizations") or () if isinstance(t, dict)]
+            for entry in entries:
+                kustomize = entry.get("kustomize")
+                given = kustomize.get("dir") if isinstance(kustomize, dict) else None
+                if isinstance(given, str) and given.strip():
+                    overlay = os.path.normpath(os.path.join(directory, given.strip()))
+                    out.setdefault(_relative(Path(overlay), top), _relative(path, top))
+    return out
+
+
 # --- files a program of the repository writes ------------------------------------------
 
 # Programs that write a kustomization's inputs before it is built: build
@@ -758,6 +798,7 @@ class Sorter:
         self.test_inputs: list[SetAside] = []  # what is judged as a test's input so far
         self.shown: dict[str, str] | None = None  # repo-relative path -> a Markdown page showing it
         self.bundles: frozenset[str] | None = None  # what a script pipes into operator-sdk generate bundle
+        self.fleet: dict[str, str] | None = None  # overlays Fleet applies to a chart's output -> fleet.yaml
         self.commented: dict[Path, Path] | None = None  # files only commented-out entries name
         self.patched: dict[str, str] | None = None  # repo-relative path -> what applies it with kubectl patch
 
@@ -826,6 +867,13 @@ class Sorter:
                 for suffix in sorted(self.bundles):
                     if rel == suffix or rel.endswith("/" + suffix):
                         return SetAside(path, BUNDLE_INPUT, f"piped into operator-sdk generate bundle ({suffix})")
+            if self.fleet is None:
+                self.fleet = fleet_overlays(self.top)
+            for directory in _below(path, self.top) if self.fleet else ():
+                bundle = self.fleet.get(_relative(directory, self.top))
+                if bundle is not None:
+                    return SetAside(path, BUNDLE_INPUT, f"an overlay {bundle} applies to its Helm chart's output "
+                                                        f"(Rancher Fleet)")
         if TEST_INPUT in self.reasons:
             base = next((d for d in self.searched if d == path.parent or d in path.parents), self.top)
             why = test_directory(path, base)

@@ -639,6 +639,23 @@ def test_a_directory_operator_sdk_generate_bundle_reads_with_input_dir_is_its_in
         (d["path"], d["severity"]) for d in run.report["defects"]]
 
 
+def test_an_overlay_fleet_applies_to_a_charts_output_is_fleets_input(tmp_path: Path) -> None:
+    # fleet.yaml: helm renders the chart, then kustomize.dir's overlay patches its objects
+    write(tmp_path, "guestbook/fleet.yaml", "helm:\n  chart: https://example.com/guestbook-0.0.1.tgz\n"
+                                            "targetCustomizations:\n- name: dev\n  kustomize:\n"
+                                            "    dir: overlays/dev\n")
+    overlay = "patches:\n- path: frontend.yaml\n"
+    frontend = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: frontend\nspec:\n  replicas: 3\n"
+    write(tmp_path, "guestbook/overlays/dev/kustomization.yaml", overlay)
+    write(tmp_path, "guestbook/overlays/dev/frontend.yaml", frontend)
+    write(tmp_path, "other/overlays/dev/kustomization.yaml", overlay)  # no fleet.yaml names it
+    write(tmp_path, "other/overlays/dev/frontend.yaml", frontend)
+    run = check(tmp_path)
+    assert [(p, v) for p, _, v in run.located("error")] == [("other/overlays/dev/frontend.yaml", "build")]
+    assert ("guestbook/overlays/dev/frontend.yaml", "warning") in [
+        (d["path"], d["severity"]) for d in run.report["defects"] if d["validator"] == "build"]
+
+
 def test_the_files_of_an_olm_package_or_bundle_are_olms_input(tmp_path: Path) -> None:
     # old bundle versions use removed APIs; OLM's registry reads them from a catalog image
     write(tmp_path, "app/deployment.yaml", DEPLOYMENT)

@@ -116,8 +116,10 @@ def as_test_inputs(reports: tuple[RootReport, ...], test_inputs: Sequence[applie
                                               "before anything is applied"),
                          (applied.DOC_FRAGMENT, "shown by documentation pages judged as fragments: a page often "
                                                 "shows one field of an object"),
-                         (applied.BUNDLE_INPUT, "that OLM's tools read (an OLM bundle or package, or a build "
-                                                "a script pipes into operator-sdk generate bundle), not kubectl")):
+                         (applied.BUNDLE_INPUT, "that a tool reads before anything is applied (an OLM bundle or "
+                                                "package, a build a script pipes into operator-sdk generate "
+                                                "bundle, an overlay Rancher Fleet applies to a chart's output), "
+                                                "not kubectl")):
         mine = sorted(name for name, t in names.items() if t.reason == reason)
         if not mine:
             continue
