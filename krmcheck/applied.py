@@ -65,7 +65,7 @@ from __future__ import annotations
 import functools
 import os
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -453,50 +453,64 @@ _PAGE_BYTES = 1 << 20
 _SKIP = frozenset({".git", "node_modules", "vendor", ".venv"})
 
 
+def _walk(top: Path, seconds: float, skip: frozenset[str] = _SKIP) -> Iterator[tuple[Path, list[str]]]:
+    """(directory, its file names, sorted) under ``top``, in a stable order,
+    leaving out ``skip`` directories, until ``seconds`` have passed."""
+    import time
+
+    started = time.monotonic()
+    for directory, dirnames, filenames in os.walk(top):
+        dirnames[:] = sorted(d for d in dirnames if d not in skip)
+        if time.monotonic() - started > seconds:
+            return
+        yield Path(directory), sorted(filenames)
+
+
 # ``kubectl patch deployment/x --patch-file PATH`` (or ``-p "$(cat PATH)"``):
 # the file is a patch of a live object, not an object.
 _PATCHED = re.compile(r"\bkubectl\b[^\n]*?\bpatch\b[^\n]*?(?:--patch-file[= ]\s*|\$\(cat\s+)[\"']?" + _YAML_PATH)
 
 
-def shown_in_pages(top: Path) -> dict[str, str]:
+def shown_in_pages(top: Path, pages: Iterable[tuple[Path, str]] | None = None) -> dict[str, str]:
     """Repository-relative YAML paths a Markdown page names -> the first such
     page: a documentation page that embeds a file to show a field shows a
-    fragment, not an object to apply."""
-    return _named_in_pages(top, _PAGE_PATH)
+    fragment, not an object to apply (``pages``: ``markdown_pages(top)``, read once)."""
+    return _named_in_pages(top, _PAGE_PATH, markdown_pages(top) if pages is None else pages)
 
 
-def patched_by(top: Path, run: object = None) -> dict[str, str]:
+def patched_by(top: Path, run: object = None, pages: Iterable[tuple[Path, str]] | None = None) -> dict[str, str]:
     """Repository-relative YAML paths that a page or a program of the
     repository applies with ``kubectl patch`` -> the first such page or
     program."""
-    out = _named_in_pages(top, _PATCHED)
+    out = _named_in_pages(top, _PATCHED, markdown_pages(top) if pages is None else pages)
     for rel, text in _programs(top, run):
         if "patch" in text:
             _note_paths(_PATCHED.findall(text), top / rel, top, rel, out)
     return out
 
 
-def _named_in_pages(top: Path, pattern: re.Pattern[str]) -> dict[str, str]:
-    """Repository-relative YAML paths ``pattern`` finds in a Markdown page -> the first such page."""
-    import time
-
-    started = time.monotonic()
-    out: dict[str, str] = {}
-    for directory, dirnames, filenames in os.walk(top):
-        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP)
-        if time.monotonic() - started > _PAGES_SECONDS:
-            break
-        for name in sorted(filenames):
+def markdown_pages(top: Path) -> list[tuple[Path, str]]:
+    """(path, text) of the repository's Markdown pages, bounded in time and size."""
+    out = []
+    for directory, names in _walk(top, _PAGES_SECONDS):
+        for name in names:
             if not name.endswith((".md", ".markdown")):
                 continue
-            page = Path(directory) / name
+            page = directory / name
             try:
                 if page.stat().st_size > _PAGE_BYTES or not page.is_file():
                     continue
-                text = page.read_text(encoding="utf-8", errors="replace")
+                out.append((page, page.read_text(encoding="utf-8", errors="replace")))
             except OSError:
                 continue
-            _note_paths(pattern.findall(text), page, top, _relative(page, top), out)
+    return out
+
+
+def _named_in_pages(top: Path, pattern: re.Pattern[str], pages: Iterable[tuple[Path, str]]) -> dict[str, str]:
+    """Repository-relative YAML paths ``pattern`` finds in a Markdown page -> the first such page."""
+    out: dict[str, str] = {}
+    for page, text in pages:
+        _note_paths(pattern.findall(text), page, top, _relative(page, top), out)
     return out
 
 
@@ -627,17 +641,12 @@ _FLEET_SECONDS = 5.0
 
 def fleet_overlays(top: Path) -> dict[str, str]:
     """Repository-relative directories Fleet applies to a Helm chart's output -> the fleet.yaml."""
-    import time
-
-    started, out = time.monotonic(), dict[str, str]()
-    for directory, dirnames, filenames in os.walk(top):
-        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP)
-        if time.monotonic() - started > _FLEET_SECONDS:
-            break
+    out: dict[str, str] = {}
+    for directory, filenames in _walk(top, _FLEET_SECONDS):
         for name in _FLEET_NAMES:
             if name not in filenames:
                 continue
-            path = Path(directory) / name
+            path = directory / name
             try:
                 doc = yaml.load(read_text_bounded(path), Loader=FAST_LOADER)
             except (OSError, ValueError, yaml.YAMLError, RecursionError):
@@ -686,16 +695,13 @@ def _programs(top: Path, run: object) -> tuple[tuple[str, str], ...]:
 
 
 def _read_programs(top: Path) -> tuple[tuple[str, str], ...]:
-    import time
-
-    started, total, out = time.monotonic(), 0, []
-    for directory, dirnames, filenames in os.walk(top):
-        dirnames[:] = sorted(d for d in dirnames if d not in _PROGRAM_SKIP)
-        if time.monotonic() - started > _PROGRAMS_SECONDS or total > _PROGRAMS_BYTES:
+    total, out = 0, []
+    for directory, filenames in _walk(top, _PROGRAMS_SECONDS, _PROGRAM_SKIP):
+        if total > _PROGRAMS_BYTES:
             break
-        for name in sorted(filenames):
+        for name in filenames:
             if name in _PROGRAM_NAMES or name.endswith(_PROGRAM_SUFFIXES):
-                path = Path(directory) / name
+                path = directory / name
                 try:
                     if not path.is_file() or path.stat().st_size > (1 << 20):
                         continue
@@ -801,6 +807,7 @@ class Sorter:
         self.fleet: dict[str, str] | None = None  # overlays Fleet applies to a chart's output -> fleet.yaml
         self.commented: dict[Path, Path] | None = None  # files only commented-out entries name
         self.patched: dict[str, str] | None = None  # repo-relative path -> what applies it with kubectl patch
+        self.pages: list[tuple[Path, str]] | None = None  # the Markdown pages (path, text)
 
     def learn_names(self, directory: Path, names: Iterable[str]) -> None:
         if TEST_FRAMEWORK in self.reasons:
@@ -834,10 +841,16 @@ class Sorter:
                 if why is not None:
                     yield reason, why
 
+    def _pages(self) -> list[tuple[Path, str]]:
+        """The repository's Markdown pages, read once for the rules that read them."""
+        if self.pages is None:
+            self.pages = markdown_pages(self.top)
+        return self.pages
+
     def _patched(self, path: Path) -> str | None:
         """A file a page or a program of the repository applies with ``kubectl patch``."""
         if self.patched is None:
-            self.patched = patched_by(self.top)
+            self.patched = patched_by(self.top, pages=self._pages())
         by = self.patched.get(_relative(path, self.top))
         return None if by is None else f"{by} applies it with kubectl patch"
 
@@ -884,7 +897,7 @@ class Sorter:
             if not (in_docs or _unnamed(text)):
                 return None  # an example a page shows whole is an object to apply
             if self.shown is None:
-                self.shown = shown_in_pages(self.top)
+                self.shown = shown_in_pages(self.top, self._pages())
             rel = _relative(path, self.top)
             parts = rel.split("/")
             page = self.shown.get(rel) or next(
