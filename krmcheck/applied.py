@@ -689,8 +689,11 @@ def _programs(top: Path, run: object) -> tuple[tuple[str, str], ...]:
     if len(_READ) > 8:
         _READ.clear()
     reads = journal.start()
-    found = _read_programs(top)
-    _READ[key] = (run, found, journal.stop(reads))
+    try:
+        found = _read_programs(top)
+    finally:
+        read = journal.stop(reads)
+    _READ[key] = (run, found, read)
     return found
 
 

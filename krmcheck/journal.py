@@ -13,8 +13,10 @@ rendered once, a schema looked up once) keeps the reads it made
 (:func:`replay`). Running a program or using the network makes the span
 *impure* (audit events of processes and sockets, and :func:`impure` where
 krmcheck runs plugins, functions, helm and external validators or fetches
-remote bases and schemas). The render cache (``render_cache``) keeps a
-report only with a pure, stable journal.
+remote bases and schemas). What the garbage collector's finalizers do
+while a root is checked (an earlier run's scratch directory removed) is
+nobody's read. The render cache (``render_cache``) keeps a report only with
+a pure, stable journal.
 
 The build and the schema lookup write here; nothing here knows of them.
 """
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import gc
 import hashlib
 import os
 import stat
@@ -30,7 +33,7 @@ import sys
 import sysconfig
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 # A file whose status changed less than this long before it was recorded may
 # change again without its status changing: its content is hashed again.
@@ -81,12 +84,16 @@ UNCAPTURED = Reads(unstable="made while no journal was open")
 
 _frames: list[Frame] = []
 _busy: list[bool] = []  # non-empty while the journal itself looks at files
+# True while the garbage collector runs: a finalizer it calls (an earlier
+# run's scratch directory removed) reads nothing for the root being checked
+_collecting = [False]
 
 
-def start() -> Frame | None:
-    """Open a span inside the root's journal (None when no journal is open)."""
+def start() -> Frame:
+    """Open a span: inside a root's journal, or alone (what is made before
+    any root is checked, and reused by roots later, records its reads too)."""
     if not _frames:
-        return None
+        return begin()
     frame = Frame()
     _frames.append(frame)
     return frame
@@ -97,7 +104,9 @@ def stop(frame: Frame | None) -> Reads:
     when an exception skipped their :func:`stop`); its reads also count
     for the enclosing spans."""
     if frame is None or not any(f is frame for f in _frames):
-        return UNCAPTURED  # no journal, or the span was closed already
+        return UNCAPTURED  # the span was closed already
+    if _frames[0] is frame:  # a span alone
+        end(frame)
     while _frames:
         top = _frames.pop()
         if _frames:
@@ -150,7 +159,7 @@ _IMPURE_EVENTS = frozenset({
 
 
 def _audit(event: str, args: tuple[Any, ...]) -> None:
-    if not _frames or _busy:
+    if not _frames or _busy or _collecting[0]:
         return
     _busy.append(True)
     try:
@@ -174,7 +183,7 @@ REAL_STAT, _REAL_LSTAT, REAL_READLINK = os.stat, os.lstat, os.readlink
 
 
 def _stat(path: Any, *, dir_fd: int | None = None, follow_symlinks: bool = True) -> os.stat_result:
-    if not _frames or _busy or isinstance(path, int):
+    if not _frames or _busy or _collecting[0] or isinstance(path, int):
         return REAL_STAT(path, dir_fd=dir_fd, follow_symlinks=follow_symlinks)
     op = "stat" if follow_symlinks else "lstat"
     try:
@@ -191,7 +200,7 @@ def _lstat(path: Any, *, dir_fd: int | None = None) -> os.stat_result:
 
 
 def _readlink(path: Any, *, dir_fd: int | None = None) -> Any:
-    if not _frames or _busy or isinstance(path, int):
+    if not _frames or _busy or _collecting[0] or isinstance(path, int):
         return REAL_READLINK(path, dir_fd=dir_fd)
     try:
         found = REAL_READLINK(path, dir_fd=dir_fd)
@@ -224,9 +233,23 @@ def error_text(e: OSError) -> str:
     return f"error {e.errno}"
 
 
+def _collection(phase: str, info: dict[str, int]) -> None:
+    _collecting[0] = phase == "start"
+
+
 @functools.cache
 def _install_hook() -> None:
     sys.addaudithook(_audit)
+    gc.callbacks.append(_collection)
+
+
+def unwatched(function: Callable[..., Any], *args: Any) -> Any:
+    """``function(*args)``, whose reads belong to no root (a finalizer)."""
+    _busy.append(True)
+    try:
+        return function(*args)
+    finally:
+        _busy.clear()
 
 
 def begin() -> Frame:

@@ -93,7 +93,7 @@ class Remotes:
     def directory(self, key: str) -> Path:
         if self._root is None:
             self._root = _make_run_dir()
-            weakref.finalize(self, shutil.rmtree, self._root, True)
+            weakref.finalize(self, journal.unwatched, shutil.rmtree, self._root, True)
         return self._root / hashlib.sha256(key.encode()).hexdigest()[:16]
 
     def clone(self, spec: RepoSpec) -> Path:

@@ -172,26 +172,30 @@ class Builder:
             self.secret_places.update(places)
             return ResourceList([r.copy(share=True) for r in cached])  # the cached ones never change
         reads = journal.start()
-        first_warning = len(self.warnings)
-        first_result = len(self.function_results)
-        # the top kustomization is already loaded by build(): read each file once
-        k = loaded if loaded is not None else kfile.load(directory, self.files, origin)
-        self.warnings.extend(deprecation.warnings_of(k))
-        if k.is_component and origin is not None:
-            raise BuildError(f"{k.display} is a Component; list it under components:, not resources:",
-                             origin or k.node.origin)
-        entered = self.tables.enter(k, self.files, self.options.load_restrictor, not stack)
-        acc = ResourceList()
-        # this directory's own secrets, kept for reuse
-        outer, self.secrets, outer_places, self.secret_places = self.secrets, set(), self.secret_places, set()
         try:
-            self._run(k, acc, stack + (real,))
+            first_warning = len(self.warnings)
+            first_result = len(self.function_results)
+            # the top kustomization is already loaded by build(): read each file once
+            k = loaded if loaded is not None else kfile.load(directory, self.files, origin)
+            self.warnings.extend(deprecation.warnings_of(k))
+            if k.is_component and origin is not None:
+                raise BuildError(f"{k.display} is a Component; list it under components:, not resources:",
+                                 origin or k.node.origin)
+            entered = self.tables.enter(k, self.files, self.options.load_restrictor, not stack)
+            acc = ResourceList()
+            # this directory's own secrets, kept for reuse
+            outer, outer_places = self.secrets, self.secret_places
+            self.secrets, self.secret_places = set(), set()
+            try:
+                self._run(k, acc, stack + (real,))
+            finally:
+                own, own_places = self.secrets, self.secret_places
+                self.secrets, self.secret_places = outer, outer_places
+                outer.update(own)
+                outer_places.update(own_places)
+            self.tables.leave(entered, key)
         finally:
-            own, self.secrets, own_places, self.secret_places = self.secrets, outer, self.secret_places, outer_places
-            outer.update(own)
-            outer_places.update(own_places)
-        self.tables.leave(entered, key)
-        read = journal.stop(reads)
+            read = journal.stop(reads)
         if not self.stamper and not fresh:
             # acc's resources become the cache and never change again: the
             # caller and every later user get shares of them (copied as used)

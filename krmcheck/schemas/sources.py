@@ -162,8 +162,11 @@ class Sources:
         key = (api_version, kind)
         if key not in self._found:
             reads = journal.start()
-            self._found[key] = self._lookup(api_version, kind)
-            self._reads[key] = journal.stop(reads)
+            try:
+                found = self._lookup(api_version, kind)
+            finally:
+                read = journal.stop(reads)
+            self._found[key], self._reads[key] = found, read
         else:  # a later root reuses the lookup: it reads what the lookup read
             journal.replay(self._reads.get(key))
         return self._found[key]
@@ -197,8 +200,11 @@ class Sources:
         key = (group, kind)
         if key not in self._near:
             reads = journal.start()
-            found = self._kinds_near(group, kind, near)
-            self._near[key] = (found, journal.stop(reads))
+            try:
+                found = self._kinds_near(group, kind, near)
+            finally:
+                read = journal.stop(reads)
+            self._near[key] = (found, read)
         else:  # a later root reuses the answer: it reads what finding it read
             journal.replay(self._near[key][1])
         return self._near[key][0]

@@ -387,3 +387,58 @@ def test_no_secret_value_is_stored_and_a_program_still_has_every_value_masked(
     for run in (first, second):
         assert LEAKED not in run.out + json.dumps(run.report)
         assert "saw <redacted>" in [d["message"] for d in run.report["defects"]]
+
+
+def test_a_finalizer_the_garbage_collector_runs_during_a_check_is_not_read_by_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # an object of an earlier run, in a reference cycle, removes its scratch
+    # directory when collected (as a run's download directory does): that
+    # may happen in the middle of any later root's check, which must still
+    # be stored, having read nothing of it
+    import gc
+    import shutil
+    import tempfile
+    import weakref
+
+    from krmcheck.pipeline import root as root_module
+
+    class Scratch:
+        def __init__(self) -> None:
+            self.me = self
+            self.path = tempfile.mkdtemp(dir=tmp_path)
+            for name in ("a", "b"):
+                write(Path(self.path), f"{name}/x.yaml", "x: 1\n")
+            weakref.finalize(self, shutil.rmtree, self.path, True)
+
+    real = root_module.render_root
+
+    def render_with_collection(*args: object, **kwargs: object) -> object:
+        Scratch()  # garbage at once, collected only by the collector
+        gc.collect()
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(root_module, "render_root", render_with_collection)
+    repo = tmp_path / "repo"
+    write(repo, "app/kustomization.yaml", "resources: [deployment.yaml]\n")
+    write(repo, "app/deployment.yaml", DEPLOYMENT)
+    assert check(repo).code == 0
+    assert counts() == {"miss": 1, "stored": 1}
+    assert list(tmp_path.glob("tmp*")) == []  # every finalizer ran
+    assert same_as_uncached(repo).code == 0
+    assert counts() == {"hit": 1}
+
+
+def test_a_root_rendered_before_the_checks_is_still_stored(tmp_path: Path) -> None:
+    # with --enable-helm every root is rendered first, for the CRDs a chart
+    # may install; the roots' checks reuse those renderings, whose reads
+    # count as theirs: a root that runs nothing is stored, and a change to
+    # its base is seen
+    shared_base(tmp_path)
+    assert same_as_uncached(tmp_path, "--enable-helm").code == 0
+    assert counts() == {"miss": 3, "stored": 3}
+    assert same_as_uncached(tmp_path, "--enable-helm").code == 0
+    assert counts() == {"hit": 3}
+    write(tmp_path, "base/deployment.yaml", DEPLOYMENT.replace("nginx:1.27", "nginx:latest"))
+    changed = same_as_uncached(tmp_path, "--enable-helm", "--fail-on", "warning")
+    assert changed.code == 1
+    assert counts() == {"miss": 2, "stored": 2, "hit": 1}
