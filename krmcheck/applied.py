@@ -489,6 +489,36 @@ def patched_by(top: Path, run: object = None, pages: Iterable[tuple[Path, str]] 
     return out
 
 
+# A file a program gives to envsubst (``envsubst < FILE``, a8m's ``envsubst
+# -i FILE``, ``cat FILE | envsubst``), its directory often a variable of the
+# program (``$TESTS_DIR/pod.yaml``): envsubst also fills bare ``$NAME``.
+_VAR_DIR = r"[\"']?(\$\{?\w+\}?/)?"
+_ENVSUBST = re.compile(r"\benvsubst\b[^\n|;]*?(?:<|\s-i)\s*" + _VAR_DIR + _YAML_PATH + "|"
+                       r"\bcat\s+" + _VAR_DIR + _YAML_PATH + r"[\"']?\s*\|\s*envsubst\b")
+
+
+def envsubst_inputs(top: Path, run: object = None) -> list[tuple[str, str, str]]:
+    """What the programs of the repository render with envsubst: (directory,
+    path, program), each repository-relative. A path as written names the
+    file from the top (as make runs) or from the program's directory
+    (``directory`` empty); one below a directory the program names by a
+    variable (``$TESTS_DIR/pod.yaml``) is any file of that path below the
+    program's own directory."""
+    out = []
+    for rel, text in _programs(top, run):
+        if "envsubst" not in text:
+            continue
+        here = _relative((top / rel).parent, top)
+        for var_a, path_a, var_b, path_b in _ENVSUBST.findall(text):
+            var, path = (var_a, path_a) if path_a else (var_b, path_b)
+            if var:
+                out.append(("" if here == "." else here, path, rel))
+            else:
+                out.append(("=", os.path.normpath(path), rel))
+                out.append(("=", _relative(Path(os.path.normpath(top / here / path)), top), rel))
+    return out
+
+
 def markdown_pages(top: Path) -> list[tuple[Path, str]]:
     """(path, text) of the repository's Markdown pages, bounded in time and size."""
     out = []
@@ -668,7 +698,7 @@ def fleet_overlays(top: Path) -> dict[str, str]:
 # Programs that write a kustomization's inputs before it is built: build
 # scripts, and test code that writes an overlay's files.
 _PROGRAM_NAMES = frozenset({"Makefile", "makefile", "GNUmakefile", "Taskfile.yaml", "Taskfile.yml", "justfile"})
-_PROGRAM_SUFFIXES = (".sh", ".bash", ".mk", ".go", ".py")
+_PROGRAM_SUFFIXES = (".sh", ".bash", ".bats", ".mk", ".go", ".py")
 _PROGRAMS_BYTES = 64 << 20  # read at most this much program text in all
 _PROGRAMS_SECONDS = 10.0
 _PROGRAM_SKIP = frozenset({".git", "node_modules", "vendor", ".venv", "third_party"})
@@ -681,6 +711,8 @@ def _programs(top: Path, run: object) -> tuple[tuple[str, str], ...]:
     """(repository-relative path, text) of the repository's programs, bounded
     in bytes and time; read once per ``run`` (an object the run keeps), and
     each root that uses them counts as having read them (the render cache)."""
+    if run is None:
+        return _read_programs(top)  # no run to keep them for
     key = (top, id(run))
     kept = _READ.get(key)
     if kept is not None and kept[0] is run:
@@ -811,6 +843,7 @@ class Sorter:
         self.commented: dict[Path, Path] | None = None  # files only commented-out entries name
         self.patched: dict[str, str] | None = None  # repo-relative path -> what applies it with kubectl patch
         self.pages: list[tuple[Path, str]] | None = None  # the Markdown pages (path, text)
+        self.substituted: list[tuple[str, str, str]] | None = None  # what programs give to envsubst
 
     def learn_names(self, directory: Path, names: Iterable[str]) -> None:
         if TEST_FRAMEWORK in self.reasons:
@@ -836,7 +869,7 @@ class Sorter:
             (UNUSED_INPUT, lambda: _unused_input(path, self.top, self.kustomizations, self.read_dirs)),
             (DISABLED, lambda: self._disabled(path)),
             (DATA, lambda: _data(text, self.served)),
-            (TEMPLATE, lambda: _template(text) or _ansible_role(path, self.top)),
+            (TEMPLATE, lambda: _template(text) or self._envsubst(path, text) or _ansible_role(path, self.top)),
         )
         for reason, check in checks:
             if reason in self.reasons:
@@ -853,9 +886,23 @@ class Sorter:
     def _patched(self, path: Path) -> str | None:
         """A file a page or a program of the repository applies with ``kubectl patch``."""
         if self.patched is None:
-            self.patched = patched_by(self.top, pages=self._pages())
+            self.patched = patched_by(self.top, self, self._pages())
         by = self.patched.get(_relative(path, self.top))
         return None if by is None else f"{by} applies it with kubectl patch"
+
+    def _envsubst(self, path: Path, text: str) -> str | None:
+        """A file a program of the repository renders with envsubst, and
+        that is not YAML as written: YAML only once its ``$NAME`` are filled."""
+        if _loads(text):
+            return None
+        if self.substituted is None:
+            self.substituted = envsubst_inputs(self.top, self)  # the programs read once per sorter
+        rel = _relative(path, self.top)
+        for directory, named, program in self.substituted:
+            if (rel == named) if directory == "=" else \
+                    (rel.endswith("/" + named) and (not directory or rel.startswith(directory + "/"))):
+                return f"{program} renders it with envsubst; not YAML as written"
+        return None
 
     def _disabled(self, path: Path) -> str | None:
         """A file only a commented-out entry of a kustomization names: the

@@ -715,6 +715,48 @@ def test_ansible_roles_go_fmt_and_envsubst_templates(tmp_path: Path) -> None:
     assert ("deploy/dev.yaml", 4, "metadata", "placeholder") in run.suppressed()
 
 
+def test_a_file_a_program_renders_with_envsubst_is_yaml_only_once_rendered(tmp_path: Path) -> None:
+    # a bats test pipes its template through envsubst (a certificate at
+    # column 0, indented by sed after) before kubectl applies it
+    template = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ca\ndata:\n  ca.crt: |\n"
+                "$CA_CERT\n  other: x\n")
+    write(tmp_path, "test/bats/tests/vault/ca.yaml", template)
+    write(tmp_path, "test/bats/vault.bats", "@test \"ca\" {\n  envsubst < $BATS_TESTS_DIR/ca.yaml "
+                                            "| sed 's/^-----/    -----/' | kubectl apply -f -\n}\n")
+    write(tmp_path, "deploy/ca.yaml", template)  # outside the program's directory: a file that loses content
+    write(tmp_path, "app/deployment.yaml", DEPLOYMENT)
+    run = check(tmp_path)
+    assert aside(run.report) == {"test/bats/tests/vault/ca.yaml": "template"}
+    assert run.located("error") == [("deploy/ca.yaml", 8, "build")]
+    # no evidence without the program
+    (tmp_path / "test/bats/vault.bats").unlink()
+    assert ("test/bats/tests/vault/ca.yaml", 8, "build") in check(tmp_path).located("error")
+
+
+def test_a_root_that_fails_only_at_a_templating_tools_placeholders_is_not_built(tmp_path: Path) -> None:
+    # a gruntwork boilerplate scaffold: the kustomization is Go template text, not YAML
+    write(tmp_path, "boilerplate/app/base/kustomization.yaml",
+          "resources:\n  - helm.yaml\nconfigMapGenerator:\n  - name: {{ .app_name }}-values\n"
+          "    files: [values.yaml]\n")
+    write(tmp_path, "boilerplate/app/base/helm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n")
+    # a Backstage skeleton: YAML, but an entry names its file by a placeholder, and an overlay builds it
+    write(tmp_path, "skeleton/base/kustomization.yaml", "resources:\n  - ${{ values.name }}.yaml\n")
+    write(tmp_path, "skeleton/dev/kustomization.yaml", "resources:\n  - ../base\n")
+    # a ${NAME} entry is no templating tool's: Flux substitutes nothing in a kustomization
+    write(tmp_path, "apps/web/kustomization.yaml", "resources:\n  - ${CLUSTER}.yaml\n")
+    # a scaffold that fails where no placeholder is: judged
+    write(tmp_path, "scaffold/kustomization.yaml", "resources:\n  - missing.yaml\n  - ${{ values.name }}.yaml\n")
+    run = check(tmp_path)
+    errors = run.located("error")
+    assert ("apps/web/kustomization.yaml", 2, "build") in errors
+    assert ("scaffold/kustomization.yaml", 2, "build") in errors
+    assert not [e for e in errors if e[0].startswith(("boilerplate/", "skeleton/"))]
+    notes = [n["message"] for n in run.report["notes"] if n["message"].endswith("[template]")]
+    assert any(n.startswith("2 roots fail to build only at templates' placeholders") for n in notes), notes
+    # a directory named to the run, or --roots all, is judged in full
+    assert ("skeleton/base/kustomization.yaml", 2, "build") in check(tmp_path, "--roots", "all").located("error")
+
+
 def test_a_file_a_page_or_script_applies_with_kubectl_patch_is_a_patch(tmp_path: Path) -> None:
     partial = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: repo-server\nspec:\n  template:\n" \
               "    spec:\n      containers:\n      - name: cmp\n        image: alpine:3.20\n" \

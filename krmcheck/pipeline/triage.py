@@ -133,6 +133,55 @@ def as_test_inputs(reports: tuple[RootReport, ...], test_inputs: Sequence[applie
 UNREACHED = "unreached"  # the rule of a kustomization a Flux sync does not reach and that fails to build
 
 
+def template_failures(reports: tuple[RootReport, ...],
+                      files: Files) -> tuple[tuple[RootReport, ...], tuple[Note, ...]]:
+    """A root whose every build error lies in a template (a file with
+    placeholders that is not YAML as written, or the line of an entry that
+    names a file by a templating language's placeholder, ``{{ .name }}``,
+    ``${{ values.name }}``, ``{% if %}``) is a templating tool's input, a
+    scaffold or a skeleton: not built as written. Its build errors go; one
+    note names such roots. (A ``${NAME}`` entry is no such evidence: Flux
+    substitutes none in a kustomization, so there it is a defect.)"""
+    out, templates = [], []
+    texts: dict[str, str | None] = {}
+    for report in reports:
+        errors = [f for f in report.findings if f.severity == "error"]
+        if not (report.build_failed and errors and
+                all(f.result.validator == "build" and _at_template(f.location, files, texts) for f in errors)):
+            out.append(report)
+            continue
+        templates.append(report.root)
+        out.append(dataclasses.replace(report, findings=tuple(f for f in report.findings if f.severity != "error"),
+                                       build_failed=False))
+    if not templates:
+        return reports, ()
+    count = "1 root fails" if len(templates) == 1 else f"{len(templates)} roots fail"
+    first = next(f for r in reports if r.root == templates[0] for f in r.findings if f.severity == "error")
+    note = Note(f"{count} to build only at templates' placeholders: a templating tool renders them before "
+                f"any build (a scaffold, a skeleton), so they are not built as written [{applied.TEMPLATE}]",
+                first.location)
+    return tuple(out), (note,)
+
+
+# a placeholder of a templating language: {{ .name }}, ${{ values.name }}, {% if %}
+_TEMPLATING = re.compile(r"\{\{.*?\}\}|\{%.*?%\}")
+
+
+def _at_template(where: Location, files: Files, texts: dict[str, str | None]) -> bool:
+    if where.path not in texts:
+        try:
+            texts[where.path] = read_text_bounded(files.repo_root / where.path)
+        except (OSError, ValueError):
+            texts[where.path] = None
+    text = texts[where.path]
+    if text is None:
+        return False
+    if applied.is_template(text):
+        return True
+    lines = text.splitlines()
+    return 0 < where.line <= len(lines) and _TEMPLATING.search(lines[where.line - 1]) is not None
+
+
 def unreached_failures(reports: tuple[RootReport, ...], roots: Sequence[object],
                        files: Files) -> tuple[tuple[RootReport, ...], tuple[Note, ...]]:
     """Where Flux Kustomizations of the repository apply its clusters, a
