@@ -215,8 +215,9 @@ class _Object:
                 f"${{{name}}}", "warning", origin, res))
         for written in span.unsupported:
             self.problems.append(Problem(
-                f"{written}: pattern operators are not evaluated by krmcheck; the value is checked "
-                f"as written", "info", origin, res))
+                f"{written}: not an expression kustomize-controller's envsubst accepts (it fails the "
+                f"build with \"missing closing brace\"); krmcheck checks the value as written", "info",
+                origin, res))
 
     def _report_each(self, scalars: _Scalars, failed: SubstitutionError) -> None:
         """Each scalar's expressions on their own, for their problems."""

@@ -426,3 +426,68 @@ def test_a_kustomization_no_flux_kustomization_reaches_fails_to_build_as_a_warni
     (tmp_path / "clusters/prod/apps.yaml").unlink()
     run = check(tmp_path)
     assert sorted(d["severity"] for d in run.report["defects"] if d["validator"] == "build") == ["error", "error"]
+
+
+def test_a_pattern_operator_over_a_variable_the_repository_cannot_show_is_a_placeholder(repo: Repo) -> None:
+    """``name: ${DOMAIN//./-}-tls`` with DOMAIN from a Secret the repository
+    does not hold: the controller makes a valid name of it, so the name is
+    not judged as written. Given DOMAIN by a ConfigMap of the repository,
+    the name is the value replaceAll computes, and that is what is judged."""
+    from tests.checkrun import check
+
+    repo.write("clusters/prod/flux-system/gotk-sync.yaml", ks("flux-system", "./clusters/prod"))
+    repo.write("clusters/prod/apps.yaml", ks("apps", "./app", """
+        postBuild:
+          substituteFrom:
+          - kind: Secret
+            name: cluster-secrets
+        """))
+    repo.write("app/secret.yaml", """
+        apiVersion: v1
+        kind: Secret
+        metadata:
+          name: ${DOMAIN//./-}-tls
+        type: kubernetes.io/tls
+        stringData:
+          tls.crt: x
+          tls.key: y
+        """)
+
+    def errors() -> list[tuple[str, int, str]]:
+        return [(d["path"], d["line"], d["message"]) for d in check(repo.top, ".").report["defects"]
+                if d["severity"] == "error"]
+
+    assert errors() == []
+    rendered = repo.render("flux:flux-system/apps")
+    assert rendered.resources[0].name == "${DOMAIN//./-}-tls"
+    assert rendered.placeholders == 1
+    # the value known: the name computed from it is judged
+    repo.write("clusters/prod/apps.yaml", ks("apps", "./app", """
+        postBuild:
+          substituteFrom:
+          - kind: ConfigMap
+            name: cluster-settings
+        """))
+    repo.write("clusters/prod/cluster-settings.yaml", """
+        apiVersion: v1
+        kind: ConfigMap
+        metadata:
+          name: cluster-settings
+          namespace: flux-system
+        data:
+          DOMAIN: example.com
+        """)
+    assert [r.name for r in repo.render("flux:flux-system/apps").resources] == ["example-com-tls"]
+    assert errors() == []
+    repo.write("clusters/prod/cluster-settings.yaml", """
+        apiVersion: v1
+        kind: ConfigMap
+        metadata:
+          name: cluster-settings
+          namespace: flux-system
+        data:
+          DOMAIN: Example.com
+        """)
+    [(path, line, message)] = errors()
+    assert "Example-com-tls" in message
+    assert (path, line) == ("clusters/prod/cluster-settings.yaml", 7)  # where DOMAIN is defined
