@@ -4,9 +4,11 @@ kustomize-controller runs fluxcd/pkg/envsubst (a fork of drone/envsubst)
 over the YAML text of each rendered object. What it understands:
 
 * ``${var}``; ``$var`` without braces is left alone;
-* ``${var:=default}`` / ``${var:-default}`` (default when unset or empty),
-  ``${var=default}`` / ``${var-default}`` (default when unset); a default may
-  itself hold ``${...}``;
+* ``${var:=default}``, ``${var:-default}``, ``${var=default}``,
+  ``${var:?default}``, ``${var:+default}``: all one function in the fork,
+  the default when the value is empty or the variable undefined (strict
+  mode too); a default may itself hold ``${...}``. ``${var-default}`` is
+  no expression of the fork: it refuses the text ("missing closing brace");
 * ``${#var}`` (length), ``${var^}``, ``${var^^}``, ``${var,}``, ``${var,,}``
   (case), ``${var:offset}`` and ``${var:offset:length}`` (substring);
 * ``$$`` is an escaped ``$``: ``$${var}`` becomes the literal ``${var}``;
@@ -38,11 +40,11 @@ over the YAML text of each rendered object. What it understands:
   variable whose value is unknown makes the whole expression unknown, and
   so does an argument holding one.
 
-A form the fork refuses to parse is a :class:`SubstitutionError` when it
-starts as an operator above does (``${var/a}``, ``${var#}``); any other
-character after a name (``${var?x}``, ``${var+x}``, ``${var@Q}``: "missing
-closing brace" in the controller) keeps the expression as written, listed
-in ``Expansion.unsupported``.
+A form the fork refuses to parse is a :class:`SubstitutionError`, as the
+controller refuses the text: one that starts as an operator above does
+(``${var/a}``, ``${var#}``), and any other character after a name
+(``${var-x}``, ``${var?x}``, ``${var+x}``, ``${var@Q}``: "missing closing
+brace"). ``Expansion.unsupported`` stays for callers; nothing is listed.
 
 A variable's name is letters, digits and ``_`` (the controller rejects
 defined names that do not match ``[_a-zA-Z][_a-zA-Z0-9]*``).
@@ -192,18 +194,17 @@ class _Parser:
             self.i += 1
             value = self.resolve(name)
             return s[start:self.i] if value is None else value
-        if op in (":=", ":-") or op[:1] in ("=", "-"):
-            return self.default(name, start, unset_only=op[:1] != ":")
+        if op[:1] == "-":  # the fork knows no ${var-default}: it refuses the text
+            raise SubstitutionError("missing closing brace")
+        if op in (":=", ":-", ":?", ":+") or op[:1] == "=":
+            return self.default(name, start, 1 if op[:1] == "=" else 2)
         if op[:1] == ":":
             return self.substring(name, start)
         if op[:1] in "^,":
             return self.casing(name, start)
         if op[:1] in ("/", "#", "%"):
             return self.pattern(name, start)
-        self.skip_to_close()
-        written = s[start:self.i]
-        self.out.unsupported.append(written)
-        return written
+        raise SubstitutionError("missing closing brace")  # ${var?x}, ${var+x}, ${var@Q}: no operator of the fork
 
     def name(self) -> str:
         m = re.compile(r"\w+").match(self.s, self.i)
@@ -246,8 +247,11 @@ class _Parser:
         self.out.used.append((name, found))
         return found.value
 
-    def default(self, name: str, start: int, unset_only: bool) -> str:
-        self.i += 1 if unset_only else 2
+    def default(self, name: str, start: int, width: int) -> str:
+        """Every default operator is one function in the fork: the default
+        when the value is empty, an undefined variable's too (strict mode
+        exempts them)."""
+        self.i += width
         before = len(self.out.used), len(self.out.undefined), len(self.out.unknown)
         fallback = self.text_until("}")
         written = self.s[start:self.i]
@@ -256,14 +260,9 @@ class _Parser:
             self._forget(before)
             self.out.unknown.append(name)
             return written
-        if found is None and (self.strict or not unset_only):
-            return fallback  # non-strict, every variable counts as set: "-" and "=" give ""
-        self._forget(before)
-        if found is None:
-            self.out.undefined.append(name)
-            return ""
-        if found.value == "" and not unset_only:
+        if found is None or found.value == "":
             return fallback
+        self._forget(before)
         self.out.used.append((name, found))
         return found.value
 

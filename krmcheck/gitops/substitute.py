@@ -213,11 +213,6 @@ class _Object:
             self.problems.append(Problem(
                 f"variable {name} is not defined: the controller substitutes an empty string for "
                 f"${{{name}}}", "warning", origin, res))
-        for written in span.unsupported:
-            self.problems.append(Problem(
-                f"{written}: not an expression kustomize-controller's envsubst accepts (it fails the "
-                f"build with \"missing closing brace\"); krmcheck checks the value as written", "info",
-                origin, res))
 
     def _report_each(self, scalars: _Scalars, failed: SubstitutionError) -> None:
         """Each scalar's expressions on their own, for their problems."""

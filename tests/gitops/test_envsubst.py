@@ -34,8 +34,14 @@ def lookup(name: str) -> Variable | Unknown | None:
     ("${EMPTY:-fallback}", "fallback"),
     ("${APP:=fallback}", "podinfo"),
     ("${MISSING:=${APP}-x}", "podinfo-x"),  # a default may hold an expression
-    ("${EMPTY=fallback}", ""),  # set, if empty: no default
-    ("${MISSING-fallback}", ""),  # non-strict: every variable counts as set
+    # the fork's default operators are one function (template.go lookupFunc:
+    # toDefault): empty or undefined gives the default, whichever is written
+    ("${EMPTY=fallback}", "fallback"),
+    ("${MISSING=fallback}", "fallback"),
+    ("${APP=fallback}", "podinfo"),
+    ("${EMPTY:?fallback}", "fallback"),
+    ("${MISSING:+fallback}", "fallback"),
+    ("${APP:+fallback}", "podinfo"),
     ("${MISSING}", ""),
     ("${#APP}", "7"),
     ("${APP^}", "Podinfo"),
@@ -50,18 +56,17 @@ def lookup(name: str) -> Variable | Unknown | None:
     ("${SECRET}", "${SECRET}"),  # unknown: kept as written
     ("${SECRET:=x}", "${SECRET:=x}"),
     ("${APP/pod/cat}", "catinfo"),  # pattern operators are evaluated (below)
-    ("${APP?x}", "${APP?x}"),  # an operator the controller does not accept: kept, reported
 ])
 def test_expressions(text: str, want: str) -> None:
     assert expand(text, lookup).text == want
 
 
 def test_what_each_expression_used() -> None:
-    done = expand("${APP} ${MISSING} ${SECRET} ${APP@Q} ${N:=7}", lookup)
+    done = expand("${APP} ${MISSING} ${SECRET} ${N:=7}", lookup)
     assert [name for name, _ in done.used] == ["APP", "N"]
     assert done.undefined == ["MISSING"]
     assert done.unknown == ["SECRET"]
-    assert done.unsupported == ["${APP@Q}"]
+    assert done.unsupported == []
 
 
 def test_an_unused_default_contributes_nothing() -> None:
@@ -74,6 +79,11 @@ def test_an_unused_default_contributes_nothing() -> None:
     ("${}", "variable name"),
     ("${-x}", "variable name"),
     ("${MISSING:=x", "missing closing brace"),
+    # no operator of the fork: the controller refuses the text
+    ("${APP-fallback}", "missing closing brace"),
+    ("${APP?x}", "missing closing brace"),
+    ("${APP+x}", "missing closing brace"),
+    ("${APP@Q}", "missing closing brace"),
 ])
 def test_bad_expressions(text: str, fragment: str) -> None:
     with pytest.raises(SubstitutionError, match=fragment):
@@ -83,7 +93,8 @@ def test_bad_expressions(text: str, fragment: str) -> None:
 def test_strict_mode() -> None:
     with pytest.raises(SubstitutionError, match="MISSING"):
         expand("${MISSING}", lookup, strict=True)
-    assert expand("${MISSING-d}", lookup, strict=True).text == "d"
+    assert expand("${MISSING=d}", lookup, strict=True).text == "d"
+    assert expand("${MISSING:?d}", lookup, strict=True).text == "d"
     assert expand("${MISSING:=d}", lookup, strict=True).text == "d"
 
 
