@@ -755,6 +755,9 @@ def written_by(top: Path, missing: Path, directory: Path | None = None, run: obj
     script that puts the overlay beside the files it fetches): the build is
     completed when that program runs. A program that only builds the
     directory is no evidence: its build would fail too."""
+    made = _made_beside(top, missing, run)
+    if made is not None:
+        return made
     name = missing.name
     if len(name) < 6 or "." not in name:
         return None  # too short a name to be evidence
@@ -776,6 +779,27 @@ def written_by(top: Path, missing: Path, directory: Path | None = None, run: obj
 
     for rel, text in sorted(_programs(top, run), key=lambda p: closeness(p[0])):
         if written.search(text) or (copied is not None and copied.search(text)):
+            return rel
+    return None
+
+
+def _made_beside(top: Path, missing: Path, run: object) -> str | None:
+    """A program in the directory where the missing path's first absent
+    directory would be that makes a directory of that name (``mkdir -p
+    $TMP/argo-cd``, ``git clone URL argo-cd``): it completes a copy of its
+    own directory (``cp -r $SCRIPTPATH/* $TMP``) before the build."""
+    absent = Path(os.path.normpath(missing))  # kustomize joins entries lexically (a/b/../c)
+    while absent.parent != absent and not os.path.lexists(absent.parent):
+        absent = absent.parent
+    if absent == Path(os.path.normpath(missing)) or absent.parent == absent or top not in absent.parents:
+        return None  # a file, not a directory, is what is missing; or it is outside the repository
+    name = absent.name
+    if len(name) < 4:
+        return None  # too short a name to be evidence
+    makes = re.compile(rf"\b(?:mkdir|git\s+clone)\b[^\n]*[\s/\"'](?:{re.escape(name)})(?![\w.-])")
+    here = _relative(absent.parent, top)
+    for rel, text in _programs(top, run):
+        if _relative((top / rel).parent, top) == here and name in text and makes.search(text):
             return rel
     return None
 

@@ -621,6 +621,21 @@ def test_a_file_a_program_of_the_repository_writes_is_not_a_defect(tmp_path: Pat
     assert [p for p, _, _ in check(tmp_path).located("error")] == ["deploy/kustomization.yaml"]
 
 
+def test_a_directory_a_program_beside_it_makes_completes_a_copy(tmp_path: Path) -> None:
+    # a dev environment's script copies its own directory elsewhere and
+    # clones the upstream manifests beside the copies before building them
+    write(tmp_path, "hack/dev-env/agent/kustomization.yaml", "resources:\n- ../argo-cd/manifests/crds\n")
+    write(tmp_path, "hack/dev-env/setup.sh", 'cp -r ${SCRIPTPATH}/* $TMP_DIR\nmkdir -p ${TMP_DIR}/argo-cd\n'
+                                             'cd ${TMP_DIR}/argo-cd && git fetch --depth=1 origin main\n')
+    # the same name made by a program elsewhere is no evidence
+    write(tmp_path, "deploy/agent/kustomization.yaml", "resources:\n- ../argo-cd/manifests/crds\n")
+    run = check(tmp_path)
+    assert [p for p, _, _ in run.located("error")] == ["deploy/agent/kustomization.yaml"]
+    [written] = [d for d in run.report["defects"] if d["validator"] == "written"]
+    assert (written["path"], written["severity"]) == ("hack/dev-env/agent/kustomization.yaml", "warning")
+    assert "hack/dev-env/setup.sh writes it" in written["message"]
+
+
 def test_a_directory_operator_sdk_generate_bundle_reads_with_input_dir_is_its_input(tmp_path: Path) -> None:
     # `cd DIR && operator-sdk generate bundle --version V --input-dir config`:
     # the released version replaces the base's vX.Y.Z
