@@ -457,6 +457,17 @@ def test_a_pattern_operator_over_a_variable_the_repository_cannot_show_is_a_plac
         return [(d["path"], d["line"], d["message"]) for d in check(repo.top, ".").report["defects"]
                 if d["severity"] == "error"]
 
+    def settings(domain: str) -> None:
+        repo.write("clusters/prod/cluster-settings.yaml", f"""
+            apiVersion: v1
+            kind: ConfigMap
+            metadata:
+              name: cluster-settings
+              namespace: flux-system
+            data:
+              DOMAIN: {domain}
+            """)
+
     assert errors() == []
     rendered = repo.render("flux:flux-system/apps")
     assert rendered.resources[0].name == "${DOMAIN//./-}-tls"
@@ -468,26 +479,10 @@ def test_a_pattern_operator_over_a_variable_the_repository_cannot_show_is_a_plac
           - kind: ConfigMap
             name: cluster-settings
         """))
-    repo.write("clusters/prod/cluster-settings.yaml", """
-        apiVersion: v1
-        kind: ConfigMap
-        metadata:
-          name: cluster-settings
-          namespace: flux-system
-        data:
-          DOMAIN: example.com
-        """)
+    settings("example.com")
     assert [r.name for r in repo.render("flux:flux-system/apps").resources] == ["example-com-tls"]
     assert errors() == []
-    repo.write("clusters/prod/cluster-settings.yaml", """
-        apiVersion: v1
-        kind: ConfigMap
-        metadata:
-          name: cluster-settings
-          namespace: flux-system
-        data:
-          DOMAIN: Example.com
-        """)
+    settings("Example.com")
     [(path, line, message)] = errors()
     assert "Example-com-tls" in message
     assert (path, line) == ("clusters/prod/cluster-settings.yaml", 7)  # where DOMAIN is defined
