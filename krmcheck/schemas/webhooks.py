@@ -125,6 +125,51 @@ def _go_fields(top: Path) -> set[str]:
     return plain
 
 
+# What widely used controllers' own defaulting webhooks write before the API
+# server validates, whether or not the repository holds the webhook: facts,
+# each with the webhook it mirrors. (group, kind) -> (the label naming the
+# object, whether the cluster's name is a label too, where the fact is).
+CONTROLLER_DEFAULTS: dict[tuple[str, str], tuple[str, bool, str]] = {
+    ("cluster.x-k8s.io", "MachineDeployment"): (
+        "cluster.x-k8s.io/deployment-name", True,
+        "cluster-api, core/webhooks/admission/machinedeployment.go (MachineDeployment.Default)"),
+    ("cluster.x-k8s.io", "MachineSet"): (
+        "cluster.x-k8s.io/set-name", False,
+        "cluster-api, core/webhooks/admission/machineset.go (MachineSet.Default)"),
+}
+_CLUSTER_NAME_LABEL = "cluster.x-k8s.io/cluster-name"
+
+
+def controller_defaults(group: str, kind: str, data: Any) -> None:
+    """Write what the controller's defaulting webhook writes (see
+    ``CONTROLLER_DEFAULTS``): cluster-api gives a MachineDeployment or
+    MachineSet with no selector one that matches its own name (a
+    MachineDeployment's also its cluster's), and puts the same labels on
+    its template."""
+    fact = CONTROLLER_DEFAULTS.get((group, kind))
+    spec = data.get("spec") if fact is not None and isinstance(data, dict) else None
+    if fact is None or not isinstance(spec, dict):
+        return
+    name_label, cluster_too, _ = fact
+    selector = spec.setdefault("selector", {})
+    template = spec.setdefault("template", {})
+    metadata = template.setdefault("metadata", {}) if isinstance(template, dict) else None
+    if not (isinstance(selector, dict) and isinstance(metadata, dict)):
+        return
+    match = selector.setdefault("matchLabels", {})
+    labels = metadata.setdefault("labels", {})
+    if not (isinstance(match, dict) and isinstance(labels, dict)):
+        return
+    own = data.get("metadata", {}).get("name", "") if isinstance(data.get("metadata"), dict) else ""
+    added = {}
+    if not match and not selector.get("matchExpressions"):
+        added[name_label] = own
+    if cluster_too:
+        added[_CLUSTER_NAME_LABEL] = spec.get("clusterName", "")
+    match.update(added)
+    labels.update(added)
+
+
 def write_back(data: Any, full: Any, fields: frozenset[str]) -> None:
     """Give the required fields ``data`` lacks that ``fields`` names their
     zero value, where the schema types them as a string, number or boolean,

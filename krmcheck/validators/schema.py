@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 from krmcheck.results import Finding, Result, RootReport
 from krmcheck.schemas import builtin, crds, defaults, lists, rules
 from krmcheck.schemas.locations import LocationError
+from krmcheck.schemas.webhooks import CONTROLLER_DEFAULTS, controller_defaults
 from krmcheck.schemas.sources import BUILTIN, CACHE, LOCATION, Checker, SchemaSettings, Sources, sources_for
 from krmcheck.tree.node import Mapping
 from krmcheck.validators.base import ValidatorOptions, field_path, make_result, resource_ref
@@ -72,7 +73,10 @@ def validate(items: Sequence[Mapping], options: ValidatorOptions) -> list[Result
             data.pop("status", None)  # what the API server drops is not judged (PrepareForCreate)
         if checker.structural is not None:
             defaults.prepare(checker.structural, data, checker.prunes)
-        if written and (ref.apiVersion.rpartition("/")[0], ref.kind) in written:
+        group = ref.apiVersion.rpartition("/")[0]
+        if (group, ref.kind) in CONTROLLER_DEFAULTS:
+            controller_defaults(group, ref.kind, data)
+        if written and (group, ref.kind) in written:
             from krmcheck.schemas import webhooks  # (a repository with a defaulting webhook)
 
             webhooks.write_back(data, checker.full, zero_fields)

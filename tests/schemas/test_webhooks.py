@@ -104,3 +104,50 @@ def test_a_webhook_for_other_operations_or_resources_writes_nothing_back(tmp_pat
     assert len(required(tmp_path)) == 4
     write(tmp_path, "config/webhook/manifests.yaml", WEBHOOK.replace("[clustertemplates]", "[clusters]"))
     assert len(required(tmp_path)) == 4
+
+
+MACHINE_CRDS = """\
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: machine%(plural)s.cluster.x-k8s.io
+spec:
+  group: cluster.x-k8s.io
+  names: {kind: Machine%(kind)s, plural: machine%(plural)s}
+  scope: Namespaced
+  versions:
+  - name: v1beta2
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            required: [clusterName, selector, template]
+            properties:
+              clusterName: {type: string}
+              selector:
+                type: object
+                properties:
+                  matchLabels: {type: object, additionalProperties: {type: string}, minProperties: 1}
+              template: {type: object, x-kubernetes-preserve-unknown-fields: true}
+"""
+
+
+def test_cluster_api_defaults_a_machine_deployments_selector_before_validation(tmp_path: Path) -> None:
+    # cluster-api's own webhooks (not in this repository) give a
+    # MachineDeployment or MachineSet with no selector one of its name
+    for kind, plural in (("Deployment", "deployments"), ("Set", "sets")):
+        write(tmp_path, f"crds/machine{plural}.yaml", MACHINE_CRDS % {"kind": kind, "plural": plural})
+        write(tmp_path, f"templates/md-{plural}.yaml", f"apiVersion: cluster.x-k8s.io/v1beta2\nkind: Machine{kind}\n"
+                                                       f"metadata:\n  name: md-0\nspec:\n  clusterName: c\n"
+                                                       f"  template:\n    spec: {{}}\n")
+    assert required(tmp_path) == []
+    # another group's kind of the same name is judged as written
+    write(tmp_path, "crds/other.yaml", (MACHINE_CRDS % {"kind": "Deployment", "plural": "deployments"})
+          .replace("cluster.x-k8s.io", "example.com"))
+    write(tmp_path, "templates/other.yaml", "apiVersion: example.com/v1beta2\nkind: MachineDeployment\n"
+                                            "metadata:\n  name: md-0\nspec:\n  clusterName: c\n  template: {}\n")
+    assert required(tmp_path) == [("templates/other.yaml", "spec: missing required field 'selector'")]
