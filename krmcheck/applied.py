@@ -583,6 +583,35 @@ def bundle_inputs(top: Path) -> frozenset[str]:
     return frozenset(out)
 
 
+def csv_base(path: Path) -> str | None:
+    """Why the ClusterServiceVersion at ``path`` is operator-sdk's base: it
+    has no install strategy yet (``strategy: ""``, ``deployments: null``),
+    so OLM could not install it, and ``operator-sdk generate bundle``
+    completes it with the manager's deployment and permissions."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    if "ClusterServiceVersion" not in text or not _CSV_NO_STRATEGY.search(text):
+        return None
+    try:
+        docs = [d for d in yaml.load_all(text, Loader=FAST_LOADER) if isinstance(d, dict)]
+    except (yaml.YAMLError, RecursionError, ValueError):
+        return None
+    for doc in docs:
+        spec = doc.get("spec")
+        install = spec.get("install") if isinstance(spec, dict) else None
+        if doc.get("kind") == "ClusterServiceVersion" and isinstance(install, dict) and \
+                not install.get("strategy") and not (install.get("spec") or {}).get("deployments"):
+            return "operator-sdk's ClusterServiceVersion base (no install strategy yet), which operator-sdk " \
+                   "generate bundle completes"
+    return None
+
+
+CSV_SUFFIXES = (".clusterserviceversion.yaml", ".clusterserviceversion.yml")
+_CSV_NO_STRATEGY = re.compile(r"^\s+strategy:\s*(?:\"\"|''|null)?\s*$", re.MULTILINE)
+
+
 def olm_bundle(path: Path, top: Path) -> str | None:
     """Why ``path`` is a file of a package a package manager installs (never
     applied with kubectl as it stands): an OLM package or bundle, which OLM's
@@ -943,7 +972,7 @@ class Sorter:
         embeds it and it cannot be applied as it stands (a document with no
         name)."""
         if BUNDLE_INPUT in self.reasons:
-            olm = olm_bundle(path, self.top)
+            olm = olm_bundle(path, self.top) or (csv_base(path) if path.name.endswith(CSV_SUFFIXES) else None)
             if olm is not None:
                 return SetAside(path, BUNDLE_INPUT, olm)
             # the kustomization, and the bases/ operator-sdk reads beside it (--kustomize-dir)

@@ -550,6 +550,32 @@ spec:
 """
 
 
+def test_an_operator_sdk_csv_base_is_the_bundle_generators_input_but_the_samples_beside_it_are_judged(
+        tmp_path: Path) -> None:
+    # operator-sdk's scaffold: the manifests kustomization reads the CSV base
+    # (no install strategy yet) and the samples; nothing names the generator
+    write(tmp_path, "config/manifests/kustomization.yaml",
+          "resources: [bases/widget.clusterserviceversion.yaml, ../samples]\n")
+    write(tmp_path, "config/manifests/bases/widget.clusterserviceversion.yaml",
+          CSV_BASE.replace("name: widget-operator", "name: Widget-operator").replace("strategy: deployment",
+                                                                                     'strategy: ""'))
+    write(tmp_path, "config/samples/kustomization.yaml", "resources: [widget.yaml]\n")
+    write(tmp_path, "config/samples/widget.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: Sample\n")
+    # a CSV with its install strategy is what OLM installs: judged
+    write(tmp_path, "bundle/manifests/kustomization.yaml", "resources: [widget.clusterserviceversion.yaml]\n")
+    write(tmp_path, "bundle/manifests/widget.clusterserviceversion.yaml",
+          CSV_BASE.replace("name: widget-operator", "name: Widget-operator"))
+    run = check(tmp_path)
+    assert {(p, v) for p, _, v in run.located("error")} == {
+        ("config/samples/widget.yaml", "metadata"), ("bundle/manifests/widget.clusterserviceversion.yaml", "metadata")}
+    assert ("config/manifests/bases/widget.clusterserviceversion.yaml", 4, "metadata") in run.located("warning")
+    assert any(n["message"].startswith("1 error at operator-sdk ClusterServiceVersion bases")
+               for n in run.report["notes"])
+    # --roots all judges every root in full
+    assert ("config/manifests/bases/widget.clusterserviceversion.yaml", 4, "metadata") in \
+        check(tmp_path, "--roots", "all").located("error")
+
+
 def test_a_kustomization_piped_into_operator_sdk_generate_bundle_is_its_input(tmp_path: Path) -> None:
     # the generator completes the ClusterServiceVersion base: what is built is not what is applied
     write(tmp_path, "app/deployment.yaml", DEPLOYMENT)

@@ -11,7 +11,7 @@ from typing import Sequence
 
 from krmcheck.pipeline.run import CheckOptions, Run, anchored
 from krmcheck import discover, redact, suppression
-from krmcheck.applied import TEMPLATE
+from krmcheck.applied import BUNDLE_INPUT, TEMPLATE
 from krmcheck.gitops import summary as gitops_summary
 from krmcheck.results import Note, RootReport, RunReport
 from krmcheck.schemas import sources as schema_sources
@@ -21,7 +21,7 @@ from krmcheck.pipeline.report import prepare_outputs, write_report
 from krmcheck.pipeline.run import Progress, start
 from krmcheck.pipeline.select import PLAIN_MODE, excludes_of, readers_of, set_aside_notes, to_check
 from krmcheck.pipeline.triage import (as_test_inputs, unreached_failures, baseline_of, ignore_comments, overrides_of,
-                                      template_failures, with_refused, with_yaml_defects)
+                                      csv_bases, template_failures, with_refused, with_yaml_defects)
 from krmcheck.pipeline.validate import check_validator_options, schema_settings, crds_rendered_beyond_files
 from krmcheck.pipeline.workers import check_all
 from krmcheck.pipeline.policy import with_policy_findings
@@ -64,9 +64,13 @@ def check_run(run: Run, progress: Progress) -> RunReport:
     reports, test_notes = as_test_inputs(reports, selection.test_inputs, files)
     reports, unreached_notes = unreached_failures(reports, roots, files)
     test_notes += unreached_notes
-    if TEMPLATE in config.not_applied and opts.roots in ((), (PLAIN_MODE,)):  # not --roots all, nor roots named
-        reports, template_notes = template_failures(reports, files)
-        test_notes += template_notes
+    if opts.roots in ((), (PLAIN_MODE,)):  # not --roots all, nor roots named to the run
+        if TEMPLATE in config.not_applied:
+            reports, template_notes = template_failures(reports, files)
+            test_notes += template_notes
+        if BUNDLE_INPUT in config.not_applied:
+            reports, csv_notes = csv_bases(reports, files)
+            test_notes += csv_notes
     if config.clusters and config.enabled(duplicate.id):
         reports = duplicate.across_roots(reports, [r.places for r in reports], config.clusters)
     severities = dict(config.severities)

@@ -133,6 +133,35 @@ def as_test_inputs(reports: tuple[RootReport, ...], test_inputs: Sequence[applie
 UNREACHED = "unreached"  # the rule of a kustomization a Flux sync does not reach and that fails to build
 
 
+def csv_bases(reports: tuple[RootReport, ...],
+              files: Files) -> tuple[tuple[RootReport, ...], tuple[Note, ...]]:
+    """The errors at an operator-sdk ClusterServiceVersion base a root reads
+    (no install strategy yet: ``operator-sdk generate bundle`` completes it)
+    as warnings: the generator's input, not what OLM installs. The rest of
+    the root (samples beside it) is judged as ever; one note."""
+    bases: dict[str, bool] = {}
+    out, lowered = [], 0
+    for report in reports:
+        kept = []
+        for f in report.findings:
+            where = f.location.path
+            if f.severity == "error" and where.endswith(applied.CSV_SUFFIXES) and not is_yaml_level(f):
+                if where not in bases:
+                    bases[where] = applied.csv_base(files.repo_root / where) is not None
+                if bases[where]:
+                    f = dataclasses.replace(f, result=dataclasses.replace(f.result, severity="warning"))
+                    lowered += 1
+            kept.append(f)
+        out.append(dataclasses.replace(report, findings=tuple(kept)) if kept != list(report.findings) else report)
+    if not lowered:
+        return reports, ()
+    first = sorted(p for p, base in bases.items() if base)[0]
+    count = "1 error" if lowered == 1 else f"{lowered} errors"
+    return tuple(out), (Note(f"{count} at operator-sdk ClusterServiceVersion bases (no install strategy yet) "
+                             f"shown as warnings: operator-sdk generate bundle completes them [{applied.BUNDLE_INPUT}]",
+                             Location(first, 1, 1)),)
+
+
 def template_failures(reports: tuple[RootReport, ...],
                       files: Files) -> tuple[tuple[RootReport, ...], tuple[Note, ...]]:
     """A root whose every build error lies in a template (a file with
