@@ -785,11 +785,16 @@ def test_a_root_that_fails_only_at_a_templating_tools_placeholders_is_not_built(
     write(tmp_path, "skeleton/dev/kustomization.yaml", "resources:\n  - ../base\n")
     # a ${NAME} entry is no templating tool's: Flux substitutes nothing in a kustomization
     write(tmp_path, "apps/web/kustomization.yaml", "resources:\n  - ${CLUSTER}.yaml\n")
+    # nor is a file of Flux variables that is no YAML (an alias nothing defines): the build refuses it
+    write(tmp_path, "apps/db/kustomization.yaml", "resources:\n  - ks.yaml\n")
+    write(tmp_path, "apps/db/ks.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${APP}-db\n"
+                                       "data:\n  claim: *pvc\n")
     # a scaffold that fails where no placeholder is: judged
     write(tmp_path, "scaffold/kustomization.yaml", "resources:\n  - missing.yaml\n  - ${{ values.name }}.yaml\n")
     run = check(tmp_path)
     errors = run.located("error")
     assert ("apps/web/kustomization.yaml", 2, "build") in errors
+    assert [e for e in errors if e[0] == "apps/db/ks.yaml"]
     assert ("scaffold/kustomization.yaml", 2, "build") in errors
     assert not [e for e in errors if e[0].startswith(("boilerplate/", "skeleton/"))]
     notes = [n["message"] for n in run.report["notes"] if n["message"].endswith("[template]")]

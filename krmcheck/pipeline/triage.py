@@ -164,13 +164,13 @@ def csv_bases(reports: tuple[RootReport, ...],
 
 def template_failures(reports: tuple[RootReport, ...],
                       files: Files) -> tuple[tuple[RootReport, ...], tuple[Note, ...]]:
-    """A root whose every build error lies in a template (a file with
-    placeholders that is not YAML as written, or the line of an entry that
-    names a file by a templating language's placeholder, ``{{ .name }}``,
-    ``${{ values.name }}``, ``{% if %}``) is a templating tool's input, a
-    scaffold or a skeleton: not built as written. Its build errors go; one
-    note names such roots. (A ``${NAME}`` entry is no such evidence: Flux
-    substitutes none in a kustomization, so there it is a defect.)"""
+    """A root whose every build error lies on a line holding a templating
+    language's placeholder (``{{ .name }}``, ``${{ values.name }}``, ``{% if
+    %}``: the text is not YAML there, or an entry names a file by it) is a
+    templating tool's input, a scaffold or a skeleton: not built as written.
+    Its build errors go; one note names such roots. (A ``${NAME}`` is no
+    such evidence: Flux substitutes only after the build has read the YAML,
+    and none in a kustomization, so there a failure is a defect.)"""
     out, templates = [], []
     texts: dict[str, str | None] = {}
     for report in reports:
@@ -205,8 +205,6 @@ def _at_template(where: Location, files: Files, texts: dict[str, str | None]) ->
     text = texts[where.path]
     if text is None:
         return False
-    if applied.is_template(text):
-        return True
     lines = text.splitlines()
     return 0 < where.line <= len(lines) and _TEMPLATING.search(lines[where.line - 1]) is not None
 
