@@ -73,11 +73,12 @@ def baseline_of(run: Run) -> kbaseline.Baseline | None:
 
 # The messages of the YAML-level defects a build reports (tree/load.py):
 # content lost whatever reads the file, so never a test's licence.
-_YAML_LEVEL = re.compile(r'^(invalid YAML|mapping key ".*" already defined|.*: invalid YAML)')
+# the defect itself, or the last step of a build that reached it ("accumulating resources of ...: ...")
+_YAML_LEVEL = re.compile(r'(?:^|: )(?:invalid YAML|mapping key ".*" already defined)')
 
 
 def is_yaml_level(finding: Finding) -> bool:
-    return finding.result.tags == (("validator", "build"),) and bool(_YAML_LEVEL.match(finding.result.message))
+    return finding.result.tags == (("validator", "build"),) and bool(_YAML_LEVEL.search(finding.result.message))
 
 
 def as_test_inputs(reports: tuple[RootReport, ...], test_inputs: Sequence[applied.SetAside],
