@@ -106,33 +106,20 @@ def test_a_webhook_for_other_operations_or_resources_writes_nothing_back(tmp_pat
     assert len(required(tmp_path)) == 4
 
 
+# (flow style: the schema is the point, the rest of the CRD is as ever)
 MACHINE_CRDS = """\
 apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
-metadata:
-  name: machine%(plural)s.cluster.x-k8s.io
+metadata: {name: machine%(plural)s.cluster.x-k8s.io}
 spec:
   group: cluster.x-k8s.io
   names: {kind: Machine%(kind)s, plural: machine%(plural)s}
   scope: Namespaced
   versions:
-  - name: v1beta2
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
-            required: [clusterName, selector, template]
-            properties:
-              clusterName: {type: string}
-              selector:
-                type: object
-                properties:
-                  matchLabels: {type: object, additionalProperties: {type: string}, minProperties: 1}
-              template: {type: object, x-kubernetes-preserve-unknown-fields: true}
+  - {name: v1beta2, served: true, storage: true, schema: {openAPIV3Schema: {type: object, properties: {spec: {
+      type: object, required: [clusterName, selector, template], properties: {clusterName: {type: string},
+      selector: {type: object, properties: {matchLabels: {type: object, additionalProperties: {type: string},
+      minProperties: 1}}}, template: {type: object, x-kubernetes-preserve-unknown-fields: true}}}}}}}
 """
 
 
