@@ -281,6 +281,8 @@ _TEST_DIRS = re.compile(r"^testDirs:[ \t]*\n((?:[ \t]*-.*\n?)+)", re.MULTILINE)
 TEST_DIR_NAMES = frozenset({"test", "tests", "e2e", "testing", "testdata", "_testdata", "fixtures",
                             "__fixtures__", ".chainsaw-test", ".kyverno-test", "integration-tests",
                             "e2e-tests", "test-data"})
+# a directory of some kind of tests: cel-tests, unit_tests, conformance-tests
+_KIND_OF_TESTS = re.compile(r"[a-z0-9]+(?:[-_][a-z0-9]+)*[-_]tests")
 _NEGATIVE = re.compile(r"(^|[-_.])(invalid|malformed|broken|bad|wrong|xfail)([-_.]|$)", re.IGNORECASE)
 # A directory whose name says it holds such cases (invalid-examples, bad_cases);
 # a bare ``bad/`` or ``broken/`` says nothing of what it holds.
@@ -377,7 +379,8 @@ def test_directory(path: Path, top: Path) -> str | None:
     for parent in _below(path, top):
         if parent == top:
             break
-        if parent.name.lower() in TEST_DIR_NAMES and not _environment(parent):
+        name = parent.name.lower()
+        if (name in TEST_DIR_NAMES or _KIND_OF_TESTS.fullmatch(name)) and not _environment(parent):
             return f"in a test directory ({parent.name}/)"
         if _NEGATIVE_CASES.search(parent.name):
             return f"in a directory of cases invalid on purpose ({parent.name}/)"
@@ -478,6 +481,14 @@ def shown_in_pages(top: Path, pages: Iterable[tuple[Path, str]] | None = None) -
     return _named_in_pages(top, _PAGE_PATH, markdown_pages(top) if pages is None else pages)
 
 
+# kubectl's arguments as a program's list (Go's exec.Command, Python's
+# subprocess): "--patch-file" and the path, or a variable the same program
+# gives the path; "--patch" and the text of a file Go embeds (//go:embed).
+_ARG_PATCH_FILE = re.compile(r"[\"']--patch-file[\"']\s*,\s*(?:[\"']" + _YAML_PATH + r"[\"']|(\w+))")
+_ARG_PATCH_TEXT = re.compile(r"[\"']--patch[\"']\s*,\s*string\((\w+)\)")
+_GO_EMBED = re.compile(r"^//go:embed\s+" + _YAML_PATH + r"\s*\n(?:\s*//.*\n)*\s*var\s+(\w+)", re.MULTILINE)
+
+
 def patched_by(top: Path, run: object = None, pages: Iterable[tuple[Path, str]] | None = None) -> dict[str, str]:
     """Repository-relative YAML paths that a page or a program of the
     repository applies with ``kubectl patch`` -> the first such page or
@@ -486,7 +497,24 @@ def patched_by(top: Path, run: object = None, pages: Iterable[tuple[Path, str]] 
     for rel, text in _programs(top, run):
         if "patch" in text:
             _note_paths(_PATCHED.findall(text), top / rel, top, rel, out)
+            if "kubectl" in text:
+                _note_paths(_patch_arguments(text), top / rel, top, rel, out)
     return out
+
+
+def _patch_arguments(text: str) -> list[str]:
+    """The files a program's kubectl argument list patches with."""
+    found = []
+    for literal, variable in _ARG_PATCH_FILE.findall(text):
+        if literal:
+            found.append(literal)
+        else:
+            given = re.search(rf"\b{re.escape(variable)}\s*:?=\s*[\"']" + _YAML_PATH + "[\"']", text)
+            if given is not None:
+                found.append(given.group(1))
+    embedded = {var: path for path, var in _GO_EMBED.findall(text)}
+    found += [embedded[var] for var in _ARG_PATCH_TEXT.findall(text) if var in embedded]
+    return found
 
 
 # A file a program gives to envsubst (``envsubst < FILE``, a8m's ``envsubst

@@ -149,14 +149,15 @@ def test_files_in_test_directories_are_test_inputs_judged_with_warnings(tmp_path
     write(tmp_path, "test/e2e/template.yaml", DEPLOYMENT.replace("name: web\n", "name: ROLLOUT_NAME\n", 1))
     write(tmp_path, "hack/invalid-examples/route.yaml", PARTIAL)  # a directory of cases invalid on purpose
     write(tmp_path, "deploy/invalid-example.yaml", PARTIAL)  # a name alone decides nothing: judged
+    write(tmp_path, "client/hack/cel-tests/vs-source-empty.yaml", PARTIAL)  # a directory of some kind of tests
     run = check(tmp_path)
     assert aside(run.report) == {}
     assert run.located("error") == [("deploy/invalid-example.yaml", 4, "schema")]
     assert sorted({p for p, _, _ in run.located("warning")}) == [
-        "hack/invalid-examples/route.yaml", "internal/controllers/testdata/expected.yaml",
-        "test/e2e/lint/malformed-spec.yaml", "test/e2e/template.yaml"]
+        "client/hack/cel-tests/vs-source-empty.yaml", "hack/invalid-examples/route.yaml",
+        "internal/controllers/testdata/expected.yaml", "test/e2e/lint/malformed-spec.yaml", "test/e2e/template.yaml"]
     notes = [n["message"] for n in run.report["notes"] if "[test-input]" in n["message"]]
-    assert len(notes) == 1 and notes[0].startswith("4 files in test directories judged as test inputs")
+    assert len(notes) == 1 and notes[0].startswith("5 files in test directories judged as test inputs")
     run = check(tmp_path, "--roots", "all")  # full judgement restored
     assert ("test/e2e/lint/malformed-spec.yaml", 4, "schema") in run.located("error")
     # a directory the run is asked to check is judged in full: a test directory above it is no evidence
@@ -801,6 +802,25 @@ def test_a_root_that_fails_only_at_a_templating_tools_placeholders_is_not_built(
     assert any(n.startswith("2 roots fail to build only at templates' placeholders") for n in notes), notes
     # a directory named to the run, or --roots all, is judged in full
     assert ("skeleton/base/kustomization.yaml", 2, "build") in check(tmp_path, "--roots", "all").located("error")
+
+
+def test_a_file_a_go_program_gives_kubectl_patch_is_a_patch(tmp_path: Path) -> None:
+    # a demo installer runs kubectl with an argument list: --patch-file and
+    # a variable holding the path, --patch and the text of an embedded file
+    partial = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: argocd-server\nspec:\n  template:\n" \
+              "    spec:\n      containers:\n      - name: server\n        image: argocd:v3\n"
+    write(tmp_path, "cmd/demo/config/extension.yaml", partial)
+    write(tmp_path, "cmd/demo/config/settings.yaml", partial.replace("argocd-server", "settings"))
+    write(tmp_path, "cmd/demo/config/other.yaml", partial.replace("argocd-server", "other"))
+    write(tmp_path, "cmd/demo/install.go", 'package demo\n\n//go:embed config/settings.yaml\nvar settingsYAML []byte\n\n'
+                                           'func patch() {\n\tpatchFile := "cmd/demo/config/extension.yaml"\n'
+                                           '\targs := []string{"patch", "deployment", "argocd-server", "--patch-file", '
+                                           'patchFile}\n\trun("kubectl", args...)\n'
+                                           '\trun("kubectl", "patch", "cm", "s", "--patch", string(settingsYAML))\n}\n')
+    run = check(tmp_path)
+    assert aside(run.report) == {"cmd/demo/config/extension.yaml": "patch-file",
+                                 "cmd/demo/config/settings.yaml": "patch-file"}
+    assert {p for p, _, _ in run.located("error")} == {"cmd/demo/config/other.yaml"}
 
 
 def test_a_file_a_page_or_script_applies_with_kubectl_patch_is_a_patch(tmp_path: Path) -> None:
