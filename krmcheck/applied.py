@@ -1042,7 +1042,11 @@ class Sorter:
 # A placeholder a script fills in before applying (sed, envsubst, make):
 # {{ name }}, a Jinja statement {% ... %}, a single-brace {NAME}, a
 # FreeMarker directive <#if ...>, ${...}, or a Go fmt verb as a value (%s).
-_PLACEHOLDER = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\{[A-Za-z][A-Za-z0-9_]*\}|</?#[a-z]+\b|\$\{[^{}\n]+\}|"
+# A templating language's own placeholder: {{ .name }} (Go, Jinja, and
+# Backstage's ${{ values.name }}), a statement {% if %}.
+_TEMPLATING = r"\{\{.*?\}\}|\{%.*?%\}"
+TEMPLATING = re.compile(_TEMPLATING)
+_PLACEHOLDER = re.compile(_TEMPLATING + r"|\{[A-Za-z][A-Za-z0-9_]*\}|</?#[a-z]+\b|\$\{[^{}\n]+\}|"
                           r"(?:^|[:-])[ \t]+%[sdvq][ \t]*$|"
                           r"(?:^|[:-])[ \t]+@[A-Z][A-Z0-9_]*@", re.MULTILINE)  # autoconf/sed-style @NAME@
 

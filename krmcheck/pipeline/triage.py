@@ -77,6 +77,11 @@ def baseline_of(run: Run) -> kbaseline.Baseline | None:
 _YAML_LEVEL = re.compile(r'(?:^|: )(?:invalid YAML|mapping key ".*" already defined)')
 
 
+def as_warning(finding: Finding) -> Finding:
+    """The finding, shown but never failing the run."""
+    return dataclasses.replace(finding, result=dataclasses.replace(finding.result, severity="warning"))
+
+
 def is_yaml_level(finding: Finding) -> bool:
     return finding.result.tags == (("validator", "build"),) and bool(_YAML_LEVEL.search(finding.result.message))
 
@@ -107,7 +112,7 @@ def as_test_inputs(reports: tuple[RootReport, ...], test_inputs: Sequence[applie
         kept = []
         for f in report.findings:
             if f.severity == "error" and (on_purpose or not is_yaml_level(f)):
-                f = dataclasses.replace(f, result=dataclasses.replace(f.result, severity="warning"))
+                f = as_warning(f)
                 lowered[names[report.root].reason] += 1
             kept.append(f)
         failed = report.build_failed and any(is_yaml_level(f) and f.severity == "error" for f in kept)
@@ -150,7 +155,7 @@ def csv_bases(reports: tuple[RootReport, ...],
                 if where not in bases:
                     bases[where] = applied.csv_base(files.repo_root / where) is not None
                 if bases[where]:
-                    f = dataclasses.replace(f, result=dataclasses.replace(f.result, severity="warning"))
+                    f = as_warning(f)
                     lowered += 1
             kept.append(f)
         out.append(dataclasses.replace(report, findings=tuple(kept)) if kept != list(report.findings) else report)
@@ -193,8 +198,6 @@ def template_failures(reports: tuple[RootReport, ...],
     return tuple(out), (note,)
 
 
-# a placeholder of a templating language: {{ .name }}, ${{ values.name }}, {% if %}
-_TEMPLATING = re.compile(r"\{\{.*?\}\}|\{%.*?%\}")
 
 
 def _at_template(where: Location, files: Files, texts: dict[str, str | None]) -> bool:
@@ -207,7 +210,7 @@ def _at_template(where: Location, files: Files, texts: dict[str, str | None]) ->
     if text is None:
         return False
     lines = text.splitlines()
-    return 0 < where.line <= len(lines) and _TEMPLATING.search(lines[where.line - 1]) is not None
+    return 0 < where.line <= len(lines) and applied.TEMPLATING.search(lines[where.line - 1]) is not None
 
 
 def unreached_failures(reports: tuple[RootReport, ...], roots: Sequence[object],
@@ -231,7 +234,7 @@ def unreached_failures(reports: tuple[RootReport, ...], roots: Sequence[object],
         kept = []
         for f in report.findings:
             if f.severity == "error" and f.result.validator == "build" and not is_yaml_level(f):
-                f = dataclasses.replace(f, result=dataclasses.replace(f.result, severity="warning"))
+                f = as_warning(f)
             kept.append(f)
         failed = any(is_yaml_level(f) and f.severity == "error" for f in kept)
         if not failed:
