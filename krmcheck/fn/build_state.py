@@ -12,7 +12,7 @@ items get kyaml's default path annotations.
 from __future__ import annotations
 
 from krmcheck.resource.errors import BuildError
-from krmcheck.resource.resid import Gvk, ResId, is_cluster_scoped
+from krmcheck.resource.resid import NO_NAMESPACE, Gvk, ResId, effective_namespace
 from krmcheck.resource.resource import GeneratorInfo, Resource
 from krmcheck.resource.wire import LEGACY_PATH, PATH
 from krmcheck.resource.wire import INTERNAL as _INTERNAL
@@ -39,8 +39,6 @@ _OTHER_BUILD = (_INTERNAL + "refBy", _INTERNAL + "allowNameChange", _INTERNAL + 
 
 # kinds whose hash suffix depends only on their content (krmcheck.kustomize.hashing)
 HASHABLE_KINDS = frozenset({"ConfigMap", "Secret"})
-NO_NAMESPACE = "_non_namespaceable_"  # kustomize's previous namespace of a cluster-scoped object
-DEFAULT_NAMESPACE = "default"
 
 
 def stamped(res: Resource) -> Mapping:
@@ -73,14 +71,9 @@ def build_annotations(res: Resource) -> dict[str, str]:
     if res.prev_ids:
         out[PREVIOUS_KINDS] = ",".join(p.gvk.kind for p in res.prev_ids)
         out[PREVIOUS_NAMES] = ",".join(p.name for p in res.prev_ids)
-        out[PREVIOUS_NAMESPACES] = ",".join(_effective_namespace(p) for p in res.prev_ids)
+        out[PREVIOUS_NAMESPACES] = ",".join(effective_namespace(p) for p in res.prev_ids)
     return out
 
-
-def _effective_namespace(rid: ResId) -> str:
-    if is_cluster_scoped(rid.gvk):
-        return NO_NAMESPACE
-    return rid.namespace or DEFAULT_NAMESPACE
 
 
 def _id_node(rid: ResId) -> Mapping:

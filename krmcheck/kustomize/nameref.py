@@ -21,15 +21,13 @@ import yaml
 from krmcheck.kustomize import order
 from krmcheck.kustomize.fieldspec import FieldSpec
 from krmcheck.resource.errors import BuildError
-from krmcheck.resource.resid import Gvk, ResId, is_cluster_scoped
+from krmcheck.resource.resid import NO_NAMESPACE, Gvk, ResId, effective_namespace, is_cluster_scoped
 from krmcheck.resource.resource import Resource
 from krmcheck.tree.load import FAST_LOADER
 from krmcheck.tree.node import Mapping, Node, Scalar, Sequence
 from krmcheck.tree.origin import Origin
 
 # kustomize's namespace stand-in for cluster-scoped ids (resid.TotallyNotANamespace).
-_NO_NAMESPACE = "_non_namespaceable_"
-_DEFAULT_NAMESPACE = "default"
 
 # --- the table ----------------------------------------------------------------
 
@@ -102,11 +100,6 @@ def _selected(gvk: Gvk, selector: Gvk) -> bool:
             and (not selector.kind or selector.kind == gvk.kind))
 
 
-def _effective_namespace(rid: ResId) -> str:
-    if is_cluster_scoped(rid.gvk):
-        return _NO_NAMESPACE
-    return rid.namespace or _DEFAULT_NAMESPACE
-
 
 def _prev_ids(res: Resource) -> list[ResId]:
     # kustomize records only the previous kind; group and version come from
@@ -136,12 +129,12 @@ def _reachable(referrer: Resource) -> Sieve:
     ref_id = referrer.id()
     if is_cluster_scoped(ref_id.gvk):
         return _accept_all
-    ref_ns = _effective_namespace(ref_id)
+    ref_ns = effective_namespace(ref_id)
     extra = _role_binding_namespaces(referrer)
 
     def sieve(r: Resource) -> bool:
         rid = r.id()
-        return (is_cluster_scoped(rid.gvk) or _effective_namespace(rid) == ref_ns
+        return (is_cluster_scoped(rid.gvk) or effective_namespace(rid) == ref_ns
                 or rid.namespace in extra)
     return sieve
 
@@ -259,14 +252,14 @@ class _Fixer:
         if not isinstance(ns_node, Scalar):
             return candidates
         ns = ns_node.as_string()
-        if ns == _NO_NAMESPACE:
+        if ns == NO_NAMESPACE:
             return []
         # Prefer the namespace the referral was written with; subjects in a
         # base name the namespace before an overlay moved it.
-        by_original = [r for r in candidates if _effective_namespace(_org_id(r)) == ns]
+        by_original = [r for r in candidates if effective_namespace(_org_id(r)) == ns]
         if by_original:
             return by_original
-        return [r for r in candidates if _effective_namespace(r.id()) == ns]
+        return [r for r in candidates if effective_namespace(r.id()) == ns]
 
     def _select(self, old: str, pool: list[Resource],
                 identical: Callable[[list[Resource]], bool], where: Origin) -> Resource | None:
@@ -299,13 +292,13 @@ class _Fixer:
         ref_id = self.referrer.id()
         if is_cluster_scoped(ref_id.gvk):
             return _accept_all
-        ref_ns = _effective_namespace(ref_id)
+        ref_ns = effective_namespace(ref_id)
 
         def sieve(r: Resource) -> bool:
             rid = r.id()
             # ServiceAccounts pass: a RoleBinding may name one in another namespace.
             return (is_cluster_scoped(rid.gvk) or r.kind == "ServiceAccount"
-                    or _effective_namespace(rid) == ref_ns)
+                    or effective_namespace(rid) == ref_ns)
         return sieve
 
 

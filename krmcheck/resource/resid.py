@@ -104,3 +104,16 @@ _CLUSTER_SCOPED = frozenset({
 def is_cluster_scoped(gvk: Gvk) -> bool:
     """Whether kustomize knows ``gvk`` to be cluster-scoped."""
     return (gvk.api_version, gvk.kind) in _CLUSTER_SCOPED
+
+
+NO_NAMESPACE = "_non_namespaceable_"  # kustomize's namespace of a cluster-scoped object
+DEFAULT_NAMESPACE = "default"
+
+
+def effective_namespace(rid: ResId) -> str:
+    """The namespace kustomize compares ids by: none at all for a kind it
+    knows to be cluster-scoped (whatever the object says), and "default"
+    for an object that names none."""
+    if is_cluster_scoped(rid.gvk):
+        return NO_NAMESPACE
+    return rid.namespace or DEFAULT_NAMESPACE

@@ -9,7 +9,7 @@ from pathlib import Path
 from krmcheck.kustomize import regex
 from krmcheck.resource.errors import BuildError
 from krmcheck.resource.files import Files, join
-from krmcheck.resource.resid import Gvk
+from krmcheck.resource.resid import Gvk, ResId, effective_namespace
 from krmcheck.resource.resource import Resource
 from krmcheck.tree.load import LoadError, load_documents
 from krmcheck.tree.node import Mapping, Node, Scalar, Sequence
@@ -194,15 +194,16 @@ def _patch_id(doc: Mapping) -> tuple[Gvk, str, str]:
 
 
 def _targets_by_id(resources: list[Resource], doc: Mapping) -> list[Resource]:
+    """The resources a target-less patch names, by any id they had: the same
+    group, version, kind and name, in the same effective namespace (a patch
+    naming no namespace names "default"; a kind known to be cluster-scoped
+    has none, whatever the patch says), as kustomize's ``GetById``."""
     gvk, name, ns = _patch_id(doc)
-    out = []
-    for res in resources:
-        for rid in res.all_ids():
-            if (rid.gvk.kind == gvk.kind and rid.gvk.group == gvk.group and rid.name == name
-                    and (not ns or (rid.namespace or "default") == ns)):
-                out.append(res)
-                break
-    return out
+    wanted = ResId(gvk, name, ns)
+    where = effective_namespace(wanted)
+    return [res for res in resources
+            if any(rid.gvk == gvk and rid.name == name and effective_namespace(rid) == where
+                   for rid in res.all_ids())]
 
 
 @dataclass(frozen=True)

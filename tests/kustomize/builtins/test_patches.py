@@ -239,10 +239,36 @@ def test_a_patch_naming_no_resource_is_an_error() -> None:
 
 
 def test_a_patch_naming_two_resources_is_an_error() -> None:
-    res = resources(WEB + "---\n" + WEB.replace("name: web\n", "name: web\n  namespace: other\n", 1))
+    res = resources(WEB + "---\n" + WEB.replace("name: web\n", "name: web\n  namespace: default\n", 1))
     with pytest.raises(BuildError) as e:
         patches.strategic(res, docs(SCALE_WEB), None, WHERE)
     assert "multiple resources match the strategic merge patch for Deployment web" in e.value.message
+
+
+def test_a_patch_naming_no_namespace_names_the_default_one() -> None:
+    # kubectl kustomize: web in "other" is left alone, the web with no namespace is patched
+    res = resources(WEB.replace("name: web\n", "name: web\n  namespace: other\n", 1) + "---\n" + WEB)
+    patches.strategic(res, docs(SCALE_WEB), None, WHERE)
+    assert node(res[1], "spec", "replicas").to_data() == 3
+    assert node(res[0], "spec", "replicas").to_data() == 1
+    with pytest.raises(BuildError, match='"Deployment web" in namespace default'):
+        patches.strategic(res[:1], docs(SCALE_WEB.replace("name: web\n", "name: web\n  namespace: default\n")),
+                          None, WHERE)
+
+
+def test_a_patch_names_a_version_too() -> None:
+    with pytest.raises(BuildError, match='no resource matches strategic merge patch "Deployment web"'):
+        patches.strategic(cluster(), docs(SCALE_WEB.replace("apps/v1", "apps/v1beta1")), None, WHERE)
+
+
+def test_a_patch_of_a_cluster_scoped_kind_matches_whatever_namespace_it_names() -> None:
+    # the namespace of a kind kustomize knows to be cluster-scoped is no part of its id
+    hook = ("apiVersion: admissionregistration.k8s.io/v1\nkind: MutatingWebhookConfiguration\n"
+            "metadata:\n  name: hooks\n")
+    res = resources(hook)
+    patches.strategic(res, docs(hook.replace("name: hooks\n", "name: hooks\n  namespace: system\n  "
+                                             "annotations:\n    a: b\n")), None, WHERE)
+    assert node(res[0], "metadata", "annotations", "a").to_data() == "b"
 
 
 def test_a_patch_with_a_target_applies_to_every_match_without_renaming() -> None:
