@@ -132,3 +132,26 @@ def test_a_word_a_script_of_the_repository_replaces_is_a_placeholder(repo: Repo)
     # `placeholders: check` judges templates as written
     repo.write(".krmcheck.yaml", "placeholders: check\n")
     assert len([f for f in kept(run(repo)) if f[2] != "substitution"]) == 4
+
+
+def test_a_format_string_name_and_a_double_parenthesis_variable_are_placeholders(repo: Repo) -> None:
+    # a program fills {prefix} in with str.format, a script ((NAME)) with sed;
+    # a name holding neither is judged, and `placeholders: check` judges all
+    repo.write("utils/db_template.yaml", "apiVersion: v1\nkind: Secret\nmetadata:\n  name: '{prefix}-db'\n"
+                                         "---\napiVersion: v1\nkind: Secret\nmetadata:\n"
+                                         "  name: alertmanager-((ALERTMANAGER_NAME))\n"
+                                         "---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: Plain_Name\n")
+    report = run(repo)
+    assert [(p, line, v) for p, line, v, _ in kept(report) if v != "substitution"] == [
+        ("utils/db_template.yaml", 14, "metadata")]
+    assert sorted(s["line"] for s in report["suppressed"] if s["by"] == "placeholder") == [4, 9]
+    repo.write(".krmcheck.yaml", "placeholders: check\n")
+    assert sorted(line for _, line, v, _ in kept(run(repo)) if v != "substitution") == [4, 9, 14]
+
+
+def test_braces_that_are_no_fill_in_name_are_judged(repo: Repo) -> None:
+    # {{ }} and ${ } are placeholders of their own; a brace pair around no
+    # name, or a single parenthesis pair, is not a placeholder
+    repo.write("plain.yaml", "apiVersion: v1\nkind: Secret\nmetadata:\n  name: 'a{1}'\n"
+                             "---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: a(NAME)\n")
+    assert sorted(line for _, line, v, _ in kept(run(repo)) if v != "substitution") == [4, 9]
