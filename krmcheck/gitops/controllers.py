@@ -144,6 +144,7 @@ class _Discovery:
         self.kustomization_files: dict[Path, str] = {}  # plain roots of Flux objects only -> shown
         self._helmfile: list[oci.Sync] | None = None  # what helmfile releases of the flux-instance chart sync
         self._copies: dict[int, tuple[Builder, Builder]] = {}  # builder -> the copy discovery builds with
+        self.copied: dict[str, str] = {}  # a flux-system source's file -> where another repository's copy lies
 
     def run(self, plain_roots: Sequence[Path]) -> None:
         pending: deque[_Pending] = deque()
@@ -340,9 +341,14 @@ class _Discovery:
                 return self._oci_root(res, namespace, name, tree)
             if kind != "GitRepository" or not self._ours(namespace, name, res.node.origin.path):
                 return None
-            root = flux.make_root(res, c.top, c.files, self.objects, tree=tree)
+            copy = self._copy_top(namespace, name, res)
+            path = lookup(res.node, ["spec", "path"])
+            inside = path.value.strip().lstrip("/") if isinstance(path, Scalar) and isinstance(path.value, str) else ""
+            root = flux.make_root(res, c.top, c.files, self.objects,
+                                  posixpath.normpath(posixpath.join(copy, inside)) if copy else None, tree)
             other = self._elsewhere(namespace, name, res.node.origin.path)
-            where = f"GitRepository {namespace}/{name}"
+            where = f"GitRepository {namespace}/{name}" + (f" (another repository, copied to {copy})"
+                                                           if copy else "")
             if other:
                 return dataclasses.replace(root, elsewhere=self._why(where, other), source=where)
             return dataclasses.replace(root, source=where,
@@ -454,6 +460,42 @@ class _Discovery:
         if isinstance(url, Scalar) and isinstance(url.value, str) and self.c.urls:
             return same_repository(url.value, self.c.urls)
         return False
+
+    def _copy_top(self, namespace: str, name: str, res: Resource) -> str:
+        """Where a copy of another bootstrap repository lies in this one ("" for
+        none): ``flux bootstrap`` writes its sync to ``PATH/flux-system/``
+        with ``spec.path: ./PATH``; where the flux-system GitRepository names
+        another repository by its URL, and that path is not in this one but
+        is the directory the sync is written in, seen from a directory above
+        it (``demos/flux-demo/`` + ``clusters/home``), that directory is the
+        copy's top, and every path read from that source is read from it."""
+        if name != FLUX_SYSTEM:
+            return ""
+        repo = self.objects.get("GitRepository", namespace, name, res.node.origin.path)
+        url = lookup(repo, ["spec", "url"]) if repo is not None else None
+        if (repo is None or not isinstance(url, Scalar) or not isinstance(url.value, str)
+                or (self.c.urls and same_repository(url.value, self.c.urls))):
+            return ""  # this repository: a path it does not hold is a defect
+        written = repo.origin.path
+        if written not in self.copied:
+            if not (res.name == FLUX_SYSTEM and res.node.origin.path == written):
+                return ""  # the sync itself is rooted first
+            self.copied[written] = self._copied_to(written, lookup(res.node, ["spec", "path"]))
+        return self.copied[written]
+
+    def _copied_to(self, written: str, path: Node | None) -> str:
+        if not (isinstance(path, Scalar) and isinstance(path.value, str)):
+            return ""
+        inside = posixpath.normpath(path.value.strip().lstrip("/") or ".")
+        if inside in (".", "..") or inside.startswith("../") or self._holds(inside):
+            return ""
+        directory = posixpath.dirname(written)
+        if posixpath.basename(directory) == FLUX_SYSTEM:
+            directory = posixpath.dirname(directory)
+        if not directory.endswith("/" + inside):
+            return ""
+        top = directory[:-len(inside) - 1]
+        return top if self._holds(posixpath.join(top, inside)) else ""
 
     def _ignore(self, namespace: str, name: str, near: str) -> SourceIgnore:
         """What the GitRepository's artifact leaves out: the repository's

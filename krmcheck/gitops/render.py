@@ -79,8 +79,9 @@ def _unsubstituted(resources: list[Resource], root: ControllerRoot,
     held: list[Scalar] = []
     for res in resources:
         # a Flux Kustomization's own ${VAR}s (in its patches, its postBuild)
-        # are for its own substitution, when it applies
-        if disabled(res) or flux.is_kustomization(res):
+        # are for its own substitution, when it applies; a CRD's are its
+        # schema's prose (Flux's own CRDs describe ${var:=default})
+        if disabled(res) or flux.is_kustomization(res) or res.kind == "CustomResourceDefinition":
             continue
         held += [n for n in walk(res.node) if isinstance(n, Scalar) and isinstance(n.value, str)
                  and flux.PLACEHOLDER.search(n.value)]

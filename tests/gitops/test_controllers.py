@@ -464,3 +464,49 @@ def test_kustomization_files_the_sync_does_not_reach_are_not_applied(repo: Repo)
     # without a sync that reaches a Kustomization, every file is a root of its own
     repo.write("apps/kustomization.yaml", "resources: []\n")
     assert "flux:flux-system/off" in [r.name for r in repo.found().roots]
+
+
+GOTK_SYNC = """
+apiVersion: source.toolkit.fluxcd.io/v1
+kind: GitRepository
+metadata: {name: flux-system, namespace: flux-system}
+spec:
+  url: {url}
+  ref: {branch: main}
+---
+apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: {name: flux-system, namespace: flux-system}
+spec:
+  path: ./clusters/home
+  sourceRef: {kind: GitRepository, name: flux-system}
+"""
+
+
+def test_a_copy_of_another_bootstrap_repository_is_read_from_where_it_lies(repo: Repo) -> None:
+    """A demo holding a copy of another repository's bootstrap: its sync
+    names that repository, and its ./clusters/home is the copy's, seen from
+    the directory above the path the sync is written in; every path read
+    from that source is the copy's."""
+    mine = ("https://github.com/me/launchpad",)
+    repo.write("demos/fleet/clusters/home/flux-system/gotk-sync.yaml",
+               GOTK_SYNC.replace("{url}", "https://github.com/someone/fleet.git"))
+    repo.write("demos/fleet/clusters/home/flux-system/kustomization.yaml", "resources: [gotk-sync.yaml]\n")
+    repo.write("demos/fleet/clusters/home/apps.yaml", flux("apps", "./apps"))
+    repo.write("demos/fleet/apps/cm.yaml", CM.format(name="web"))
+    roots = {r.name: r for r in repo.found(mine).roots}
+    assert roots["flux:flux-system/flux-system"].directory == repo.top / "demos/fleet/clusters/home"
+    assert roots["flux:flux-system/apps"].directory == repo.top / "demos/fleet/apps"
+    assert "copied to demos/fleet" in roots["flux:flux-system/apps"].source
+    assert [r.node.to_data()["metadata"]["name"] for r in repo.render("flux:flux-system/apps", mine).resources] \
+        == ["web"]
+    # the sync of this repository itself: its path is not here, a defect
+    repo.write("demos/fleet/clusters/home/flux-system/gotk-sync.yaml",
+               GOTK_SYNC.replace("{url}", "git@github.com:me/launchpad.git"))
+    root = repo.root("flux:flux-system/flux-system", mine)
+    assert root.directory == repo.top / "clusters/home"
+    # a path this repository holds is read from its top, whatever the URL
+    repo.write("demos/fleet/clusters/home/flux-system/gotk-sync.yaml",
+               GOTK_SYNC.replace("{url}", "https://github.com/someone/fleet.git"))
+    repo.write("clusters/home/cm.yaml", CM.format(name="top"))
+    assert repo.root("flux:flux-system/flux-system", mine).directory == repo.top / "clusters/home"

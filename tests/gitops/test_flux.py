@@ -301,6 +301,24 @@ def test_values_written_for_a_substitution_the_object_does_not_ask_for_are_one_w
             substitute: {CLUSTER: "${CLUSTER}"}
         """))
     repo.write("child/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n")
+    # and a CRD's ${var} is its schema's prose (Flux's own CRDs describe ${var:=default})
+    repo.write("app/crd.yaml", dedent("""
+        apiVersion: apiextensions.k8s.io/v1
+        kind: CustomResourceDefinition
+        metadata: {name: things.example.com}
+        spec:
+          group: example.com
+          names: {kind: Thing, plural: things}
+          scope: Namespaced
+          versions:
+          - name: v1
+            served: true
+            storage: true
+            schema:
+              openAPIV3Schema:
+                type: object
+                description: supports ${var:=default} and ${var/substring/replacement}
+        """))
     [again] = [d for d in check(repo.top, ".").report["defects"] if d["severity"] == "warning"]
     assert again["message"] == warning["message"]
 
