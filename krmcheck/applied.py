@@ -228,16 +228,18 @@ def _unused_input(path: Path, top: Path, kustomizations: frozenset[Path],
     return None
 
 
-# A list entry commented out: `# - ../../base/app/ks.yaml`
-_COMMENTED_ENTRY = re.compile(r"^[ \t]*#[ \t]*-[ \t]+[\"']?([^\s\"'#]+\.ya?ml)[\"']?[ \t]*(?:#.*)?$", re.MULTILINE)
+# A list entry commented out: `# - ../../base/app/ks.yaml`, `#- ../webhook`
+_COMMENTED_ENTRY = re.compile(r"^[ \t]*#[ \t]*-[ \t]+[\"']?([^\s\"'#]+)[\"']?[ \t]*(?:#.*)?$", re.MULTILINE)
+_YAML_NAME = re.compile(r"\.ya?ml\Z")
 
 
 _KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 
 
 def commented_entries(kustomizations: Iterable[Path]) -> dict[Path, Path]:
-    """Files the kustomizations of ``kustomizations`` (directories) name in
-    commented-out list entries -> the kustomization file naming them."""
+    """Files (YAML) and directories the kustomizations of ``kustomizations``
+    (directories) name in commented-out list entries -> the kustomization
+    file naming them."""
     out: dict[Path, Path] = {}
     for directory in sorted(kustomizations):
         found = next((directory / n for n in _KUSTOMIZATION_FILES if os.path.isfile(directory / n)), None)
@@ -253,7 +255,8 @@ def commented_entries(kustomizations: Iterable[Path]) -> dict[Path, Path]:
             continue
         for m in _COMMENTED_ENTRY.finditer(text):
             target = Path(os.path.normpath(directory / m.group(1)))
-            out.setdefault(target, found)
+            if _YAML_NAME.search(m.group(1)) or os.path.isdir(target):
+                out.setdefault(target, found)
     return out
 
 

@@ -464,6 +464,31 @@ def test_a_file_only_a_commented_out_entry_names_is_switched_off(tmp_path: Path)
     assert ("base/off/ks.yaml", "disabled") in [(s["path"], s["reason"]) for s in run.report["setAside"]]
 
 
+def test_a_kustomization_only_a_commented_out_entry_names_is_switched_off(tmp_path: Path) -> None:
+    # kubebuilder's `#- ../webhook`: the scaffold waits for controller-gen's
+    # manifests.yaml; a kustomization named by nothing is judged; a YAML-level
+    # defect stays an error wherever it is
+    write(tmp_path, "config/default/kustomization.yaml", "resources:\n- ../manager\n#- ../webhook\n#- ../broken\n")
+    write(tmp_path, "config/manager/kustomization.yaml", "resources: [deployment.yaml]\n")
+    write(tmp_path, "config/manager/deployment.yaml", DEPLOYMENT)
+    write(tmp_path, "config/webhook/kustomization.yaml", "resources: [manifests.yaml, service.yaml]\n")
+    write(tmp_path, "config/webhook/service.yaml", "apiVersion: v1\nkind: Service\nmetadata: {name: hook}\n"
+                                                   "spec: {ports: [{port: many}]}\n")
+    write(tmp_path, "config/forgotten/kustomization.yaml", "resources: [manifests.yaml]\n")
+    write(tmp_path, "config/broken/kustomization.yaml", "resources: [cm.yaml]\n")
+    write(tmp_path, "config/broken/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, name: b}\n")
+    run = check(tmp_path)
+    assert sorted({p for p, _, _ in run.located("error")}) == ["config/broken/cm.yaml",
+                                                               "config/forgotten/kustomization.yaml"]
+    assert {p for p, _, _ in run.located("warning")} >= {"config/webhook/kustomization.yaml"}
+    [note] = [n["message"] for n in run.report["notes"] if "[disabled]" in n["message"]]
+    assert note.startswith("1 kustomization listed only in an entry commented out (in "
+                           "config/default/kustomization.yaml) has errors")
+    # --roots all judges every kustomization as written
+    assert "config/webhook/kustomization.yaml" in {p for p, _, _ in check(tmp_path, "--roots", "all")
+                                                   .located("error")}
+
+
 def test_a_kustomization_in_a_test_directory_is_a_test_input(tmp_path: Path) -> None:
     # a test framework writes the file the kustomization reads before it builds it
     write(tmp_path, "app/deployment.yaml", DEPLOYMENT)

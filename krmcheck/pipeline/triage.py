@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
@@ -246,6 +246,42 @@ def unreached_failures(reports: tuple[RootReport, ...], roots: Sequence[object],
     note = Note(f"{count} that no Flux Kustomization of the repository applies fail to build: the sync "
                 f"does not apply them, so their build errors are warnings [{UNREACHED}]",
                 Location(_kustomization_of(plain[sorted(lowered)[0]], files), 1, 1))
+    return tuple(out), (note,)
+
+
+def disabled_roots(reports: tuple[RootReport, ...], roots: Sequence[object], kustomizations: Iterable[Path],
+                   files: Files) -> tuple[tuple[RootReport, ...], tuple[Note, ...]]:
+    """A kustomization directory that another kustomization lists only in an
+    entry commented out (``#- ../webhook``) was switched off by its
+    maintainers: nothing applies it (else it would be no root of its own).
+    Its errors are warnings, but for the YAML-level ones (content lost
+    whatever reads the file); one note names them."""
+    plain = {files.display(r): r for r in roots if isinstance(r, Path) and r.is_dir()}
+    if not plain:
+        return reports, ()
+    commented = applied.commented_entries(kustomizations)
+    off = {shown: commented[d] for shown, d in plain.items() if d in commented}
+    out, lowered = [], []
+    for report in reports:
+        if report.root not in off or not any(f.severity == "error" for f in report.findings):
+            out.append(report)
+            continue
+        kept = [as_warning(f) if f.severity == "error" and not is_yaml_level(f) else f for f in report.findings]
+        if kept == list(report.findings):
+            out.append(report)  # only YAML-level defects: errors wherever they are
+            continue
+        failed = report.build_failed and any(is_yaml_level(f) and f.severity == "error" for f in kept)
+        lowered.append(report.root)
+        out.append(dataclasses.replace(report, findings=tuple(kept), build_failed=failed))
+    if not lowered:
+        return reports, ()
+    first = sorted(lowered)[0]
+    count = ("1 kustomization listed only in an entry commented out (in" if len(lowered) == 1 else
+             f"{len(lowered)} kustomizations listed only in entries commented out (the first in")
+    verb = "has" if len(lowered) == 1 else "have"
+    note = Note(f"{count} {files.display(off[first])}) {verb} errors: switched off, nothing applies them, so "
+                f"their errors are warnings [{applied.DISABLED}]",
+                Location(_kustomization_of(plain[first], files), 1, 1))
     return tuple(out), (note,)
 
 
