@@ -35,7 +35,7 @@ from typing import NamedTuple
 
 from krmcheck import discover
 from krmcheck.git import Checkout, checkout
-from krmcheck.gitops import appset, argocd, artifact, flux, helmrelease, oci, resourceset, sourceignore
+from krmcheck.gitops import appset, argocd, artifact, flux, helmrelease, instance, oci, resourceset, sourceignore
 from krmcheck.gitops.envsubst import Variable
 from krmcheck.gitops.markers import has_marker as _has_marker
 from krmcheck.gitops.markers import mentions_controllers as _mentions_controllers
@@ -272,15 +272,20 @@ class _Discovery:
 
         out = []
         for sync in oci.instance_syncs(instances, releases, configmap, self._chart_url(nested)):
-            root = self._sync_root(sync, tree)
-            if root is not None:
-                out.append(root)
+            found = self._sync_root(sync, tree)
+            if found is not None:
+                out.append(found[1])
         return out
 
-    def _sync_root(self, sync: oci.Sync, tree: str) -> ControllerRoot | None:
+    def _sync_root(self, sync: oci.Sync, tree: str) -> tuple[Resource, ControllerRoot] | None:
+        """The sync's Kustomization, the instance's patches applied to it
+        (not to what it applies), and its root."""
         if sync.kind not in ("GitRepository", "OCIRepository") or not isinstance(sync.origin, Node):
             return None
-        made = Resource(oci.sync_kustomization(sync))
+        kustomization, problems = instance.sync_kustomization(sync)
+        if kustomization is None:
+            return None
+        made = Resource(kustomization)
         if sync.kind == "OCIRepository":
             root = self._oci_root(made, sync.namespace, FLUX_SYSTEM, tree, from_sync=sync.url)
         elif same_repository(sync.url, self.c.urls) or not self.c.urls or self._holds(sync.path):
@@ -291,7 +296,8 @@ class _Discovery:
             root = None
         if root is None:
             return None
-        return dataclasses.replace(root, source=f"{root.source} (the sync of the FluxInstance in {sync.where})")
+        return made, dataclasses.replace(root, source=f"{root.source} (the sync of the FluxInstance in {sync.where})",
+                                         problems=root.problems + tuple(problems))
 
     def _helmfile_syncs(self) -> list[oci.Sync]:
         if self._helmfile is None:
@@ -308,9 +314,10 @@ class _Discovery:
         out = []
         for sync in syncs:
             tree = sync.where
-            root = self._sync_root(sync, tree)
-            if root is not None:
-                out.append((_Pending(Resource(oci.sync_kustomization(sync)), False, tree, None), root))
+            found = self._sync_root(sync, tree)
+            if found is not None:
+                made, root = found
+                out.append((_Pending(made, False, tree, None), root))
         return out
 
     def _holds(self, path: str) -> bool:

@@ -33,7 +33,7 @@ import yaml
 
 from krmcheck.resource.files import read_text_bounded
 from krmcheck.tree.load import FAST_LOADER, LoadError, load_documents
-from krmcheck.tree.node import Mapping, Node, Scalar, Sequence, from_data, lookup
+from krmcheck.tree.node import Mapping, Node, Scalar, Sequence, lookup
 
 # `flux push artifact URL ... --path=DIR` (a backslash continues a line)
 _PUSH = re.compile(r"\bflux\s+push\s+artifact\b")
@@ -240,9 +240,10 @@ class Sync(NamedTuple):
     url: str
     path: str
     where: str  # the file that says so
-    patches: Any = None  # ``kustomize.patches`` of the instance (plain data, or a node of an object)
+    patches: Any = None  # ``kustomize.patches`` of the instance (plain data, or a node): gitops.instance
     origin: Any = None  # the node that says so (its sync, or the HelmRelease)
     namespace: str = "flux-system"
+    ref: str = ""  # the branch or ref, tag or bucket name
 
 
 def instance_syncs(fluxinstances: list[Mapping], helmreleases: list[Mapping],
@@ -262,7 +263,7 @@ def instance_syncs(fluxinstances: list[Mapping], helmreleases: list[Mapping],
     for release in helmreleases:
         if not _is_flux_instance_chart(release, oci_url):
             continue
-        values: list[Any] = []
+        values: list[tuple[Any, Mapping | None]] = []  # (values, their node when written inline)
         refs = lookup(release, ["spec", "valuesFrom"])
         for ref in getattr(refs, "items", ()):
             if isinstance(ref, Mapping) and _text(ref.get("kind")) == "ConfigMap":
@@ -272,23 +273,26 @@ def instance_syncs(fluxinstances: list[Mapping], helmreleases: list[Mapping],
                 data = lookup(cm, ["data", key]) if cm is not None else None
                 if isinstance(data, Scalar) and isinstance(data.value, str):
                     try:
-                        values.append(yaml.load(data.value, Loader=FAST_LOADER))
+                        values.append((yaml.load(data.value, Loader=FAST_LOADER), None))
                     except (yaml.YAMLError, RecursionError, ValueError):
                         pass
         inline = lookup(release, ["spec", "values"])
         if isinstance(inline, Mapping):
-            values.append(inline.to_data())
-        for v in values:
+            values.append((inline.to_data(), inline))
+        for v, node in values:
             instance = v.get("instance") if isinstance(v, dict) else None
             sync = instance.get("sync") if isinstance(instance, dict) else None
             if isinstance(sync, dict) and isinstance(sync.get("url"), str):
                 kustomize = instance.get("kustomize") if isinstance(instance, dict) else None
                 patches = kustomize.get("patches") if isinstance(kustomize, dict) else None
+                if node is not None and isinstance(patches, list):  # with their lines
+                    patches = lookup(node, ["instance", "kustomize", "patches"])
                 namespace = _text(lookup(release, ["spec", "targetNamespace"])) or \
                     _text(lookup(release, ["metadata", "namespace"])) or "flux-system"
                 out.append(Sync(str(sync.get("kind") or "GitRepository"), sync["url"],
                                 str(sync.get("path") or ""), release.origin.path,
-                                patches if isinstance(patches, list) else None, release, namespace))
+                                patches if isinstance(patches, (list, Node)) else None, release, namespace,
+                                str(sync.get("ref") or "")))
     return out
 
 
@@ -396,25 +400,6 @@ def resource_set_resources(resource_set: Mapping) -> list[Mapping]:
     return out
 
 
-def sync_kustomization(sync: Sync) -> Mapping:
-    """The Kustomization the Flux Operator makes for a sync: ``flux-system``,
-    applying ``path`` of the ``flux-system`` source, with the instance's
-    patches; written where the sync is (its lines are the sync's)."""
-    where = sync.origin.origin if isinstance(sync.origin, Node) else None
-    assert where is not None
-    spec: dict[str, Any] = {"interval": "10m", "prune": True, "path": sync.path or "./",
-                            "sourceRef": {"kind": sync.kind, "name": "flux-system"}}
-    node = from_data({"apiVersion": "kustomize.toolkit.fluxcd.io/v1", "kind": "Kustomization",
-                      "metadata": {"name": "flux-system", "namespace": sync.namespace}, "spec": spec}, where)
-    assert isinstance(node, Mapping)
-    if sync.patches is not None:
-        patches = sync.patches.copy() if isinstance(sync.patches, Node) else from_data(sync.patches, where)
-        spec_node = node.items["spec"]
-        assert isinstance(spec_node, Mapping)
-        spec_node.items["patches"] = patches
-    return node
-
-
 def _is_flux_instance_chart(release: Mapping, oci_url: Any) -> bool:
     """The chart is ``flux-instance`` (from a HelmRepository, or the
     OCIRepository a ``chartRef`` names)."""
@@ -432,7 +417,8 @@ def _sync(sync: Node | None, where: str) -> Sync | None:
     url = _text(sync.get("url"))
     if not url:
         return None
-    return Sync(_text(sync.get("kind")) or "GitRepository", url, _text(sync.get("path")), where)
+    return Sync(_text(sync.get("kind")) or "GitRepository", url, _text(sync.get("path")), where,
+                ref=_text(sync.get("ref")))
 
 
 def _text(node: Node | None) -> str:

@@ -377,11 +377,12 @@ def test_the_flux_instance_chart_values_define_the_sync(repo: Repo) -> None:
     assert roots["flux:flux-system/flux-system"].directory == repo.top / "deploy/clusters/prod"
 
 
-def test_the_instance_patches_apply_to_its_sync_and_generated_artifacts_follow_the_pushed_directory(
+def test_the_instance_patches_are_not_the_syncs_and_generated_artifacts_follow_the_pushed_directory(
         repo: Repo) -> None:
-    """The FluxInstance's kustomize.patches are the sync Kustomization's; an
-    ArtifactGenerator copying from the pushed OCIRepository maps a path of
-    its artifact to the pushed directory."""
+    """The FluxInstance's kustomize.patches patch the objects the operator
+    generates, not what its sync applies: one for a ConfigMap leaves the
+    cluster's settings as written. An ArtifactGenerator copying from the
+    pushed OCIRepository maps a path of its artifact to the pushed directory."""
     instance = FLUX_INSTANCE.rstrip() + (
         "\n      kustomize:"
         "\n        patches:"
@@ -413,9 +414,147 @@ def test_the_instance_patches_apply_to_its_sync_and_generated_artifacts_follow_t
         """))
     repo.write("deploy/teams/one/cm.yaml", CM.format(name="team-one"))
     assert repo.root("flux:flux-system/team").directory == repo.top / "deploy/teams/one"
-    rendered = repo.render("flux:flux-system/flux-system").resources
-    [settings] = [r for r in rendered if r.name == "cluster-settings"]
-    assert settings.node.to_data()["data"]["patched"] == "by the instance"
+    rendered = repo.render("flux:flux-system/flux-system")
+    [settings] = [r for r in rendered.resources if r.name == "cluster-settings"]
+    assert settings.node.to_data()["data"] == {}
+    assert rendered.problems == []
+
+
+# the Flux Operator guide's own example: every controller's Deployment, and
+# the sync Kustomization given the cluster's settings
+INSTANCE_PATCHES = """
+    apiVersion: fluxcd.controlplane.io/v1
+    kind: FluxInstance
+    metadata: {name: flux, namespace: flux-system}
+    spec:
+      distribution: {version: "2.x", registry: ghcr.io/fluxcd}
+      sync:
+        kind: GitRepository
+        url: https://github.com/example/fleet.git
+        ref: refs/heads/main
+        path: clusters/prod
+      kustomize:
+        patches:
+          - target: {kind: Deployment}
+            patch: |
+              - op: add
+                path: /spec/template/spec/containers/0/args/-
+                value: --concurrent=10
+          - target: {kind: Kustomization, name: flux-system}
+            patch: |
+              - op: add
+                path: /spec/postBuild
+                value: {substituteFrom: [{kind: ConfigMap, name: cluster-settings}]}
+    """
+
+DEPLOYMENT = """
+    apiVersion: apps/v1
+    kind: Deployment
+    metadata: {name: web, namespace: default}
+    spec:
+      selector: {matchLabels: {app: web}}
+      template:
+        metadata: {labels: {app: web}}
+        spec:
+          containers:
+            - {name: web, image: "nginx:1.27", args: [--port=80]}
+    """
+
+FLEET = ("https://github.com/example/fleet",)
+
+
+def _cluster_with_instance(repo: Repo, instance: str = INSTANCE_PATCHES) -> None:
+    repo.write("clusters/prod/flux-system/instance.yaml", instance)
+    repo.write("clusters/prod/settings.yaml", CM.format(name="cluster-settings")
+               + "  namespace: flux-system\ndata: {CLUSTER: prod}\n")
+    repo.write("clusters/prod/web.yaml", DEPLOYMENT)
+    repo.write("clusters/prod/top.yaml", CM.format(name="top-${CLUSTER}") + "  namespace: default\n")
+
+
+def test_an_instance_patch_for_the_controllers_leaves_the_apps_deployment_as_written(repo: Repo) -> None:
+    """``target: {kind: Deployment}`` is for the Flux controllers the operator
+    generates; a Deployment the sync applies is not one of them."""
+    _cluster_with_instance(repo)
+    rendered = repo.render("flux:flux-system/flux-system", FLEET)
+    [web] = [r for r in rendered.resources if r.kind == "Deployment"]
+    assert web.node.to_data()["spec"]["template"]["spec"]["containers"][0]["args"] == ["--port=80"]
+    # nor is the patch the sync Kustomization's own
+    assert "patches" not in repo.root("flux:flux-system/flux-system", FLEET).obj.to_data()["spec"]
+
+
+def test_an_instance_patch_of_the_sync_kustomization_gives_the_cluster_settings(repo: Repo) -> None:
+    """A patch giving the sync Kustomization ``postBuild.substituteFrom``: the
+    cluster's directory is substituted from its settings, and the value
+    points at the patch's line."""
+    _cluster_with_instance(repo)
+    root = repo.root("flux:flux-system/flux-system", FLEET)
+    post = root.obj.to_data()["spec"]["postBuild"]
+    assert post == {"substituteFrom": [{"kind": "ConfigMap", "name": "cluster-settings"}]}
+    written = root.obj.mapping("spec").items["postBuild"]  # type: ignore[union-attr]
+    assert (written.origin.path, written.origin.line) == ("clusters/prod/flux-system/instance.yaml", 22)
+    rendered = repo.render("flux:flux-system/flux-system", FLEET)
+    assert "top-prod" in [r.name for r in rendered.resources]
+    assert rendered.problems == [] and rendered.placeholders == 0
+
+
+def test_an_instance_patch_that_cannot_apply_is_a_warning_at_its_line(repo: Repo) -> None:
+    """The operator's build of the instance fails with it; the sync is
+    followed without it."""
+    broken = INSTANCE_PATCHES.replace("path: /spec/postBuild", "path: /spec/postBuild/substitute/CLUSTER")
+    _cluster_with_instance(repo, broken)
+    rendered = repo.render("flux:flux-system/flux-system", FLEET)
+    [problem] = [p for p in rendered.problems if p.validator == "flux-instance"]
+    assert problem.severity == "warning"
+    assert (problem.origin.path, problem.origin.line) == ("clusters/prod/flux-system/instance.yaml", 20)
+    assert "top-${CLUSTER}" in [r.name for r in rendered.resources]
+
+
+def test_a_flux_instance_chart_release_with_inline_values_defines_the_sync(repo: Repo) -> None:
+    """A HelmRelease of the flux-instance chart written as itself (no
+    ResourceSet makes it): ``values.instance.sync`` is the sync, and
+    ``values.instance.kustomize.patches`` patch its Kustomization."""
+    repo.write("clusters/prod/flux-system/flux-instance.yaml", dedent("""
+        apiVersion: source.toolkit.fluxcd.io/v1
+        kind: HelmRepository
+        metadata: {name: controlplane, namespace: flux-system}
+        spec:
+          type: oci
+          url: oci://ghcr.io/controlplaneio-fluxcd/charts
+        ---
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata: {name: flux-instance, namespace: flux-system}
+        spec:
+          interval: 1h
+          chart:
+            spec:
+              chart: flux-instance
+              sourceRef: {kind: HelmRepository, name: controlplane}
+          values:
+            instance:
+              sync:
+                kind: GitRepository
+                url: https://github.com/example/fleet
+                ref: refs/heads/main
+                path: clusters/prod
+              kustomize:
+                patches:
+                  - target: {kind: Kustomization}
+                    patch: |
+                      - op: add
+                        path: /spec/postBuild
+                        value: {substitute: {CLUSTER: prod}}
+        """))
+    repo.write("clusters/prod/top.yaml", CM.format(name="top-${CLUSTER}") + "  namespace: default\n")
+    roots = {r.name: r for r in repo.found(FLEET).roots}
+    assert "flux-helm:flux-system/flux-instance" in roots
+    sync = roots["flux:flux-system/flux-system"]
+    assert sync.directory == repo.top / "clusters/prod"
+    assert sync.source.endswith("(the sync of the FluxInstance in clusters/prod/flux-system/flux-instance.yaml)")
+    written = sync.obj.mapping("spec").items["postBuild"]  # type: ignore[union-attr]
+    assert (written.origin.path, written.origin.line) == ("clusters/prod/flux-system/flux-instance.yaml", 30)
+    rendered = repo.render("flux:flux-system/flux-system", FLEET)
+    assert "top-prod" in [r.name for r in rendered.resources]
 
 
 def test_a_git_sync_is_this_repository_by_its_url_or_by_holding_its_path(repo: Repo) -> None:

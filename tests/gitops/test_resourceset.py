@@ -5,8 +5,10 @@ controller roots and checked objects, each at its template line."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+from krmcheck.cli import main
 from krmcheck.gitops import resourceset
 from krmcheck.resource.resource import Resource
 from krmcheck.tree.load import load_documents
@@ -239,6 +241,56 @@ def test_a_provider_that_asks_an_api_is_one_note(tmp_path: Path) -> None:
     assert run.located("error") == []  # nothing is made, so nothing is judged
 
 
+def test_a_static_provider_file_feeds_a_resource_set_in_a_cli_run(repo: Repo) -> None:
+    """End to end: ``inputsFrom`` names a Static ResourceSetInputProvider
+    written in the repository; what the ResourceSet makes from its values is
+    checked with its root, and the Flux Kustomization it makes is a root."""
+    repo.write("deploy/kustomization.yaml", "resources: [rs.yaml, provider.yaml]\n")
+    repo.write("deploy/provider.yaml", """
+        apiVersion: fluxcd.controlplane.io/v1
+        kind: ResourceSetInputProvider
+        metadata: {name: apps, namespace: flux-system}
+        spec:
+          type: Static
+          defaultValues: {app: web, tier: frontend}
+        """)
+    repo.write("deploy/rs.yaml", """
+        apiVersion: fluxcd.controlplane.io/v1
+        kind: ResourceSet
+        metadata: {name: apps, namespace: flux-system}
+        spec:
+          inputsFrom:
+            - kind: ResourceSetInputProvider
+              name: apps
+          resources:
+            - apiVersion: v1
+              kind: ConfigMap
+              metadata:
+                name: << inputs.app >>-settings
+                namespace: flux-system
+              data: {tier: << inputs.tier >>}
+            - apiVersion: kustomize.toolkit.fluxcd.io/v1
+              kind: Kustomization
+              metadata:
+                name: << inputs.app >>
+                namespace: flux-system
+              spec:
+                interval: 10m
+                prune: true
+                path: ./apps/<< inputs.app >>
+                sourceRef: {kind: GitRepository, name: flux-system}
+        """)
+    repo.write("apps/web/cm.yaml", CM.format(name="web"))
+    out = repo.top.parent / "report.json"
+    assert main([".", "--github", "off", "--json", str(out)]) == 0
+    report = json.loads(out.read_text(encoding="utf-8"))
+    made = {r["root"]: [(o["kind"], o["name"]) for o in r["resources"]] for r in report["roots"]}
+    assert ("ConfigMap", "web-settings") in made["deploy"]
+    assert ("Kustomization", "web") in made["deploy"]
+    assert made["flux:flux-system/web"] == [("ConfigMap", "web")]
+    assert [f for f in report["findings"] if f["severity"] != "info"] == []
+
+
 def test_no_inputs_render_once_and_a_missing_input_fails_the_build() -> None:
     """Without inputs the operator renders each resource once, ``inputs``
     empty; a key no input has fails its build (``missingkey=error``)."""
@@ -452,6 +504,29 @@ def test_helmfile_values_inline_count_and_templates_reading_files_do_not(repo: R
     repo.write("bootstrap/values.yaml.gotmpl",
                '{{ (fromYaml (readFile "../kubernetes/flux-instance.yaml")).spec.values | toYaml }}\n')
     assert "flux:flux-system/flux-system" not in {r.name for r in repo.found(urls).roots}
+
+
+def test_helmfile_values_kustomize_patches_patch_the_sync_kustomization(repo: Repo) -> None:
+    """``instance.kustomize.patches`` of the values a helmfile passes patch
+    the Kustomization the operator makes, at the values file's lines."""
+    _cluster(repo)
+    repo.write("bootstrap/helmfile.yaml", HELMFILE.format(values="'./values.yaml'"))
+    repo.write("bootstrap/values.yaml", INSTANCE_VALUES + """\
+  kustomize:
+    patches:
+      - target: {kind: Kustomization, name: flux-system}
+        patch: |
+          apiVersion: kustomize.toolkit.fluxcd.io/v1
+          kind: Kustomization
+          metadata: {name: flux-system}
+          spec:
+            decryption: {provider: sops, secretRef: {name: sops-age}}
+""")
+    sync = repo.root("flux:flux-system/flux-system", ("https://github.com/example/home-ops",))
+    spec = sync.obj.mapping("spec")
+    assert spec is not None and spec.to_data()["decryption"] == {"provider": "sops", "secretRef": {"name": "sops-age"}}
+    assert (spec.items["decryption"].origin.path, spec.items["decryption"].origin.line) == ("bootstrap/values.yaml", 15)
+    assert "patches" not in spec.items
 
 
 STEPS = """

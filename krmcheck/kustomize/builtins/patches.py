@@ -123,7 +123,7 @@ def _split_terms(selector: str) -> list[str]:
 
 # --- loading patch text -------------------------------------------------------
 
-def _inline_docs(node: Scalar, by: str) -> list[Node]:
+def inline_docs(node: Scalar, by: str) -> list[Node]:
     """Load a patch written inline; origins point into the kustomization file."""
     text = node.value if isinstance(node.value, str) else ""
     o = node.origin
@@ -163,7 +163,7 @@ def load_patch(entry: Node, src: PatchSource, by: str = "patch") -> list[Node]:
     if isinstance(entry, Scalar):
         text = entry.as_string()
         if "\n" in text or text.lstrip().startswith(("{", "[")) or ":" in text and not _looks_like_path(text):
-            return _inline_docs(entry, by)
+            return inline_docs(entry, by)
         return _file_docs(entry, src, by)
     if isinstance(entry, Mapping):
         inline = entry.items.get("patch")
@@ -171,7 +171,7 @@ def load_patch(entry: Node, src: PatchSource, by: str = "patch") -> list[Node]:
         if isinstance(inline, Scalar) and inline.value:
             if isinstance(path, Scalar) and path.value:
                 raise BuildError("patch and path can't be set at the same time", entry.origin)
-            return _inline_docs(inline, by)
+            return inline_docs(inline, by)
         if isinstance(path, Scalar) and path.value:
             return _file_docs(path, src, by)
         raise BuildError("patch entry needs either a path or an inline patch", entry.origin)
