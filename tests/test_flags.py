@@ -557,3 +557,14 @@ def test_a_namespace_removed_under_a_kustomization_that_does_not_prune_is_orphan
     v = views(build(tmp_path / "repo", PullRequest("", base, {"apps/ns.yaml": None}, "", 0)))
     assert [f["id"] for f in v.flags] == ["orphaned"]
     assert v.flags[0]["objects"] == ["Namespace/shop"]
+
+
+def test_the_impact_table_counts_renamed_objects_apart(tmp_path: Path) -> None:
+    # the text says "1 renamed"; the Markdown table has a column for it
+    [pr] = [pr for pr in PULL_REQUESTS if pr.flag == "object-renamed"]
+    v = views(build(tmp_path / "repo", pr))
+    assert " 1 renamed (" in v.text
+    for markdown in (v.summary, v.markdown):
+        assert "| Root | Added | Changed | Renamed | Removed | Objects |" in markdown
+        [row] = [line for line in markdown.splitlines() if line.startswith("| `") and "Deployment" in line]
+        assert row.split(" | ")[1:5] == ["0", "0", "1", "0"], row

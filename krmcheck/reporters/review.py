@@ -115,14 +115,14 @@ def markdown(run: RunReport) -> str:
     """The view in Markdown: the job summary's and the ``--markdown`` file's."""
     out = [f"\n### What the merge does (against {markdown_code(run.diff_against)})\n",
            f"**Impact** ({plural(len(run.diff), 'affected root')})\n",
-           "| Root | Added | Changed | Removed | Objects |", "| --- | --- | --- | --- | --- |"]
+           "| Root | Added | Changed | Renamed | Removed | Objects |", "| --- | --- | --- | --- | --- | --- |"]
     for d in run.diff[:ROWS]:
         counts = d.counts
         objects = [c.resource for c in d.changes]
         note = "fails to build" if d.fails else ("not compared" if d.unrendered and not objects else "")
         side = {"work": " (new root)", "base": " (root removed)"}.get(d.side, "")
         out.append(f"| {markdown_code(d.root)}{markdown_text(side)} | {counts['added']} | "
-                   f"{counts['changed'] + counts['renamed']} | {counts['removed']} | "
+                   f"{counts['changed']} | {counts['renamed']} | {counts['removed']} | "
                    f"{markdown_text(note or _names(objects) or 'unchanged')} |")
     if len(run.diff) > ROWS:
         out.append(f"\n{plural(len(run.diff) - ROWS, 'more root')} in the text report.")
