@@ -863,3 +863,33 @@ def test_a_file_a_page_or_script_applies_with_kubectl_patch_is_a_patch(tmp_path:
     assert aside(run.report) == {"cmp/manifests/repo-server-patch.yaml": "patch-file",
                                  "hack/sidecar.yaml": "patch-file"}
     assert {p for p, _, _ in run.located("error")} == {"apps/repo-server.yaml"}
+
+
+def test_a_crd_in_a_test_directory_judges_no_object_outside_tests(tmp_path: Path) -> None:
+    # an upgrade test's old CRD (the only one in the repository: the real one
+    # is generated at build time) does not say what the cluster serves
+    crd = ("apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n"
+           "metadata: {name: jobs.example.com}\n"
+           "spec:\n  group: example.com\n  scope: Namespaced\n"
+           "  names: {kind: Job, plural: jobs, singular: job, listKind: JobList}\n"
+           "  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n"
+           "      openAPIV3Schema:\n        type: object\n        properties:\n"
+           "          spec:\n            type: object\n            properties:\n"
+           "              version: {type: string, enum: [v1_19, v1_20]}\n")
+    job = "apiVersion: example.com/v1\nkind: Job\nmetadata: {name: basic}\nspec:\n  version: v2_2\n"
+    write(tmp_path, "api/src/test/resources/old-crd.yaml", crd)
+    write(tmp_path, "examples/basic.yaml", job)
+    write(tmp_path, "api/src/test/resources/job.yaml", job)
+    run = check(tmp_path)
+    assert run.located("error") == [], run.out
+    assert "no schema for Job (example.com/v1)" in run.out
+    # asked to check the tests' directory, its CRD judges what is there
+    tests = check(tmp_path, "api/src/test")
+    assert [p for p, _, _ in tests.located("error")] == ["api/src/test/resources/job.yaml"]
+    # a CRD outside tests judges the examples
+    write(tmp_path, "config/crd/jobs.yaml", crd)
+    assert [p for p, _, _ in check(tmp_path).located("error")] == ["examples/basic.yaml"]
+    # `not-applied: {test-input: false}` judges by every CRD of the repository
+    (tmp_path / "config/crd/jobs.yaml").unlink()
+    write(tmp_path, ".krmcheck.yaml", "not-applied:\n  test-input: false\n")
+    assert "examples/basic.yaml" in [p for p, _, _ in check(tmp_path).located("error")]

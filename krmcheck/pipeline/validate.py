@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 
 from krmcheck.pipeline.run import Run, UsageError
-from krmcheck import cache
+from krmcheck import applied, cache
 from krmcheck import config as krmconfig
 from krmcheck import discover
 from krmcheck.gitops.root import ControllerRoot, Root
@@ -49,8 +49,11 @@ def schema_settings(run: Run, selection: discover.Selection,
         return any_match(excludes, files.display(path), directory) is not None
 
     webhook_files: list[Path] = []
+    searched = [p.resolve() for p in opts.paths if p.is_dir()]
+    tests_apart = applied.TEST_INPUT in config.not_applied and opts.roots != ("all",)
     crd_files = tuple((str(p), files.display(p))
-                      for p in discover.find_crd_files([files.repo_root], skip, scan, webhook_files))
+                      for p in discover.find_crd_files([files.repo_root], skip, scan, webhook_files)
+                      if not (tests_apart and _tests_own(p, searched, files.repo_root)))
     given = opts.schema_locations  # (anchored: paths are absolute)
     chosen = given + config.schema_locations
     for location in chosen:
@@ -67,6 +70,15 @@ def schema_settings(run: Run, selection: discover.Selection,
         written = webhooks.written_back(files.repo_root, [str(p) for p in webhook_files], [p for p, _ in crd_files])
     return SchemaSettings("", opts.strict, crd_files, (), chosen, str(cache.directory() / "schemas"),
                           opts.network, written[0], written[1])
+
+
+def _tests_own(path: Path, searched: list[Path], top: Path) -> bool:
+    """A CRD in a test directory is a test's input (an old version an
+    upgrade test starts from, a fake the test serves): what the cluster
+    serves is not judged by it. A directory the run is asked to check is
+    judged in full, its tests' CRDs too."""
+    base = next((d for d in searched if d == path.parent or d in path.parents), top)
+    return applied.test_directory(path, base) is not None
 
 
 def crds_rendered_beyond_files(run: Run, roots: list[Root],
