@@ -1049,7 +1049,7 @@ class Sorter:
 # Backstage's ${{ values.name }}), a statement {% if %}.
 _TEMPLATING = r"\{\{.*?\}\}|\{%.*?%\}"
 TEMPLATING = re.compile(_TEMPLATING)
-_PLACEHOLDER = re.compile(_TEMPLATING + r"|\{[A-Za-z][A-Za-z0-9_]*\}|</?#[a-z]+\b|\$\{[^{}\n]+\}|"
+_PLACEHOLDER = re.compile(_TEMPLATING + r"|\{[A-Za-z][A-Za-z0-9_]*\}|</?#[a-z]+\b|\$\{[^{}\n]+\}|<[A-Z][A-Z0-9_]{2,}>|"
                           r"(?:^|[:-])[ \t]+%[sdvq][ \t]*$|"
                           r"(?:^|[:-])[ \t]+@[A-Z][A-Z0-9_]*@", re.MULTILINE)  # autoconf/sed-style @NAME@
 

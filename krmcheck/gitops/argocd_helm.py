@@ -19,6 +19,7 @@ import os
 from pathlib import Path
 from typing import NamedTuple
 
+from krmcheck import applied
 from krmcheck.gitops import chart
 from krmcheck.gitops.root import ControllerRoot, HelmSource, confined
 from krmcheck.gitops.substitute import Problem
@@ -131,7 +132,12 @@ def _values(root: ControllerRoot, options: Mapping, files: Files,
             values = chart.merge(values, chart.load_values(text.value, text.origin, "helm.values", files,
                                                            shift=True))
         except BuildError as e:
-            problems.append(Problem(e.message, "error", text.origin, validator=chart.VALIDATOR))
+            if applied.is_template(text.value):  # <MARKER> lines a tool replaces: a template's values
+                problems.append(Problem(f"{e.message}; it holds placeholders, so it is a template's values, "
+                                        f"YAML only once its tool fills them in", "warning", text.origin,
+                                        validator=chart.VALIDATOR))
+            else:
+                problems.append(Problem(e.message, "error", text.origin, validator=chart.VALIDATOR))
     parameters = options.sequence("parameters")
     for p in parameters.items if parameters is not None else ():
         if isinstance(p, Mapping) and isinstance(p.value("name"), str):

@@ -8,8 +8,9 @@ it is kept as suppressed (``by: placeholder``), and the run says once how
 many there were. In a template (outside a controller root) a value that
 only holds a placeholder, ``${CLUSTER_NAME}-md-0``, is not judged either:
 what the name will be is not known yet; nor is one that holds a
-``{{ ... }}`` expression, a format string's ``{name}`` or a ``((name))``
-variable, or is wholly a ``<what to write here>``.
+``{{ ... }}`` expression, a format string's ``{name}``, a ``((name))``
+variable or a ``<MARKER>`` in capitals, or is wholly a ``<what to write
+here>``.
 """
 
 from __future__ import annotations
@@ -25,11 +26,13 @@ from krmcheck.tree.node import Scalar
 VALIDATOR = "substitution"  # krmcheck.gitops.VALIDATOR
 WHOLE = re.compile(r"\$\{[^{}]*(\$\{[^{}]*\}[^{}]*)*\}\Z")
 # In a template: ${VAR}, {{ expression }}, an envsubst $VARIABLE, a format
-# string's {name} (Python's str.format, a Go or shell program's fill-in) or
-# a ((name)) variable (Concourse, spruce, a sed script's marker) anywhere in
-# a value, or a value that is wholly <what to write here>.
+# string's {name} (Python's str.format, a Go or shell program's fill-in), a
+# ((name)) variable (Concourse, spruce, a sed script's marker) or a
+# <FILL_IN_MARKER> in capitals anywhere in a value, or a value that is
+# wholly <what to write here>.
 HELD = re.compile(r"\$\{[^{}]+\}|\{\{.*?\}\}|\A<[^<>\n]+>\Z|\$[A-Z_][A-Z0-9_]{2,}\b|"
-                  r"(?<![{$])\{[A-Za-z_][A-Za-z0-9_]*\}(?!\})|\(\([ \t]*[A-Za-z_][A-Za-z0-9_.-]*[ \t]*\)\)")
+                  r"(?<![{$])\{[A-Za-z_][A-Za-z0-9_]*\}(?!\})|\(\([ \t]*[A-Za-z_][A-Za-z0-9_.-]*[ \t]*\)\)|"
+                  r"<[A-Z][A-Z0-9_]{2,}>")
 QUOTED = re.compile(r"""['"]\$\{[^'"]*\}['"]""")
 # (a key holding an envsubst pattern may lose its closing brace to YAML:
 # ``${ROLE/#arn/eks.amazonaws.com/role-arn: arn}``)
