@@ -145,6 +145,7 @@ class _Discovery:
         self._helmfile: list[oci.Sync] | None = None  # what helmfile releases of the flux-instance chart sync
         self._copies: dict[int, tuple[Builder, Builder]] = {}  # builder -> the copy discovery builds with
         self.copied: dict[str, str] = {}  # a flux-system source's file -> where another repository's copy lies
+        self.left_over: list[tuple[str, Location, str]] = []  # Kustomizations their own source leaves out
 
     def run(self, plain_roots: Sequence[Path]) -> None:
         pending: deque[_Pending] = deque()
@@ -358,8 +359,15 @@ class _Discovery:
                                                            if copy else "")
             if other:
                 return dataclasses.replace(root, elsewhere=self._why(where, other), source=where)
-            return dataclasses.replace(root, source=where,
-                                       ignore=self._ignore(namespace, name, res.node.origin.path))
+            ignore = self._ignore(namespace, name, res.node.origin.path)
+            written = res.node.origin.path
+            left_out = ignore.excludes(c.top / written) if written and not copy else None
+            if left_out is not None and not root.directory.is_dir():
+                # its source's artifact leaves out the very file that writes it,
+                # and its path is not here: a left-over (an archived cluster)
+                self.left_over.append((written, res.node.origin.location, ignore.describe(left_out)))
+                return None
+            return dataclasses.replace(root, source=where, ignore=ignore)
         app = argocd.application_root(res, c.top, c.files, c.urls, tree)
         if app is None and not c.urls:
             self._no_urls(res)
@@ -547,6 +555,16 @@ class _Discovery:
         roots = _qualified(alive)
         # a chart's root replaces nothing: its objects are checked where they are written
         replaced = {p for r in roots if r.helm is None and not r.elsewhere for p in (r.directory, *r.reads)}
+        if self.left_over:
+            files = sorted({w for w, _, _ in self.left_over})
+            first = min(self.left_over)
+            count = "1 Flux Kustomization is" if len(self.left_over) == 1 else \
+                f"{len(self.left_over)} Flux Kustomizations are"
+            self.notes.setdefault("left-over", (
+                f"{count} written in files their own GitRepository leaves out ({first[2]}: "
+                f"{', '.join(files[:3])}{f' and {len(files) - 3} more' if len(files) > 3 else ''}) and name paths "
+                f"the repository does not hold: no sync of this repository "
+                f"reads them (left-overs, such as an archived cluster), so they are not rendered", first[1]))
         return Found(tuple(sorted(roots, key=lambda r: r.name)), frozenset(replaced | unreached),
                      tuple(self.notes.values()))
 

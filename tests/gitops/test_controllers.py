@@ -649,3 +649,43 @@ def test_a_copy_of_another_bootstrap_repository_is_read_from_where_it_lies(repo:
                GOTK_SYNC.replace("{url}", "https://github.com/someone/fleet.git"))
     repo.write("clusters/home/cm.yaml", CM.format(name="top"))
     assert repo.root("flux:flux-system/flux-system", mine).directory == repo.top / "clusters/home"
+
+
+ARCHIVED_SYNC = """
+apiVersion: source.toolkit.fluxcd.io/v1
+kind: GitRepository
+metadata: {name: flux-system, namespace: flux-system}
+spec:
+  url: https://github.com/me/home-ops
+  ref: {branch: main}
+  ignore: |
+    /*
+    !/k8s
+---
+apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: {name: cluster, namespace: flux-system}
+spec:
+  path: ./k8s/{cluster}/flux
+  sourceRef: {kind: GitRepository, name: flux-system}
+"""
+
+
+def test_a_kustomization_its_own_source_leaves_out_with_no_path_here_is_a_left_over(repo: Repo) -> None:
+    """An archived cluster (archive/k8s/old/...): its GitRepository leaves
+    out the very file that writes the Kustomization, and the path it names
+    is gone: no sync reads it. One note, no root. A file its source leaves
+    out whose path is here (a bootstrap applied by hand) is rendered."""
+    mine = ("https://github.com/me/home-ops",)
+    repo.write("archive/k8s/old/flux/config/cluster.yaml", ARCHIVED_SYNC.replace("{cluster}", "old"))
+    repo.write("archive/k8s/old/flux/config/kustomization.yaml", "resources: [cluster.yaml]\n")
+    found = repo.found(mine)
+    assert [r.name for r in found.roots] == []
+    [note] = [n for n, _ in found.notes if "left-overs" in n]
+    assert note.startswith("1 Flux Kustomization is written in files their own GitRepository leaves out "
+                           "('/*' (archive/k8s/old/flux/config/cluster.yaml:8): "
+                           "archive/k8s/old/flux/config/cluster.yaml)")
+    repo.write("bootstrap/cluster.yaml", ARCHIVED_SYNC.replace("{cluster}", "prod"))
+    repo.write("bootstrap/kustomization.yaml", "resources: [cluster.yaml]\n")
+    repo.write("k8s/prod/flux/cm.yaml", CM.format(name="settings"))
+    assert [r.name for r in repo.found(mine).roots] == ["flux:flux-system/cluster"]
