@@ -35,7 +35,9 @@ if TYPE_CHECKING:
     from krmcheck.kustomize.target import Builder
 
 LOAD_RESTRICTOR = "load-restrictor"  # the validator id of the load restrictor's finding
+PLUGINS = "plugins"  # the id of the finding about roots that run external plugins
 HELM_OFF = "must specify --enable-helm to inflate helm charts"  # kustomize's words (builtins/helm.py)
+PLUGINS_OFF = "external plugins disabled"  # krmcheck.kustomize.plugins, as kustomize words it
 
 
 def helm_off(e: BuildError, builder: Builder, root: Root, name: str) -> tuple[str, Location] | None:
@@ -53,11 +55,26 @@ def helm_off(e: BuildError, builder: Builder, root: Root, name: str) -> tuple[st
     return (HELM, location)
 
 
+def plugins_off(e: BuildError, builder: Builder, root: Root, name: str) -> tuple[str, Location] | None:
+    """``(PLUGINS, the plugin's entry)`` when the build failed only because it
+    runs an external plugin (a generator or transformer of the repository's
+    own kind, a KRM function) and --enable-alpha-plugins is off: kustomize
+    runs them only with the flag, which an Argo CD configuration may give
+    (``kustomize.buildOptions``). kustomize-controller runs no external
+    plugin: under a Flux Kustomization it is a defect, as any build error."""
+    if builder.options.enable_alpha_plugins or PLUGINS_OFF not in e.message:
+        return None
+    if isinstance(root, ControllerRoot) and root.controller != ARGOCD:
+        return None
+    location = e.location if e.location is not None and e.location.path else Location(name, 1, 1)
+    return (PLUGINS, location)
+
+
 def with_policy_findings(reports: Sequence[RootReport], config: krmconfig.Config) -> tuple[RootReport, ...]:
     """One warning for each policy some roots need, naming them all, given
     to the first of them."""
     out = tuple(reports)
-    for setting, message in ((LOAD_RESTRICTOR, _load_restrictor), (HELM, _helm)):
+    for setting, message in ((LOAD_RESTRICTOR, _load_restrictor), (HELM, _helm), (PLUGINS, _plugins)):
         marked = [(i, dict(r.policies)[setting]) for i, r in enumerate(out)
                   if any(s == setting for s, _ in r.policies)]
         if not marked or not config.enabled(setting):
@@ -89,3 +106,12 @@ def _helm(names: Sequence[str]) -> str:
             f"and {'was' if len(names) == 1 else 'were'} not checked: {', '.join(names)}; "
             f"pass --enable-helm (and --network for a chart pulled from a repository) to check "
             f"{'it' if len(names) == 1 else 'them'}")
+
+
+def _plugins(names: Sequence[str]) -> str:
+    one = len(names) == 1
+    return (f"{_roots(names)} {'runs' if one else 'run'} external kustomize plugins (generators or transformers "
+            f"of kinds kustomize does not build in, KRM functions), which kustomize runs only with "
+            f"--enable-alpha-plugins, and {'was' if one else 'were'} not checked: {', '.join(names)}; pass "
+            f"--enable-alpha-plugins (with the plugins installed, or --enable-exec for exec functions) to check "
+            f"{'it' if one else 'them'}")

@@ -167,18 +167,19 @@ def failed_report(e: BuildError, builder: Builder, root: Root, name: str, config
                   build: Build) -> RootReport:
     """The report of a root that did not build: a build error, except that a
     root that needs the network, which is off, or that inflates Helm charts
-    while --enable-helm is off, is not checked, and that is no build
+    while --enable-helm is off, or that runs external plugins while
+    --enable-alpha-plugins is off, is not checked, and that is no build
     failure (a ``remote`` warning at the entry that needs the network; for
-    Helm charts, one warning for the run, krmcheck.pipeline.policy)."""
+    Helm charts and plugins, one warning for the run, krmcheck.pipeline.policy)."""
     policies = ((policy.LOAD_RESTRICTOR, build.outside),) if build.outside is not None else ()
     if isinstance(e, NeedsNetwork) and not config.require_network:
         broken = offline_defect(builder, root, config)
         return RootReport(name, (), offline_findings(e, name, config) + deprecations(builder, name, config)
                           + tuple(build_finding(b, name) for b in broken),
                           needs_network=True, build_failed=bool(broken), policies=policies)
-    helm = policy.helm_off(e, builder, root, name)
-    if helm is not None:
-        return RootReport(name, (), deprecations(builder, name, config), policies=policies + (helm,))
+    needs = policy.helm_off(e, builder, root, name) or policy.plugins_off(e, builder, root, name)
+    if needs is not None:
+        return RootReport(name, (), deprecations(builder, name, config), policies=policies + (needs,))
     written = written_at_run_time(e, builder, name)
     if written is not None:
         return RootReport(name, (), (written,) + deprecations(builder, name, config), policies=policies)

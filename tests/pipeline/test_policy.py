@@ -208,3 +208,40 @@ def test_the_load_restrictor_warning_is_a_rule_the_configuration_can_grade(tmp_p
     run = check(root)
     assert run.code == 0, run.err
     assert by(run, "load-restrictor") == []
+
+
+PLUGIN_ROOT = """\
+generators:
+- policy-generator.yaml
+"""
+PLUGIN_CONFIG = """\
+apiVersion: policy.open-cluster-management.io/v1
+kind: PolicyGenerator
+metadata: {name: policies}
+"""
+
+
+def test_roots_that_run_external_plugins_without_the_flag_are_one_warning(tmp_path: Path) -> None:
+    # kustomize runs a PolicyGenerator only with --enable-alpha-plugins, which
+    # an Argo CD configuration gives: policy, no defect; a Flux Kustomization
+    # cannot run it at all: there it is a build error
+    for name in ("acm", "more"):
+        write(tmp_path, f"{name}/kustomization.yaml", PLUGIN_ROOT)
+        write(tmp_path, f"{name}/policy-generator.yaml", PLUGIN_CONFIG)
+    run = check(tmp_path)
+    assert run.code == 0, run.out
+    assert failed(run) == [] and by(run, "build") == []
+    [warning] = by(run, "plugins")
+    assert (warning["severity"], warning["path"], warning["line"]) == ("warning", "acm/kustomization.yaml", 2)
+    assert warning["message"].startswith("2 roots run external kustomize plugins") and ": acm, more; " in \
+        warning["message"] and "--enable-alpha-plugins" in warning["message"]
+    write(tmp_path, "clusters/prod/acm.yaml", """\
+apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: {name: acm, namespace: flux-system}
+spec:
+  path: ./acm
+  sourceRef: {kind: GitRepository, name: flux-system}
+""")
+    run = check(tmp_path)
+    assert run.code == 2 and failed(run) == ["flux:flux-system/acm"], run.out
