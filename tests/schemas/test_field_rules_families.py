@@ -300,6 +300,15 @@ def test_a_service_with_several_ports_names_them_and_does_not_repeat_them() -> N
     assert rule_lines(same.replace("protocol: TCP", "protocol: UDP")) == []
 
 
+def test_a_session_affinity_config_without_client_ip_affinity_is_dropped_not_refused() -> None:
+    # SetDefaults_Service removes sessionAffinityConfig when the affinity is None (the default)
+    svc = ("apiVersion: v1\nkind: Service\nmetadata: {name: s}\nspec:\n  ports: [{port: 80}]\n"
+           "  sessionAffinityConfig: {clientIP: {timeoutSeconds: 0}}\n")
+    assert rule_lines(svc) == []
+    assert rule_lines(svc.replace("spec:\n", "spec:\n  sessionAffinity: ClientIP\n")) == [
+        ("service-session-affinity-timeout", 7)]
+
+
 def test_a_duplicate_that_the_schema_map_list_reports_is_not_repeated() -> None:
     # from 1.30 the schemas make containers a list-map keyed by name
     spec = GOOD_SPEC + "      - name: web\n        image: busybox\n"
