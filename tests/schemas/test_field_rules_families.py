@@ -269,6 +269,13 @@ def test_an_ingress_path_of_type_prefix_is_absolute() -> None:
     assert rule_lines(no_path) == [("ingress-prefix-path-required", 9)]
 
 
+def test_a_tls_host_may_be_an_address_a_rule_host_may_not() -> None:
+    ing = ("apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: i}\nspec:\n"
+           "  defaultBackend: {service: {name: web, port: {number: 80}}}\n  tls:\n  - hosts: [203.0.113.10]\n")
+    assert rule_lines(ing) == []
+    assert rule_lines(ing + "  rules:\n  - host: 203.0.113.10\n") == [("ingress-host-format", 9)]
+
+
 @pytest.mark.parametrize(("schedule", "accepted"), [
     ("*/15 * * * *", True), ("0 3 * * SUN", True), ("@daily", True), ("@every 1h30m", True),
     ("0 9-17/2 * * 1-5", True), ("0 0 * * 7", False), ("*/5 * * * * *", False), ("0 24 * * *", False),
