@@ -479,13 +479,15 @@ def _judge_keys(place: Node, at: At, rule: Rule, version: tuple[int, int]) -> It
     maps = _as_list(rule.params.get("in"))
     wanted = _as_list(rule.params.get("keys"))
     found: set[str] = set()
-    for name in maps:
-        node = _lookup(place, steps(name))
-        if isinstance(node, Mapping):
-            found.update(node.items)
+    for name in maps:  # "metrics[*]": the maps of every item of a list
+        for node, _ in _walk(place, steps(name), at):
+            if isinstance(node, Mapping):
+                found.update(node.items)
     missing = [k for k in wanted if k not in found]
     if missing and (not rule.params.get("any") or len(missing) == len(wanted)):
-        where = at + steps(maps[0]) if isinstance(_lookup(place, steps(maps[0])), Mapping) else at
+        first = steps(maps[0])
+        first = first[:first.index("*")] if "*" in first else first  # the list, not its items
+        where = at + first if first and isinstance(_lookup(place, first), (Mapping, Sequence)) else at
         listed = " or ".join(repr(k) for k in missing) if rule.params.get("any") else \
             ", ".join(repr(k) for k in missing)
         yield Violation(rule, where, f"missing key {listed} in {' or '.join(maps)}{_because(rule)}")

@@ -194,9 +194,13 @@ def test_an_autoscaler_scales_between_its_bounds() -> None:
 
     assert rule_lines(bounds(2, 5)) == []
     assert rule_lines(bounds(5, 2)) == [("hpa-max-replicas-at-least-min", 7)]
-    # scaling to zero: refused until HPAScaleToZero is on by default (1.37)
+    # scaling to zero: refused until HPAScaleToZero is on by default (1.37),
+    # and then only on an Object or External metric (the default is CPU)
     assert rule_lines(bounds(0, 2), "1.36") == [("hpa-min-replicas", 6)]
-    assert rule_lines(bounds(0, 2), "1.37") == []
+    assert rule_lines(bounds(0, 2), "1.37") == [("hpa-scale-to-zero-needs-object-or-external-metric", 4)]
+    queue = ("  metrics:\n  - type: External\n    external:\n      metric: {name: queue_depth}\n"
+             "      target: {type: AverageValue, averageValue: '30'}\n")
+    assert rule_lines(bounds(0, 2) + queue, "1.37") == []
 
 
 def test_a_progress_deadline_must_exceed_min_ready_seconds() -> None:
