@@ -485,9 +485,10 @@ def _judge_keys(place: Node, at: At, rule: Rule, version: tuple[int, int]) -> It
                 found.update(node.items)
     missing = [k for k in wanted if k not in found]
     if missing and (not rule.params.get("any") or len(missing) == len(wanted)):
-        first = steps(maps[0])
-        first = first[:first.index("*")] if "*" in first else first  # the list, not its items
-        where = at + first if first and isinstance(_lookup(place, first), (Mapping, Sequence)) else at
+        # at the first of the maps that is there (for a[*], the list a), else at the place
+        heads = [path[:path.index("*")] if "*" in path else path for path in map(steps, maps)]
+        where = next((at + head for head in heads if head and isinstance(_lookup(place, head), (Mapping, Sequence))),
+                     at)
         listed = " or ".join(repr(k) for k in missing) if rule.params.get("any") else \
             ", ".join(repr(k) for k in missing)
         yield Violation(rule, where, f"missing key {listed} in {' or '.join(maps)}{_because(rule)}")
