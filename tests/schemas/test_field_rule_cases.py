@@ -14,6 +14,9 @@ per rule id:
 - ``version``: the Kubernetes version to judge at (default: the newest);
 - ``also``: other rules the refused document breaks as well, where the
   API server refuses it for more than one reason.
+
+A rule without a case fails :func:`test_every_rule_has_a_case`, so a new
+rule comes with its two objects.
 """
 
 from __future__ import annotations
@@ -67,6 +70,13 @@ def accepted_text(case: dict[str, Any]) -> str:
 
 def as_list(value: str | list[str]) -> list[str]:
     return [value] if isinstance(value, str) else value
+
+
+def test_every_rule_has_a_case() -> None:
+    ids = rule_ids()
+    assert len(ids) == len(set(ids)), "rule ids are unique"
+    assert sorted(set(ids) - set(cases())) == [], "rules without a case"
+    assert sorted(set(cases()) - set(ids)) == [], "cases of no rule"
 
 
 @pytest.mark.parametrize("rule_id", sorted(cases()))
