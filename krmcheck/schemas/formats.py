@@ -180,8 +180,15 @@ def percent(value: str) -> str | None:
 
 
 def ingress_host(value: str) -> str | None:
+    """The host of an Ingress rule: a DNS name or a wildcard, never an IP address."""
     if _IPV4.fullmatch(value) or ":" in value:
         return "must be a DNS name, not an IP address"
+    return ingress_tls_host(value)
+
+
+def ingress_tls_host(value: str) -> str | None:
+    """A host of an Ingress's TLS section: a DNS-1123 subdomain (so also an
+    IPv4 address) or a wildcard."""
     if "*" in value:
         if len(value) > 253:
             return "must be at most 253 characters"
@@ -280,6 +287,7 @@ FORMATS: dict[str, Check] = {
     "descending-path": descending_path,
     "percent": percent,
     "ingress-host": ingress_host,
+    "ingress-tls-host": ingress_tls_host,
     "ingress-prefix-path": ingress_prefix_path,
     "absolute-path": absolute_path,
     "cron-schedule": cron_schedule,

@@ -479,13 +479,16 @@ def _judge_keys(place: Node, at: At, rule: Rule, version: tuple[int, int]) -> It
     maps = _as_list(rule.params.get("in"))
     wanted = _as_list(rule.params.get("keys"))
     found: set[str] = set()
-    for name in maps:
-        node = _lookup(place, steps(name))
-        if isinstance(node, Mapping):
-            found.update(node.items)
+    for name in maps:  # "metrics[*]": the maps of every item of a list
+        for node, _ in _walk(place, steps(name), at):
+            if isinstance(node, Mapping):
+                found.update(node.items)
     missing = [k for k in wanted if k not in found]
     if missing and (not rule.params.get("any") or len(missing) == len(wanted)):
-        where = at + steps(maps[0]) if isinstance(_lookup(place, steps(maps[0])), Mapping) else at
+        # at the first of the maps that is there (for a[*], the list a), else at the place
+        heads = [path[:path.index("*")] if "*" in path else path for path in map(steps, maps)]
+        where = next((at + head for head in heads if head and isinstance(_lookup(place, head), (Mapping, Sequence))),
+                     at)
         listed = " or ".join(repr(k) for k in missing) if rule.params.get("any") else \
             ", ".join(repr(k) for k in missing)
         yield Violation(rule, where, f"missing key {listed} in {' or '.join(maps)}{_because(rule)}")

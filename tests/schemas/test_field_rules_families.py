@@ -194,9 +194,13 @@ def test_an_autoscaler_scales_between_its_bounds() -> None:
 
     assert rule_lines(bounds(2, 5)) == []
     assert rule_lines(bounds(5, 2)) == [("hpa-max-replicas-at-least-min", 7)]
-    # scaling to zero: refused until HPAScaleToZero is on by default (1.37)
+    # scaling to zero: refused until HPAScaleToZero is on by default (1.37),
+    # and then only on an Object or External metric (the default is CPU)
     assert rule_lines(bounds(0, 2), "1.36") == [("hpa-min-replicas", 6)]
-    assert rule_lines(bounds(0, 2), "1.37") == []
+    assert rule_lines(bounds(0, 2), "1.37") == [("hpa-scale-to-zero-needs-object-or-external-metric", 4)]
+    queue = ("  metrics:\n  - type: External\n    external:\n      metric: {name: queue_depth}\n"
+             "      target: {type: AverageValue, averageValue: '30'}\n")
+    assert rule_lines(bounds(0, 2) + queue, "1.37") == []
 
 
 def test_a_progress_deadline_must_exceed_min_ready_seconds() -> None:
@@ -269,6 +273,13 @@ def test_an_ingress_path_of_type_prefix_is_absolute() -> None:
     assert rule_lines(no_path) == [("ingress-prefix-path-required", 9)]
 
 
+def test_a_tls_host_may_be_an_address_a_rule_host_may_not() -> None:
+    ing = ("apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: i}\nspec:\n"
+           "  defaultBackend: {service: {name: web, port: {number: 80}}}\n  tls:\n  - hosts: [203.0.113.10]\n")
+    assert rule_lines(ing) == []
+    assert rule_lines(ing + "  rules:\n  - host: 203.0.113.10\n") == [("ingress-host-format", 9)]
+
+
 @pytest.mark.parametrize(("schedule", "accepted"), [
     ("*/15 * * * *", True), ("0 3 * * SUN", True), ("@daily", True), ("@every 1h30m", True),
     ("0 9-17/2 * * 1-5", True), ("0 0 * * 7", False), ("*/5 * * * * *", False), ("0 24 * * *", False),
@@ -298,6 +309,15 @@ def test_a_service_with_several_ports_names_them_and_does_not_repeat_them() -> N
     same = svc + "  - {name: a, port: 80}\n  - {name: b, port: 80, protocol: TCP}\n"
     assert rule_lines(same) == [("service-port-protocol-unique", 8)]
     assert rule_lines(same.replace("protocol: TCP", "protocol: UDP")) == []
+
+
+def test_a_session_affinity_config_without_client_ip_affinity_is_dropped_not_refused() -> None:
+    # SetDefaults_Service removes sessionAffinityConfig when the affinity is None (the default)
+    svc = ("apiVersion: v1\nkind: Service\nmetadata: {name: s}\nspec:\n  ports: [{port: 80}]\n"
+           "  sessionAffinityConfig: {clientIP: {timeoutSeconds: 0}}\n")
+    assert rule_lines(svc) == []
+    assert rule_lines(svc.replace("spec:\n", "spec:\n  sessionAffinity: ClientIP\n")) == [
+        ("service-session-affinity-timeout", 7)]
 
 
 def test_a_duplicate_that_the_schema_map_list_reports_is_not_repeated() -> None:
