@@ -264,6 +264,56 @@ def test_the_catalog_is_restored_pulled_on_a_miss_and_saved_before_the_check() -
     assert "cache-hit != 'true'" in STEPS["pull"]["if"] and STEPS["pull"]["run"] == "krmcheck schemas pull"
 
 
+@needs_bash
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_a_pulled_catalog_judges_the_controller_objects_in_the_run_step(tmp_path: Path, shim: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The catalog steps as the runner takes them on a cache miss: decide,
+    pull, then the run step, whose Flux Kustomization is judged by the
+    pulled schema (without it, the kind has none). The pull step's own
+    command runs; a local copy of the catalog stands for GitHub."""
+    import json
+
+    from krmcheck.schemas.catalog import DEFAULT_SOURCE, default_name
+
+    schema = {"type": "object", "properties": {"spec": {"type": "object", "properties": {
+        "interval": {"type": "string"}}}}}
+    source = _git_repository(tmp_path / "CRDs-catalog",
+                             {"kustomize.toolkit.fluxcd.io/kustomization_v1.json": json.dumps(schema)})
+    subprocess.run(["git", "-C", str(source), "-c", "user.name=t", "-c", "user.email=t@example.com",
+                    "commit", "-q", "-m", "schemas"], check=True)
+    workspace = _git_repository(tmp_path / "ws", {
+        "clusters/prod/apps.yaml": ("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+                                    "metadata: {name: apps, namespace: flux-system}\nspec:\n  interval: 10\n"
+                                    "  path: ./apps\n  sourceRef: {kind: GitRepository, name: flux-system}\n"),
+        "apps/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\n"})
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    before = run_step(workspace, shim, tmp_path)
+    assert "is not of type 'string'" not in before.stdout and "no schema for Kustomization" in before.stdout
+    code, out, _ = catalog_step(workspace, tmp_path, "auto")
+    assert code == 0 and out["pull"] == "true"
+    # the pull step's command, with GitHub's catalog at this local path
+    local = tmp_path / "pull-bin"
+    local.mkdir()
+    (local / "krmcheck").write_text(
+        "#!/bin/sh\n"
+        f'if [ "$*" = "schemas pull" ]; then set -- schemas pull \'{source}\' --ref HEAD '
+        f"--name {default_name(DEFAULT_SOURCE)}; fi\n"
+        f"PYTHONPATH='{PROJECT}' exec '{sys.executable}' -m krmcheck \"$@\"\n")
+    (local / "krmcheck").chmod(0o755)
+    script = tmp_path / "pull.sh"
+    script.write_text(STEPS["pull"]["run"])
+    env = {**os.environ, "PATH": f"{local}{os.pathsep}{os.environ.get('PATH', '')}"}
+    pulled = subprocess.run([*BASH, str(script)], cwd=workspace, env=env, capture_output=True, text=True,
+                            timeout=120)
+    assert pulled.returncode == 0, pulled.stdout + pulled.stderr
+    assert (Path(out["dir"]) / default_name(DEFAULT_SOURCE) / "kustomize.toolkit.fluxcd.io").is_dir()
+    after = run_step(workspace, shim, tmp_path)
+    assert after.status == 1
+    assert re.search(r"clusters/prod/apps.yaml:5:\d+: error: spec.interval: 10 is not of type 'string'",
+                     after.stdout), after.stdout
+
+
 VALIDATED = PROJECT / "fixtures" / "validator-functions"
 
 
