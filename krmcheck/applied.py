@@ -401,8 +401,9 @@ def _environment(directory: Path) -> bool:
     a sibling is named for an environment (``clusters/test`` beside
     ``clusters/prod``), or holds mostly the same directories
     (two or more of the same names: ``apps/test/{kube-system,network}`` beside
-    ``apps/utility/{kube-system,network,media}``): the
-    shape of a repository's environments, never of its tests."""
+    ``apps/utility/{kube-system,network,media}``, a sibling that is no
+    test directory itself): the shape of a repository's environments,
+    never of its tests."""
     if directory.name.lower() not in _ENVIRONMENT_NAMES or directory.parent.name == "src":
         return False  # src/test beside src/main: Maven's and Gradle's test sources
     siblings = _subdirectories(directory.parent) - {directory.name}
@@ -410,6 +411,8 @@ def _environment(directory: Path) -> bool:
         return True
     mine = _subdirectories(directory)
     for sibling in siblings:
+        if sibling.lower() in TEST_DIR_NAMES or _KIND_OF_TESTS.fullmatch(sibling.lower()):
+            continue  # tests beside perf-tests: two kinds of tests, not two environments
         theirs = _subdirectories(directory.parent / sibling)
         common = mine & theirs
         if len(common) >= 2 and len(common) * 2 >= len(mine | theirs):

@@ -183,6 +183,17 @@ def test_an_environment_named_test_is_not_a_test_directory(tmp_path: Path) -> No
     assert [p for p, _, _ in run.located("warning")] == ["test/e2e/web.yaml"]
 
 
+def test_tests_beside_another_kind_of_tests_are_tests(tmp_path: Path) -> None:
+    # tests/{data,suite} beside perf-tests/{data,suite}: two kinds of tests, not two environments
+    bad = DEPLOYMENT.replace("  name: web\n", "  name: web\n  labels: {tier: bad value}\n", 1)
+    for top in ("tests", "perf-tests"):
+        write(tmp_path, f"{top}/data/web.yaml", bad)
+        write(tmp_path, f"{top}/suite/conftest.yaml", bad)
+    run = check(tmp_path)
+    assert run.located("error") == [], run.out
+    assert len({p for p, _, _ in run.located("warning")}) == 4
+
+
 # --- data, unused kustomize inputs, patches, vendored files ------------------------
 
 CONFORMANCE_REPORT = """\

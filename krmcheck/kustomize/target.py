@@ -145,7 +145,7 @@ class Builder:
         out: list[Resource] = []
         for doc in self._documents(path, Origin(self.files.display(path), 1, 1)):
             try:
-                out.extend(_resources_of(doc, generated_names=True))
+                out.extend(_resources_of(_as_kubectl_reads(doc), generated_names=True))
             except BuildError as e:
                 self.document_errors.append(e)
         if self.document_errors and not out:
@@ -420,6 +420,32 @@ def _builtin_kinds() -> dict[str, Plugin]:
     from krmcheck.kustomize.builtins.kinds import BUILTIN_KINDS
 
     return BUILTIN_KINDS
+
+
+def _as_kubectl_reads(doc: Node) -> Node:
+    """The document as ``kubectl apply -f`` reads a file: sigs.k8s.io/yaml
+    decodes with go-yaml v2, whose YAML 1.1 takes the plain words ``yes``,
+    ``no``, ``on``, ``off``, ``y`` and ``n`` (in any of their spellings) for
+    booleans, where kustomize's go-yaml v3 keeps them strings. Keys stay."""
+    from krmcheck.tree.scalars import resolve_plain_v2
+
+    def walk(node: Node) -> Node:
+        if isinstance(node, Scalar):
+            if node.text is not None and isinstance(node.value, str) and node.text == node.value:
+                value = resolve_plain_v2(node.text)
+                if isinstance(value, bool):
+                    return Scalar(value, node.origin, node.trail, node.text)
+            return node
+        if isinstance(node, Mapping):
+            for key, child in list(node.items.items()):
+                new = walk(child)
+                if new is not child:
+                    node.items[key] = new
+        elif isinstance(node, Sequence):
+            node.items = [walk(child) for child in node.items]
+        return node
+
+    return walk(doc)
 
 
 def _resources_of(doc: Node, generated_names: bool = False) -> list[Resource]:

@@ -36,3 +36,19 @@ def test_a_resource_without_a_name_is_an_error_at_its_line(tmp_path: Path, resou
 def test_a_list_needs_no_name_and_a_number_is_a_name(tmp_path: Path) -> None:
     assert build(tmp_path, "apiVersion: v1\nkind: ConfigMapList\nmetadata: {}\nitems: []\n") == []
     assert build(tmp_path, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: 0\n") == ["0"]
+
+
+def test_a_plain_manifest_is_read_as_kubectl_apply_reads_it_and_a_kustomization_as_kustomize(
+        tmp_path: Path) -> None:
+    # kubectl's sigs.k8s.io/yaml decodes with go-yaml v2: plain yes/on/off are
+    # booleans there; kustomize's go-yaml v3 keeps them strings
+    pod = ("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  hostNetwork: on\n"
+           "  containers:\n  - {name: c, image: nginx, env: [{name: A, value: yes}, {name: B, value: 'yes'}]}\n")
+    (tmp_path / "pod.yaml").write_text(pod)
+    [plain] = Builder(Files(tmp_path), BuildOptions()).load_manifest(tmp_path / "pod.yaml")
+    data = plain.node.to_data()
+    assert data["spec"]["hostNetwork"] is True
+    assert [e["value"] for e in data["spec"]["containers"][0]["env"]] == [True, "yes"]
+    (tmp_path / "kustomization.yaml").write_text("resources: [pod.yaml]\n")
+    [built] = Builder(Files(tmp_path), BuildOptions()).build(tmp_path)
+    assert built.node.to_data()["spec"]["hostNetwork"] == "on"
