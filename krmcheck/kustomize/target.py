@@ -129,9 +129,11 @@ class Builder:
             return self
         return Builder(self.files, replace(self.options, offline_files=True), remotes=self.remotes)
 
-    def load_manifest(self, path: Path) -> list[Resource]:
+    def load_manifest(self, path: Path, as_kubectl: bool = False) -> list[Resource]:
         """The resources of a plain manifest file that no kustomization reads,
-        as they would be applied: no kustomization, no transformation."""
+        as they would be applied: no kustomization, no transformation; with
+        ``as_kubectl``, read as ``kubectl apply -f`` reads the file (a root of
+        its own), not as a controller's kustomize build reads it."""
         self.stamper = None
         self.warnings.clear()
         self.function_results.clear()
@@ -145,7 +147,7 @@ class Builder:
         out: list[Resource] = []
         for doc in self._documents(path, Origin(self.files.display(path), 1, 1)):
             try:
-                out.extend(_resources_of(_as_kubectl_reads(doc), generated_names=True))
+                out.extend(_resources_of(_as_kubectl_reads(doc) if as_kubectl else doc, generated_names=True))
             except BuildError as e:
                 self.document_errors.append(e)
         if self.document_errors and not out:

@@ -40,7 +40,8 @@ def build_root(builder: Builder, directory: Path) -> list[Resource]:
     boundary at which a defect in krmcheck turns into one clear message
     naming the root, never a traceback."""
     try:
-        return builder.load_manifest(directory) if os.path.isfile(directory) else builder.build(directory)
+        return builder.load_manifest(directory, as_kubectl=True) if os.path.isfile(directory) \
+            else builder.build(directory)
     except BuildError:
         raise
     except RecursionError:

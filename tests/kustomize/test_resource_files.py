@@ -45,10 +45,13 @@ def test_a_plain_manifest_is_read_as_kubectl_apply_reads_it_and_a_kustomization_
     pod = ("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  hostNetwork: on\n"
            "  containers:\n  - {name: c, image: nginx, env: [{name: A, value: yes}, {name: B, value: 'yes'}]}\n")
     (tmp_path / "pod.yaml").write_text(pod)
-    [plain] = Builder(Files(tmp_path), BuildOptions()).load_manifest(tmp_path / "pod.yaml")
+    [plain] = Builder(Files(tmp_path), BuildOptions()).load_manifest(tmp_path / "pod.yaml", as_kubectl=True)
     data = plain.node.to_data()
     assert data["spec"]["hostNetwork"] is True
     assert [e["value"] for e in data["spec"]["containers"][0]["env"]] == [True, "yes"]
+    # what a controller's discovery reads of the same file is kustomize's reading
+    [seen] = Builder(Files(tmp_path), BuildOptions()).load_manifest(tmp_path / "pod.yaml")
+    assert seen.node.to_data()["spec"]["hostNetwork"] == "on"
     (tmp_path / "kustomization.yaml").write_text("resources: [pod.yaml]\n")
     [built] = Builder(Files(tmp_path), BuildOptions()).build(tmp_path)
     assert built.node.to_data()["spec"]["hostNetwork"] == "on"
