@@ -818,13 +818,15 @@ def written_by(top: Path, missing: Path, directory: Path | None = None, run: obj
     script that puts the overlay beside the files it fetches): the build is
     completed when that program runs. A program that only builds the
     directory is no evidence: its build would fail too."""
-    made = _made_beside(top, missing, run)
+    made = _made_beside(top, missing, run) or _from_template(top, missing, run)
     if made is not None:
         return made
     name = missing.name
     if len(name) < 6 or "." not in name:
         return None  # too short a name to be evidence
-    written = re.compile(rf"(?<![\w.-]){re.escape(name)}(?![\w-])")
+    # every kustomize Makefile names kustomization.yaml: only a copy says it is made
+    written = re.compile(r"(?!)") if name in _KUSTOMIZATION_FILES else \
+        re.compile(rf"(?<![\w.-]){re.escape(name)}(?![\w-])")
     parts = _relative(directory, top).split("/") if directory is not None else []
     # a directory path of two parts or more, named from the top or from a subproject
     places = [re.escape("/".join(parts[i:])) for i in range(len(parts) - 1)]
@@ -843,6 +845,24 @@ def written_by(top: Path, missing: Path, directory: Path | None = None, run: obj
     for rel, text in sorted(_programs(top, run), key=lambda p: closeness(p[0])):
         if written.search(text) or (copied is not None and copied.search(text)):
             return rel
+    return None
+
+
+_TEMPLATE_SUFFIXES = (".in", ".tmpl", ".template", ".tpl")
+
+
+def _from_template(top: Path, missing: Path, run: object) -> str | None:
+    """A program that names the template lying beside the missing file
+    (``kustomization.yaml.in``, which a Makefile copies to
+    ``kustomization.yaml`` and edits before the build)."""
+    for suffix in _TEMPLATE_SUFFIXES:
+        template = missing.with_name(missing.name + suffix)
+        if not os.path.isfile(template):
+            continue
+        named = re.compile(rf"(?<![\w.-]){re.escape(template.name)}(?![\w-])")
+        for rel, text in _programs(top, run):
+            if template.name in text and named.search(text):
+                return rel
     return None
 
 

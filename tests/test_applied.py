@@ -699,6 +699,24 @@ def test_a_directory_a_program_beside_it_makes_completes_a_copy(tmp_path: Path) 
     assert "hack/dev-env/setup.sh writes it" in written["message"]
 
 
+def test_a_kustomization_a_program_fills_in_from_its_template_is_made_before_the_build(tmp_path: Path) -> None:
+    # `cd $(call dir,$*)/manager && cp -f kustomization.yaml.in kustomization.yaml && kustomize edit set image`
+    write(tmp_path, "config/aws/manager/kustomization.yaml.in", "resources: [manager.yaml]\n")
+    write(tmp_path, "config/aws/manager/manager.yaml", DEPLOYMENT)
+    write(tmp_path, "config/aws/default/kustomization.yaml", "resources: [../manager]\n")
+    write(tmp_path, "Makefile", "deploy-%:\n\tcd $(call dir,$*)/manager && cp -f kustomization.yaml.in "
+                                "kustomization.yaml\n\tkustomize build $(call dir,$*)/default | kubectl apply -f -\n")
+    # a directory without a kustomization or a template: a program naming
+    # kustomization.yaml (as every kustomize Makefile does) is no evidence
+    write(tmp_path, "config/gcp/manager/manager.yaml", DEPLOYMENT)
+    write(tmp_path, "config/gcp/default/kustomization.yaml", "resources: [../manager]\n")
+    run = check(tmp_path)
+    assert [p for p, _, _ in run.located("error")] == ["config/gcp/default/kustomization.yaml"]
+    [written] = [d for d in run.report["defects"] if d["validator"] == "written"]
+    assert written["path"] == "config/aws/default/kustomization.yaml"
+    assert "'kustomization.yaml' does not exist" in written["message"] and "Makefile writes it" in written["message"]
+
+
 def test_a_directory_operator_sdk_generate_bundle_reads_with_input_dir_is_its_input(tmp_path: Path) -> None:
     # `cd DIR && operator-sdk generate bundle --version V --input-dir config`:
     # the released version replaces the base's vX.Y.Z

@@ -9,7 +9,7 @@ from typing import Any
 
 import yaml
 
-from krmcheck.resource.errors import BuildError
+from krmcheck.resource.errors import BuildError, MissingKustomization
 from krmcheck.resource.files import Files
 from krmcheck.tree.load import FAST_LOADER, LoadError, load_documents
 from krmcheck.tree.node import Mapping, Node, Scalar, Sequence
@@ -105,9 +105,9 @@ def load(directory: Path, files: Files, origin: Origin | None = None) -> Kustomi
     """Load and check the kustomization of ``directory``."""
     path = find_file(directory)
     if path is None:
-        raise BuildError(
+        raise MissingKustomization(
             f"unable to find one of {', '.join(repr(n) for n in FILENAMES)} in directory "
-            f"'{files.display(directory)}'", origin)
+            f"'{files.display(directory)}'", origin, directory / FILENAMES[0])
     display = files.display(path)
     text = files.read_text(path, origin)
     try:

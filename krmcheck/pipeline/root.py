@@ -218,8 +218,8 @@ def written_at_run_time(e: BuildError, builder: Builder, name: str) -> Finding |
     top = builder.files.repo_root
     program = applied.written_by(top, e.path, e.path.parent, builder.files)
     if program is not None:
-        why = (f"{program} writes it (names it, copies this directory elsewhere, or makes the directory that "
-               f"holds it): the kustomization is completed when that program runs")
+        why = (f"{program} writes it (names it, fills in its template, copies this directory elsewhere, or makes "
+               f"the directory that holds it): the kustomization is completed when that program runs")
     else:
         from krmcheck import git  # (only a root that misses a file reads the ignore rules)
 

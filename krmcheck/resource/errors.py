@@ -61,6 +61,11 @@ class MissingFile(BuildError):
         self.path = path
 
 
+class MissingKustomization(MissingFile):
+    """A directory a kustomization names that holds no kustomization file
+    (``path``: where ``kustomization.yaml`` would be)."""
+
+
 class NeedsNetwork(BuildError):
     """A build that would have to fetch ``url`` while the network is off.
 
