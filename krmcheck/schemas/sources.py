@@ -146,7 +146,7 @@ class Sources:
         # (group, kind) of every CRD parsed, served or not, with a schema or without
         self._defined: set[tuple[str, str]] = set()
         self._named: frozenset[str] = frozenset()  # every word after "kind" in the CRD files
-        self._near: dict[tuple[str, str], tuple[frozenset[str], journal.Reads]] = {}
+        self._near: dict[tuple[str, str, object], tuple[frozenset[str], journal.Reads]] = {}
 
     def current(self) -> bool:
         """Whether these sources belong to the current run."""
@@ -190,6 +190,12 @@ class Sources:
         repository = self._scan(kind).get((api_version, kind))
         if repository is not None:
             return _crd_checker(repository[0], repository[1], self.settings.version)
+        group = api_version.rpartition("/")[0]
+        if group and self.crd_kinds_near(group, kind, _other_case) - {kind}:
+            # a location names its files by the kind in lower case: where the
+            # repository's CRDs define the kind spelt otherwise (OCICluster),
+            # that file is their kind's, and this spelling (OciCluster) is served by none
+            return None
         return self._from_locations(api_version, kind)
 
     def crd_kinds_near(self, group: str, kind: str, near: Callable[[str, str], bool]) -> frozenset[str]:
@@ -197,7 +203,7 @@ class Sources:
         (served or not, with a schema or without): the root's own, those other
         roots render, those of the repository's files. Only the files that
         name one of them are parsed."""
-        key = (group, kind)
+        key = (group, kind, near)
         if key not in self._near:
             reads = journal.start()
             try:
@@ -267,6 +273,10 @@ class Sources:
             if pulled is not None:
                 return _json_checker(pulled[0], CACHE, pulled[1], s.version)
         return None
+
+
+def _other_case(kind: str, other: str) -> bool:
+    return kind.lower() == other.lower()
 
 
 # Each word that follows a word ending in "kind" in a file (a CRD names its

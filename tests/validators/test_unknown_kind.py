@@ -146,3 +146,20 @@ def test_a_file_set_aside_as_data_is_not_refused(tmp_path: Path) -> None:
     run = check(tmp_path)
     assert [(p, line, v) for p, line, v, _ in errors(run.report)] == [("config.yaml", 2, "schema")]
     assert [s["path"] for s in run.report["setAside"]] == ["report/result.yaml"]
+
+
+def test_a_catalog_file_of_the_kind_spelt_otherwise_does_not_serve_it(tmp_path: Path) -> None:
+    # a catalog names files by the kind in lower case: example.com/widget_v1.json
+    # is the repository's Widget; WIDget is still served by nothing
+    write(tmp_path, "crds/widget.yaml", WIDGET_CRD)
+    write(tmp_path, "app/widget.yaml", "apiVersion: example.com/v1\nkind: WIDget\nmetadata: {name: w}\n")
+    write(tmp_path, "app/gadget.yaml", "apiVersion: example.com/v1\nkind: Gadget\nmetadata: {name: g}\n"
+                                       "spec: {size: big}\n")
+    catalog = tmp_path.parent / "catalog"
+    write(catalog, "example.com/widget_v1.json", '{"type": "object"}')
+    write(catalog, "example.com/gadget_v1.json",
+          '{"type": "object", "properties": {"spec": {"type": "object", "properties": '
+          '{"size": {"type": "integer"}}}}}')
+    run = check(tmp_path, "--schema-location", str(catalog))
+    assert [(p, line) for p, line, _, _ in errors(run.report)] == [("app/gadget.yaml", 4), ("app/widget.yaml", 2)]
+    assert 'no kind "WIDget" in example.com/v1' in errors(run.report)[1][3]
