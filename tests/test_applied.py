@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from krmcheck import applied
-from tests.checkrun import DEPLOYMENT, check, write
+from tests.checkrun import DEPLOYMENT, WIDGET_CRD, check, write
 
 KIND_CLUSTER = """\
 kind: Cluster
@@ -211,26 +211,6 @@ apiVersion: v1alpha1
 kind: HostnameConfig
 hostname: node-1
 """
-
-WIDGET_CRD = """\
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: widgets.example.com
-spec:
-  group: example.com
-  names: {kind: Widget, plural: widgets, singular: widget, listKind: WidgetList}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        x-kubernetes-preserve-unknown-fields: true
-"""
-
 
 def test_data_in_api_object_form_is_set_aside_by_evidence(tmp_path: Path) -> None:
     write(tmp_path, "app/deployment.yaml", DEPLOYMENT)

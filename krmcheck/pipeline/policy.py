@@ -47,12 +47,7 @@ def helm_off(e: BuildError, builder: Builder, root: Root, name: str) -> tuple[st
     it (``kustomize.buildOptions``). A Flux Kustomization's build never
     inflates them (kustomize-controller has no such flag): there it is a
     defect, as any other build error."""
-    if builder.options.enable_helm or HELM_OFF not in e.message:
-        return None
-    if isinstance(root, ControllerRoot) and root.controller != ARGOCD:
-        return None
-    location = e.location if e.location is not None and e.location.path else Location(name, 1, 1)
-    return (HELM, location)
+    return _needs_flag(e, root, name, builder.options.enable_helm, HELM_OFF, HELM)
 
 
 def plugins_off(e: BuildError, builder: Builder, root: Root, name: str) -> tuple[str, Location] | None:
@@ -62,12 +57,20 @@ def plugins_off(e: BuildError, builder: Builder, root: Root, name: str) -> tuple
     runs them only with the flag, which an Argo CD configuration may give
     (``kustomize.buildOptions``). kustomize-controller runs no external
     plugin: under a Flux Kustomization it is a defect, as any build error."""
-    if builder.options.enable_alpha_plugins or PLUGINS_OFF not in e.message:
+    return _needs_flag(e, root, name, builder.options.enable_alpha_plugins, PLUGINS_OFF, PLUGINS)
+
+
+def _needs_flag(e: BuildError, root: Root, name: str, given: bool, words: str,
+                setting: str) -> tuple[str, Location] | None:
+    """``(setting, the entry)`` when the build failed, in kustomize's
+    ``words``, only for want of a flag that was not ``given`` and that an
+    Argo CD configuration may give; under another controller it is a defect."""
+    if given or words not in e.message:
         return None
     if isinstance(root, ControllerRoot) and root.controller != ARGOCD:
         return None
     location = e.location if e.location is not None and e.location.path else Location(name, 1, 1)
-    return (PLUGINS, location)
+    return (setting, location)
 
 
 def with_policy_findings(reports: Sequence[RootReport], config: krmconfig.Config) -> tuple[RootReport, ...]:

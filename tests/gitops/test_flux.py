@@ -5,6 +5,7 @@ order, substitution, commonMetadata."""
 from __future__ import annotations
 
 from krmcheck.gitops.envsubst import Unknown
+from tests.checkrun import WIDGET_CRD
 from tests.gitops.conftest import Repo, dedent
 
 SYNC = """
@@ -302,23 +303,8 @@ def test_values_written_for_a_substitution_the_object_does_not_ask_for_are_one_w
         """))
     repo.write("child/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n")
     # and a CRD's ${var} is its schema's prose (Flux's own CRDs describe ${var:=default})
-    repo.write("app/crd.yaml", dedent("""
-        apiVersion: apiextensions.k8s.io/v1
-        kind: CustomResourceDefinition
-        metadata: {name: things.example.com}
-        spec:
-          group: example.com
-          names: {kind: Thing, plural: things}
-          scope: Namespaced
-          versions:
-          - name: v1
-            served: true
-            storage: true
-            schema:
-              openAPIV3Schema:
-                type: object
-                description: supports ${var:=default} and ${var/substring/replacement}
-        """))
+    repo.write("app/crd.yaml", WIDGET_CRD.replace("        type: object\n", "        type: object\n        description: "
+                                                  "supports ${var:=default} and ${var/substring/replacement}\n"))
     [again] = [d for d in check(repo.top, ".").report["defects"] if d["severity"] == "warning"]
     assert again["message"] == warning["message"]
 

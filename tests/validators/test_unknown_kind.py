@@ -7,25 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tests.checkrun import DEPLOYMENT, check, write
-
-WIDGET_CRD = """\
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: widgets.example.com
-spec:
-  group: example.com
-  names: {kind: Widget, plural: widgets, singular: widget, listKind: WidgetList}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
-"""
-
+from tests.checkrun import DEPLOYMENT, WIDGET_CRD, check, write
 
 def errors(run_report: dict[str, Any]) -> list[tuple[str, int, str, str]]:
     return [(d["path"], d["line"], d["validator"], d["message"]) for d in run_report["defects"]
