@@ -1046,7 +1046,7 @@ class Sorter:
                                                         f"(Rancher Fleet)")
         if TEST_INPUT in self.reasons:
             base = next((d for d in self.searched if d == path.parent or d in path.parents), self.top)
-            why = test_directory(path, base)
+            why = test_directory(path, base) or invalid_twin(path)
             if why is not None:
                 return SetAside(path, TEST_INPUT, why)
         if DOC_FRAGMENT in self.reasons:
@@ -1112,6 +1112,30 @@ def is_template(text: str) -> bool:
 def negative_case(path: Path) -> bool:
     """Whether the file's name says it is a case invalid on purpose."""
     return bool(_NEGATIVE.search(path.stem))
+
+
+_OPPOSITE = {"invalid": "valid", "bad": "good", "broken": "working", "wrong": "right"}
+
+
+def invalid_twin(path: Path) -> str | None:
+    """Why a file is a case invalid on purpose: its name says so, and the
+    valid case it is a variant of lies beside it (``invalid.yaml`` beside
+    ``valid.yaml``, ``invalid-snapshot-v1.yaml`` beside ``snapshot-v1.yaml``):
+    an example of what is refused, not an object to apply."""
+    found = _NEGATIVE.search(path.stem)
+    if found is None:
+        return None
+    word = found.group(2).lower()
+    head, tail = path.stem[:found.start(2)], path.stem[found.end(2):]
+    # the name without the word (a-invalid-b -> a-b), and with its opposite (invalid -> valid)
+    removed = head.rstrip("-_.") + tail if head and tail else (head + tail).strip("-_.")
+    opposite = head + _OPPOSITE[word] + tail if word in _OPPOSITE else ""
+    for stem in (s for s in (removed, opposite) if s and s != path.stem):
+        for suffix in (".yaml", ".yml", ".json"):
+            twin = path.with_name(stem + suffix)
+            if twin != path and os.path.isfile(twin):
+                return f"a case invalid on purpose, beside the valid one ({twin.name})"
+    return None
 
 
 def _loads(text: str) -> bool:

@@ -157,6 +157,9 @@ def _walk(paths: Iterable[Path], skip: Skip) -> Iterator[tuple[Path, list[str]]]
 _KIND = re.compile(r"^kind:[ \t]*\S", re.MULTILINE)
 _NOT_OBJECTS = ("kustomize.config.k8s.io/", "kpt.dev/", "config.kubernetes.io/", "fn.kpt.dev/")
 LOCAL_CONFIG = "config.kubernetes.io/local-config"
+# kustomize's and kpt's marker of a function's configuration (kyaml runtimeutil),
+# and its older spelling: an input of `kustomize fn run`, never applied
+_FUNCTION_CONFIG = re.compile(r"^[ \t]+config\.(?:kubernetes\.io|k8s\.io)/function:", re.MULTILINE)
 
 
 def find_manifests(paths: list[Path], infos: dict[Path, KustomizationInfo],
@@ -300,6 +303,8 @@ def manifest_text(path: Path, scan: Scan | None = None) -> str | None:
             return None
     if LOCAL_CONFIG in text:
         return None  # kpt's marker for configuration that is never applied
+    if "/function:" in text and _FUNCTION_CONFIG.search(text):
+        return None  # a function's configuration
     versions = API_VERSION.findall(text)
     if versions and _KIND.search(text) and not any(v.startswith(_NOT_OBJECTS) or v == "builtin"
                                                     for v in versions):

@@ -157,7 +157,7 @@ def test_files_in_test_directories_are_test_inputs_judged_with_warnings(tmp_path
         "client/hack/cel-tests/vs-source-empty.yaml", "hack/invalid-examples/route.yaml",
         "internal/controllers/testdata/expected.yaml", "test/e2e/lint/malformed-spec.yaml", "test/e2e/template.yaml"]
     notes = [n["message"] for n in run.report["notes"] if "[test-input]" in n["message"]]
-    assert len(notes) == 1 and notes[0].startswith("5 files in test directories judged as test inputs")
+    assert len(notes) == 1 and notes[0].startswith("5 files in test directories (or invalid on purpose beside the valid case) judged as test inputs")
     run = check(tmp_path, "--roots", "all")  # full judgement restored
     assert ("test/e2e/lint/malformed-spec.yaml", 4, "schema") in run.located("error")
     # a directory the run is asked to check is judged in full: a test directory above it is no evidence
@@ -902,3 +902,17 @@ def test_a_crd_in_a_test_directory_judges_no_object_outside_tests(tmp_path: Path
     (tmp_path / "config/crd/jobs.yaml").unlink()
     write(tmp_path, ".krmcheck.yaml", "not-applied:\n  test-input: false\n")
     assert "examples/basic.yaml" in [p for p, _, _ in check(tmp_path).located("error")]
+
+
+def test_a_case_invalid_on_purpose_beside_its_valid_twin_is_a_test_input(tmp_path: Path) -> None:
+    # a validation example: invalid.yaml beside valid.yaml; invalid-snapshot-v1.yaml beside snapshot-v1.yaml
+    bad = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm}\ndata:\n- foo: bar\n"
+    write(tmp_path, "examples/validation/valid.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm}\n")
+    write(tmp_path, "examples/validation/invalid.yaml", bad)
+    write(tmp_path, "examples/snapshots/snapshot-v1.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: s}\n")
+    write(tmp_path, "examples/snapshots/invalid-snapshot-v1.yaml", bad)
+    write(tmp_path, "examples/alone/invalid-config.yaml", bad)  # no valid case beside it: judged
+    run = check(tmp_path)
+    assert [p for p, _, _ in run.located("error")] == ["examples/alone/invalid-config.yaml"]
+    assert sorted({p for p, _, _ in run.located("warning")}) == ["examples/snapshots/invalid-snapshot-v1.yaml",
+                                                                 "examples/validation/invalid.yaml"]

@@ -294,6 +294,13 @@ def test_touched_roots_are_those_that_read_a_changed_file(
     ("apiVersion: builtin\nkind: LabelTransformer\n", False),
     ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  annotations:\n"
      "    config.kubernetes.io/local-config: 'true'\n", False),
+    # a function's configuration (kustomize fn run, kpt), in either spelling
+    ("apiVersion: example.com/v1\nkind: Kubeval\nmetadata:\n  annotations:\n"
+     "    config.kubernetes.io/function: |\n      container: {image: example/kubeval}\n", False),
+    ("apiVersion: example.com/v1\nkind: Kubeval\nmetadata:\n  annotations:\n"
+     "    config.k8s.io/function: |\n      container: {image: example/kubeval}\n", False),
+    # a description that mentions it is no annotation
+    ("apiVersion: v1\nkind: ConfigMap\ndata:\n  doc: see config.kubernetes.io/function for more\n", True),
 ])
 def test_is_manifest(tmp_path: Path, text: str, manifest: bool) -> None:
     assert discover.is_manifest(write(tmp_path, "file.yaml", text)) is manifest
