@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 
 from krmcheck.locate import Locator
 from krmcheck.results import Finding, Result, RootReport, Suppressed
-from krmcheck.tree.node import Scalar
+from krmcheck.tree.node import Node, Scalar, walk
 
 VALIDATOR = "substitution"  # krmcheck.gitops.VALIDATOR
 WHOLE = re.compile(r"\$\{[^{}]*(\$\{[^{}]*\}[^{}]*)*\}\Z")
@@ -66,7 +66,8 @@ def split(findings: Sequence[Finding], locator: Locator, holding: bool = False,
     for f in findings:
         if f.result.validator in ("build", "substitution"):
             kept.append(f)
-        elif _about_placeholder(f.result, locator, holding or left, unknown):
+        elif _about_placeholder(f.result, locator, holding or left, unknown) or \
+                _rule_over_placeholders(f.result, locator, holding or left, unknown):
             exempt.append(Suppressed(f, "placeholder", "${...}"))
         elif filled is not None and words and (word := _about_word(f.result, locator, filled)) is not None:
             exempt.append(Suppressed(f, "placeholder", f"{word} ({words[word]} replaces it)"))
@@ -96,21 +97,38 @@ def _about_placeholder(result: Result, locator: Locator, holding: bool, unknown:
     return node is not None and (is_placeholder(node.value, holding) or id(node) in unknown)
 
 
-def _value(result: Result, locator: Locator) -> Scalar | None:
-    """The scalar the finding is about, if it is about one."""
+def _rule_over_placeholders(result: Result, locator: Locator, holding: bool, unknown: frozenset[int]) -> bool:
+    """A CEL rule judged over an object some value of which is still a
+    placeholder (``group: ${GROUP:-gateway.networking.k8s.io}`` under the
+    ``spec`` a rule reads): which values the rule reads is not known, so its
+    verdict on the written text says nothing of what will be applied."""
+    if dict(result.tags).get("rule") != "cel":
+        return False
+    node = _node(result, locator)
+    if node is None or isinstance(node, Scalar):
+        return False
+    return any(isinstance(n, Scalar) and (is_placeholder(n.value, holding) or id(n) in unknown)
+               for n in walk(node))
+
+
+def _node(result: Result, locator: Locator) -> Node | None:
+    """The node the finding is about (its field's), if it is there."""
     resource = locator.find(result)
-    if resource is None or not result.field_path:
+    if resource is None:
         return None
     from krmcheck.tree import fieldpath
 
     try:
-        steps = fieldpath.parse(result.field_path)
+        steps = fieldpath.parse(result.field_path) if result.field_path else []
     except ValueError:
         return None
     chain = fieldpath.trace(resource.node, steps)
-    if len(chain) != len(steps) + 1:
-        return None  # the field is missing: not about a value
-    node = chain[-1]
+    return chain[-1] if len(chain) == len(steps) + 1 else None
+
+
+def _value(result: Result, locator: Locator) -> Scalar | None:
+    """The scalar the finding is about, if it is about one."""
+    node = _node(result, locator) if result.field_path else None  # (no field: not about a value)
     return node if isinstance(node, Scalar) else None
 
 

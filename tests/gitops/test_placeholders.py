@@ -155,3 +155,48 @@ def test_braces_that_are_no_fill_in_name_are_judged(repo: Repo) -> None:
     repo.write("plain.yaml", "apiVersion: v1\nkind: Secret\nmetadata:\n  name: 'a{1}'\n"
                              "---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: a(NAME)\n")
     assert sorted(line for _, line, v, _ in kept(run(repo)) if v != "substitution") == [4, 9]
+
+
+POLICY_CRD = """
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: policies.example.com}
+spec:
+  group: example.com
+  names: {kind: Policy, plural: policies}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            x-kubernetes-validations:
+            - rule: self.targets.all(t, t.group == 'gateway.networking.k8s.io')
+              message: a target must be of gateway.networking.k8s.io
+            properties:
+              targets:
+                type: array
+                maxItems: 4
+                items:
+                  type: object
+                  properties:
+                    group: {type: string, maxLength: 64}
+"""
+
+
+def test_a_cel_rule_over_an_object_that_holds_a_placeholder_is_not_judged(repo: Repo) -> None:
+    # which values the rule reads is not known: ${GROUP:-gateway.networking.k8s.io} may satisfy it
+    repo.write("crds/policy.yaml", POLICY_CRD)
+    repo.write("templates/held.yaml", "apiVersion: example.com/v1\nkind: Policy\nmetadata: {name: held}\n"
+                                      "spec:\n  targets:\n  - group: ${GROUP:-gateway.networking.k8s.io}\n")
+    repo.write("templates/wrong.yaml", "apiVersion: example.com/v1\nkind: Policy\nmetadata: {name: wrong}\n"
+                                       "spec:\n  targets:\n  - group: apps\n")
+    report = run(repo)
+    assert [(p, line, v) for p, line, v, _ in kept(report) if v != "substitution"] == [
+        ("templates/wrong.yaml", 4, "schema")]
+    assert [(s["path"], s["by"]) for s in report["suppressed"]] == [("templates/held.yaml", "placeholder")]
