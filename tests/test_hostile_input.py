@@ -506,7 +506,7 @@ def test_a_cel_rules_pattern_is_matched_in_linear_time(tmp_path: Path, rule: str
     from krmcheck.schemas import cel
     if not cel.available():
         pytest.skip("CEL needs cel-expr-python (Python 3.11 or newer)")
-    rules = f"            x-kubernetes-validations:\n            - rule: \"{rule}\"\n              message: no\n"
+    rules = f"            x-kubernetes-validations:\n            - rule: \"{rule}\"\n              message: 'no'\n"
     write(tmp_path, "crds/widget.yaml", _crd("              name: {type: string}\n", rules))
     _widgets(tmp_path, f"  name: {BACKTRACKS}\n")
     started = time.monotonic()
