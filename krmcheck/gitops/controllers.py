@@ -350,8 +350,9 @@ class _Discovery:
             if kind != "GitRepository" or not self._ours(namespace, name, res.node.origin.path):
                 return None
             copy = self._copy_top(namespace, name, res)
-            path = lookup(res.node, ["spec", "path"])
-            inside = path.value.strip().lstrip("/") if isinstance(path, Scalar) and isinstance(path.value, str) else ""
+            written_path = lookup(res.node, ["spec", "path"])
+            inside = written_path.value.strip().lstrip("/") \
+                if isinstance(written_path, Scalar) and isinstance(written_path.value, str) else ""
             root = flux.make_root(res, c.top, c.files, self.objects,
                                   posixpath.normpath(posixpath.join(copy, inside)) if copy else None, tree)
             other = self._elsewhere(namespace, name, res.node.origin.path)
