@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
 from krmcheck.locate import Locator
 from krmcheck.results import Finding, Result, RootReport, Suppressed
-from krmcheck.tree.node import Node, Scalar, walk
+from krmcheck.tree.node import Mapping as Map, Node, Scalar, Sequence as Seq
 
 VALIDATOR = "substitution"  # krmcheck.gitops.VALIDATOR
 WHOLE = re.compile(r"\$\{[^{}]*(\$\{[^{}]*\}[^{}]*)*\}\Z")
@@ -102,13 +102,61 @@ def _rule_over_placeholders(result: Result, locator: Locator, holding: bool, unk
     placeholder (``group: ${GROUP:-gateway.networking.k8s.io}`` under the
     ``spec`` a rule reads): which values the rule reads is not known, so its
     verdict on the written text says nothing of what will be applied."""
-    if dict(result.tags).get("rule") != "cel":
+    tags = dict(result.tags)
+    if tags.get("rule") != "cel":
         return False
     node = _node(result, locator)
     if node is None or isinstance(node, Scalar):
         return False
+    read = read_paths(tags.get("cel-rule", ""))
     return any(isinstance(n, Scalar) and (is_placeholder(n.value, holding) or id(n) in unknown)
-               for n in walk(node))
+               and any(where[:len(path)] == path for path in read)
+               for where, n in _scalars(node, ()))
+
+
+def _scalars(node: Node, where: tuple[str, ...]) -> Iterator[tuple[tuple[str, ...], Node]]:
+    """Each scalar under ``node`` with its path from it (a list's items are ``*``)."""
+    if isinstance(node, Map):
+        for key, child in node.items.items():
+            yield from _scalars(child, (*where, key))
+    elif isinstance(node, Seq):
+        for child in node.items:
+            yield from _scalars(child, (*where, "*"))
+    else:
+        yield where, node
+
+
+_MACRO = re.compile(r"([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\.(?:all|exists|exists_one|map|filter)\(\s*([A-Za-z_]\w*)\s*,")
+_CHAIN = re.compile(r"(?<![\w.'\"])([A-Za-z_]\w*)((?:\.[A-Za-z_]\w*)+)(\s*\()?")
+
+
+def read_paths(rule: str) -> list[tuple[str, ...]]:
+    """The field paths a CEL rule reads, relative to the node it is written
+    on (``self.network.type`` -> ``network.type``; ``self.refs.all(r,
+    r.group == ...)`` -> ``refs.*.group``), the longest ones only (``has(self.a)``
+    beside ``self.a.b`` reads ``a.b``); the whole node (``()``) when it
+    names no field of it."""
+    bound: dict[str, str] = {m.group(2): m.group(1) for m in _MACRO.finditer(rule)}
+
+    def resolve(head: str, parts: list[str], depth: int = 0) -> tuple[str, ...] | None:
+        if head in ("self", "oldSelf"):
+            return tuple(parts)
+        if head in bound and depth < 8:
+            base, *rest = bound[head].split(".")
+            inner = resolve(base, rest, depth + 1)
+            return None if inner is None else (*inner, "*", *parts)
+        return None
+
+    found: set[tuple[str, ...]] = set()
+    for m in _CHAIN.finditer(rule):
+        parts = m.group(2).split(".")[1:]
+        if m.group(3):
+            parts = parts[:-1]  # a method: self.name.matches(...) reads name
+        path = resolve(m.group(1), parts)
+        if path is not None:
+            found.add(path)
+    longest = [p for p in found if not any(q != p and q[:len(p)] == p for q in found)]
+    return longest or [()]
 
 
 def _node(result: Result, locator: Locator) -> Node | None:

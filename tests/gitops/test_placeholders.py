@@ -186,6 +186,7 @@ spec:
                   type: object
                   properties:
                     group: {type: string, maxLength: 64}
+                    name: {type: string, maxLength: 64}
 """
 
 
@@ -196,7 +197,21 @@ def test_a_cel_rule_over_an_object_that_holds_a_placeholder_is_not_judged(repo: 
                                       "spec:\n  targets:\n  - group: ${GROUP:-gateway.networking.k8s.io}\n")
     repo.write("templates/wrong.yaml", "apiVersion: example.com/v1\nkind: Policy\nmetadata: {name: wrong}\n"
                                        "spec:\n  targets:\n  - group: apps\n")
+    # a placeholder the rule does not read (the target's name) leaves its verdict whole
+    repo.write("templates/named.yaml", "apiVersion: example.com/v1\nkind: Policy\nmetadata: {name: named}\n"
+                                       "spec:\n  targets:\n  - group: apps\n    name: ${NAME}\n")
     report = run(repo)
     assert [(p, line, v) for p, line, v, _ in kept(report) if v != "substitution"] == [
-        ("templates/wrong.yaml", 4, "schema")]
+        ("templates/named.yaml", 4, "schema"), ("templates/wrong.yaml", 4, "schema")]
     assert [(s["path"], s["by"]) for s in report["suppressed"]] == [("templates/held.yaml", "placeholder")]
+
+
+def test_the_paths_a_cel_rule_reads() -> None:
+    from krmcheck.gitops.placeholders import read_paths
+
+    assert sorted(read_paths("!has(self.topology) || self.topology != 'VirtualIP' || (has(self.network) && "
+                             "self.network.type == 'Reference' && size(self.network.reference.id) > 0)")) == [
+        ("network", "reference", "id"), ("network", "type"), ("topology",)]
+    assert read_paths("self.refs.all(r, r.group == 'gateway.networking.k8s.io')") == [("refs", "*", "group")]
+    assert read_paths("self.name.matches('^a')") == [("name",)]
+    assert read_paths("self == oldSelf") == [()]
