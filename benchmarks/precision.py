@@ -99,6 +99,8 @@ def errors_of(directory: Path, extra: list[str]) -> tuple[list[dict[str, Any]], 
                               text=True, check=False)
         took = time.perf_counter() - t0
         doc = json.loads(report.read_text()) if report.exists() and report.stat().st_size else {}
+    if not doc and "nothing to check" in done.stderr:
+        return [], [], done.returncode, took  # a repository of Helm charts only: no root, no error
     if not doc:
         raise SystemExit(f"{directory}: krmcheck wrote no report: {done.stderr.strip()[-400:]}")
     return ([d for d in doc["defects"] if d["severity"] == "error"],
