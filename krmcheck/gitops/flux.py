@@ -223,9 +223,18 @@ def kustomization(root: ControllerRoot, files: Files) -> Kustomization:
         raise BuildError(f"kustomization path not found: {files.display(root.directory)}",
                          _at(spec, "path", root.origin))
     if own is not None:
-        k = kfile.load(root.directory, files, _at(spec, "path", root.origin))
+        k = kfile.load(root.directory, files, _at(spec, "path", root.origin), empty_ok=True)
         node = k.node.copy()
         path, display = k.path, k.display
+        resources = node.get("resources")
+        if not (isinstance(resources, Sequence) and resources.items):
+            # The controller rewrites the file through kustomize's type; one
+            # with no resources gets buildMetadata [originAnnotations] (in
+            # place of any it has), so that an empty or comments-only file
+            # builds to nothing rather than failing (fluxcd/pkg
+            # kustomize_generator.go, since 2024).
+            node.items["buildMetadata"] = Sequence([Scalar("originAnnotations", k.node.origin)],
+                                                   k.node.origin)
     else:
         node = generated(root.directory, _at(spec, "path", root.origin), root.ignore)
         path = root.directory / "kustomization.yaml"

@@ -101,8 +101,11 @@ class Kustomization:
         return n.origin if n is not None else self.node.origin
 
 
-def load(directory: Path, files: Files, origin: Origin | None = None) -> Kustomization:
-    """Load and check the kustomization of ``directory``."""
+def load(directory: Path, files: Files, origin: Origin | None = None,
+         empty_ok: bool = False) -> Kustomization:
+    """Load and check the kustomization of ``directory``. ``empty_ok``: a
+    file with no field (or comments only) is an empty kustomization, not an
+    error (what kustomize-controller builds, see gitops.flux)."""
     path = find_file(directory)
     if path is None:
         raise MissingKustomization(
@@ -116,11 +119,13 @@ def load(directory: Path, files: Files, origin: Origin | None = None) -> Kustomi
         docs = load_documents(text, display, by="kustomization", duplicate_keys=True)
     except LoadError as e:
         raise BuildError(e.message, Origin(e.path, e.line, e.col)) from None
+    if not docs and empty_ok:
+        return Kustomization(path, display, Mapping({}, Origin(display, 1, 1)))
     if not docs:
         raise BuildError(f"kustomization file {display} is empty", Origin(display, 1, 1))
     if len(docs) > 1 or not isinstance(docs[0], Mapping):
         raise BuildError(f"{display} must hold a single kustomization map", docs[0].origin)
-    if all(_is_zero(v) for n, v in docs[0].items.items() if n not in ("apiVersion", "kind")):
+    if not empty_ok and all(_is_zero(v) for n, v in docs[0].items.items() if n not in ("apiVersion", "kind")):
         raise BuildError(f"kustomization file {display} is empty: no field besides apiVersion "
                          f"and kind has a value", docs[0].origin)
     k = Kustomization(path, display, docs[0])

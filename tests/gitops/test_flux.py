@@ -495,3 +495,29 @@ def test_a_pattern_operator_over_a_variable_the_repository_cannot_show_is_a_plac
     [(path, line, message)] = errors()
     assert "Example-com-tls" in message
     assert (path, line) == ("clusters/prod/cluster-settings.yaml", 7)  # where DOMAIN is defined
+
+
+def test_a_kustomization_without_resources_builds_as_the_controller_rewrites_it(repo: Repo) -> None:
+    # kustomize-controller rewrites an existing kustomization through
+    # kustomize's type and gives one without resources buildMetadata
+    # [originAnnotations]: an empty or comments-only file builds to nothing
+    # (kubectl kustomize refuses it), and what a generator makes is
+    # annotated with its origin.
+    repo.write("clusters/prod/apps.yaml",
+               ks("empty", "./empty") + "---\n" + ks("commented", "./commented") + "---\n"
+               + ks("generated", "./generated"))
+    repo.write("empty/kustomization.yaml", "")
+    repo.write("commented/kustomization.yaml", """
+        # resources:
+        # - demo.yaml
+        """)
+    repo.write("generated/kustomization.yaml", """
+        configMapGenerator:
+        - name: settings
+          literals: [a=b]
+        """)
+    assert repo.render("flux:flux-system/empty").resources == []
+    assert repo.render("flux:flux-system/commented").resources == []
+    [cm] = repo.render("flux:flux-system/generated").resources
+    origin = cm.node.to_data()["metadata"]["annotations"]["config.kubernetes.io/origin"]
+    assert "configuredIn: kustomization.yaml" in origin and "kind: ConfigMapGenerator" in origin
