@@ -406,10 +406,12 @@ def _environment(directory: Path) -> bool:
     never of its tests."""
     if directory.name.lower() not in _ENVIRONMENT_NAMES or directory.parent.name == "src":
         return False  # src/test beside src/main: Maven's and Gradle's test sources
+    if _holds_test_code(directory):
+        return False  # a test suite's programs: whatever its siblings are named (a Go staging/)
     siblings = _subdirectories(directory.parent) - {directory.name}
-    if any(s.lower() in _ENVIRONMENTS for s in siblings):
-        return True
     mine = _subdirectories(directory)
+    if any(s.lower() in _ENVIRONMENTS and _alike(directory, directory.parent / s, mine) for s in siblings):
+        return True
     for sibling in siblings:
         if sibling.lower() in TEST_DIR_NAMES or _KIND_OF_TESTS.fullmatch(sibling.lower()):
             continue  # tests beside perf-tests: two kinds of tests, not two environments
@@ -418,6 +420,41 @@ def _environment(directory: Path) -> bool:
         if len(common) >= 2 and len(common) * 2 >= len(mine | theirs):
             return True
     return False
+
+
+# Test programs by the naming each ecosystem's runner requires: go test,
+# pytest, bats, RSpec, Jest/Mocha, JUnit.
+_TEST_CODE = re.compile(r".+_test\.go|test_.+\.py|.+_test\.py|.+\.bats|.+_spec\.rb|.+\.(test|spec)\.[jt]sx?|"
+                        r".+Tests?\.(java|kt)")
+
+
+def _holds_test_code(directory: Path, depth: int = 1) -> bool:
+    """Whether ``directory`` or a directory right below it holds a test
+    runner's programs (tests/api_test.go, test/bats/test.bats)."""
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return False
+    if any(e.is_file() and _TEST_CODE.fullmatch(e.name) for e in entries):
+        return True
+    return depth > 0 and any(e.is_dir() and not e.name.startswith(".") and _holds_test_code(Path(e.path), depth - 1)
+                             for e in entries)
+
+
+def _alike(directory: Path, sibling: Path, mine: frozenset[str]) -> bool:
+    """Whether a sibling named for an environment holds what ``directory``
+    holds, as environments of one repository do: a subdirectory of the same
+    name (clusters/test/apps beside clusters/prod/apps), or manifests or a
+    kustomization at the top of both. A Go ``staging/`` tree or a ``demo/``
+    of scripts beside ``test/`` is no environment of it."""
+    return bool(mine & _subdirectories(sibling)) or (_holds_yaml(directory) and _holds_yaml(sibling))
+
+
+def _holds_yaml(directory: Path) -> bool:
+    try:
+        return any(e.is_file() and e.name.endswith((".yaml", ".yml")) for e in os.scandir(directory))
+    except OSError:
+        return False
 
 
 def _subdirectories(directory: Path) -> frozenset[str]:
@@ -711,6 +748,9 @@ def _piped_to_bundle(text: str) -> set[str]:
             if len(kept) >= 2 or (kept and not before):
                 found.add("/".join(kept))
             continue
+        if "|" in line and "generate bundle" not in line:
+            found |= _piped_to_own_program(line, values)
+            continue
         if "generate bundle" not in line or "|" not in line:
             continue
         for arg in _BUILD_ARG.findall(line.split("generate bundle")[0]):
@@ -720,6 +760,33 @@ def _piped_to_bundle(text: str) -> set[str]:
             if suffix and "\0" not in suffix and "$" not in suffix:
                 found.add(suffix)
     return found
+
+
+_RUNS = re.compile(r"^\s*(?:go\s+run|python3?|node|bash|sh)?\s*\.?/?([\w./*-]+)")
+_BUILT_DIR = re.compile(r"\bbuild\b(.*)$")
+
+
+def _piped_to_own_program(line: str, values: dict[str, str]) -> set[str]:
+    """``kustomize build DIR | go run DIR/*.go``: a build piped into a
+    program kept in the built directory itself (gatekeeper's helmify, which
+    turns the output into a Helm chart), whose input the build is. The
+    directory, as the program names it (a container may mount the
+    repository elsewhere: ``/src/DIR``)."""
+    built, _, rest = line.partition("|")
+    after = _BUILT_DIR.search(built)
+    runs = _RUNS.match(rest.split("|")[0])
+    if after is None or runs is None:
+        return set()
+    args = [a.strip("\"'") for a in after.group(1).split() if not a.startswith("-")]
+    args = [re.sub(r"\$\(([A-Za-z_][A-Za-z0-9_]*)\)", lambda m: values.get(m.group(1), "\0"), a) for a in args]
+    directory = "/".join(p for p in runs.group(1).split("/")[:-1] if p not in ("", "."))
+    if directory.count("/") < 1 or "$" in directory:
+        return set()  # a program at the top, or one level down, says too little
+    for arg in args:
+        path = "/".join(p for p in arg.split("/") if p not in ("", ".", ".."))
+        if "\0" not in path and (path == directory or path.endswith("/" + directory)):
+            return {directory}
+    return set()
 
 
 # --- overlays Rancher Fleet applies to a chart's output ----------------------------------
@@ -1036,7 +1103,8 @@ class Sorter:
                 rel = _relative(directory, self.top)
                 for suffix in sorted(self.bundles):
                     if rel == suffix or rel.endswith("/" + suffix):
-                        return SetAside(path, BUNDLE_INPUT, f"piped into operator-sdk generate bundle ({suffix})")
+                        return SetAside(path, BUNDLE_INPUT, f"a script pipes the build of {suffix} into a generator "
+                                                            f"(operator-sdk generate bundle, or a program kept there)")
             if self.fleet is None:
                 self.fleet = fleet_overlays(self.top)
             for directory in _below(path, self.top) if self.fleet else ():

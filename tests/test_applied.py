@@ -183,6 +183,30 @@ def test_an_environment_named_test_is_not_a_test_directory(tmp_path: Path) -> No
     assert [p for p, _, _ in run.located("warning")] == ["test/e2e/web.yaml"]
 
 
+def test_tests_holding_test_programs_are_tests_whatever_their_siblings(tmp_path: Path) -> None:
+    # tests/ beside a Go staging/ tree (a sibling named like an environment)
+    # holds go test programs: a test suite, whose invalid cases are its inputs
+    bad = DEPLOYMENT.replace("  name: web\n", "  name: web\n  labels: {tier: bad value}\n", 1)
+    write(tmp_path, "staging/src/example.com/api/types.go", "package api\n")
+    write(tmp_path, "tests/manifests/invalid-label.yaml", bad)
+    write(tmp_path, "tests/api_validation_test.go", "package tests\n")
+    run = check(tmp_path)
+    assert run.located("error") == [], run.out
+    assert [p for p, _, _ in run.located("warning")] == ["tests/manifests/invalid-label.yaml"]
+    # test/ beside a demo/ of scripts: a sibling named like an environment
+    # that holds nothing test/ holds is no environment of it
+    demo = tmp_path / "demo-repo"
+    write(demo, "demo/basic/demo.sh", "kubectl apply -f ../../test/cases/invalid-label.yaml\n")
+    write(demo, "test/cases/invalid-label.yaml", bad)
+    assert [p for p, _, _ in check(demo).located("warning")] == ["test/cases/invalid-label.yaml"]
+    # without the test programs, tests/ beside a staging/ that holds the
+    # same directories is one environment among others
+    other = tmp_path / "other"
+    write(other, "staging/manifests/web.yaml", DEPLOYMENT)
+    write(other, "tests/manifests/invalid-label.yaml", bad)
+    assert [p for p, _, _ in check(other).located("error")] == ["tests/manifests/invalid-label.yaml"]
+
+
 def test_tests_beside_another_kind_of_tests_are_tests(tmp_path: Path) -> None:
     # tests/{data,suite} beside perf-tests/{data,suite}: two kinds of tests, not two environments
     bad = DEPLOYMENT.replace("  name: web\n", "  name: web\n  labels: {tier: bad value}\n", 1)
@@ -615,6 +639,41 @@ def test_a_kustomization_piped_into_operator_sdk_generate_bundle_is_its_input(tm
     (tmp_path / "Makefile").unlink()
     assert "config/manifests/bases/widget.clusterserviceversion.yaml" in {
         p for p, _, _ in check(tmp_path).located("error")}
+
+
+def test_a_build_piped_into_a_program_kept_in_its_directory_is_that_programs_input(tmp_path: Path) -> None:
+    # gatekeeper's helmify: `kustomize build cmd/build/helmify | go run
+    # cmd/build/helmify/*.go` turns words like HELMSUBST_REPLICAS into Helm
+    # templates: the build is a chart's source, not what is applied
+    write(tmp_path, "app/deployment.yaml", DEPLOYMENT)
+    write(tmp_path, "cmd/build/helmify/kustomization.yaml", "resources: [deployment.yaml]\npatches:\n- path: helm.yaml\n")
+    write(tmp_path, "cmd/build/helmify/deployment.yaml", DEPLOYMENT)
+    write(tmp_path, "cmd/build/helmify/helm.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\n"
+                                                   "spec: {replicas: HELMSUBST_REPLICAS}\n")
+    write(tmp_path, "cmd/build/helmify/main.go", "package main\n")
+    write(tmp_path, "Makefile", "manifests:\n\tdocker run -v $(shell pwd):/src kustomize build \\\n"
+                                "\t\t--load-restrictor LoadRestrictionsNone /src/cmd/build/helmify | go run "
+                                "cmd/build/helmify/*.go\n\tkustomize build app | kubectl apply -f -\n")
+    run = check(tmp_path)
+    assert run.located("error") == [], run.out
+    assert [p for p, _, _ in run.located("warning")] == ["cmd/build/helmify/helm.yaml"]
+    # piped into kubectl, the same build is what is applied
+    write(tmp_path, "Makefile", "manifests:\n\tkustomize build --load-restrictor LoadRestrictionsNone "
+                                "cmd/build/helmify | kubectl apply -f -\n")
+    assert [p for p, _, _ in check(tmp_path).located("error")] == ["cmd/build/helmify/helm.yaml"]
+
+
+def test_a_patch_file_a_program_writes_is_not_a_defect(tmp_path: Path) -> None:
+    write(tmp_path, "app/deployment.yaml", DEPLOYMENT)
+    write(tmp_path, "overlays/dev/deployment.yaml", DEPLOYMENT)
+    write(tmp_path, "overlays/dev/kustomization.yaml", "resources: [deployment.yaml]\n"
+                                                       "patches:\n- path: manager_image_patch.yaml\n")
+    write(tmp_path, "Makefile", "patch-image:\n\t@bash -c 'echo -e ${PATCH} > ./overlays/dev/manager_image_patch.yaml'\n")
+    run = check(tmp_path)
+    assert run.located("error") == [], run.out
+    [written] = [d for d in run.report["defects"] if d["validator"] == "written"]
+    assert "'manager_image_patch.yaml' does not exist" in written["message"]
+    assert "Makefile writes it" in written["message"]
 
 
 def test_freemarker_templates_and_test_placeholders_that_are_not_yaml_yet(tmp_path: Path) -> None:

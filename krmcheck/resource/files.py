@@ -12,7 +12,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from krmcheck.resource.errors import BuildError
+from krmcheck.resource.errors import BuildError, MissingFile
 from krmcheck.tree.origin import Origin
 
 ROOT_ONLY = "LoadRestrictionsRootOnly"
@@ -69,7 +69,7 @@ class Files:
         try:
             data = self._read(path, origin)
         except FileNotFoundError:
-            raise BuildError(f"{self.display(path)}: no such file", origin) from None
+            raise MissingFile(f"{self.display(path)}: no such file", origin, path) from None
         except IsADirectoryError:
             raise BuildError(f"{self.display(path)}: is a directory, not a file", origin) from None
         except OSError as e:

@@ -67,7 +67,7 @@ def validate(items: Sequence[Mapping], options: ValidatorOptions) -> list[Result
             skipped.setdefault((ref.apiVersion, ref.kind), []).append(item)
             continue
         data = item.to_data()  # a copy: pruning and defaulting change it
-        if isinstance(data, dict) and _sops_metadata(data.get("sops")):
+        if isinstance(data, dict) and _sops_metadata(data.get("sops")) and not _declares_sops(checker):
             del data["sops"]  # the decryption that must come first removes it (SOPS, Flux's decryption)
         if checker.drops_status and isinstance(data, dict):
             data.pop("status", None)  # what the API server drops is not judged (PrepareForCreate)
@@ -104,6 +104,16 @@ def _sops_metadata(value: Any) -> bool:
     decryption, ksops) removes it before the object reaches the API server,
     so it is no field of the object."""
     return isinstance(value, dict) and "mac" in value and ("version" in value or "lastmodified" in value)
+
+
+def _declares_sops(checker: Checker) -> bool:
+    """Whether the kind's own schema has a top-level ``sops`` field: a
+    custom resource that carries its encryption metadata to an in-cluster
+    decrypter (sops-operator's and sops-secrets-operator's SopsSecret) is
+    applied encrypted, the field is the object's."""
+    schema = checker.structural or checker.written or {}
+    properties = schema.get("properties") if isinstance(schema, dict) else None
+    return isinstance(properties, dict) and "sops" in properties
 
 
 def coverage(items: Sequence[Mapping], options: ValidatorOptions) -> dict[tuple[str, str], tuple[str, str]]:

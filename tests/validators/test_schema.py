@@ -371,3 +371,37 @@ def test_the_metadata_of_a_sops_encrypted_file_is_no_field_of_the_object() -> No
     assert run(SOPS_SECRET) == []
     [result] = run(SOPS_SECRET.replace("  mac: ENC", "  note: ENC"))
     assert result.message == "sops: unknown field"
+
+
+SOPS_SECRET_CRD = """\
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: sopssecrets.example.com}
+spec:
+  group: example.com
+  names: {kind: SopsSecret, plural: sopssecrets}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        required: [sops]
+        properties:
+          stringData: {type: object, x-kubernetes-preserve-unknown-fields: true}
+          sops: {type: object, x-kubernetes-preserve-unknown-fields: true}
+---
+"""
+
+
+def test_a_kind_whose_schema_declares_sops_carries_it_to_an_in_cluster_decrypter() -> None:
+    # sops-operator's SopsSecret is applied encrypted: its CRD requires the
+    # sops metadata, which is the object's own field, not removed first
+    custom = SOPS_SECRET.replace("apiVersion: v1\nkind: Secret", "apiVersion: example.com/v1\nkind: SopsSecret")
+    assert run(SOPS_SECRET_CRD + custom) == []
+    # the Secret beside it still loses its metadata to the decryption
+    assert run(SOPS_SECRET_CRD + SOPS_SECRET) == []
+    [missing] = run(SOPS_SECRET_CRD + custom.split("sops:")[0])
+    assert missing.message == "missing required field 'sops'"
