@@ -213,6 +213,40 @@ def _patch_sign(text: str) -> str | None:
     return None if found is None else f"holds a ${found.group(2).rstrip('/')} directive"
 
 
+# Workloads the API server refuses without a selector and a container image.
+_SELECTED_WORKLOADS = frozenset({"Deployment", "StatefulSet", "DaemonSet", "ReplicaSet"})
+
+
+def _patch_shape(text: str) -> str | None:
+    """A file whose every object is a workload with neither a selector nor
+    an image in any container (only its name, and the container fields to
+    change): what a strategic-merge patch of a workload made elsewhere looks
+    like; no such object can be created."""
+    return _patch_shape_of(text) if "containers" in text else None
+
+
+def _patch_shape_of(text: str) -> str | None:
+    try:
+        docs = [d for d in yaml.load_all(text, Loader=FAST_LOADER) if d is not None]
+    except (yaml.YAMLError, RecursionError, ValueError):
+        return None
+    kinds = []
+    for doc in docs:
+        if not isinstance(doc, dict) or doc.get("kind") not in _SELECTED_WORKLOADS:
+            return None
+        spec = doc.get("spec")
+        if not isinstance(spec, dict) or "selector" in spec:
+            return None
+        template = spec.get("template")
+        pod = template.get("spec") if isinstance(template, dict) else None
+        containers = pod.get("containers") if isinstance(pod, dict) else None
+        if not (isinstance(containers, list) and containers and
+                all(isinstance(c, dict) and "image" not in c for c in containers)):
+            return None
+        kinds.append(doc["kind"])
+    return f"a {kinds[0]} with no selector and no container image: a patch's shape" if kinds else None
+
+
 def _unused_input(path: Path, top: Path, kustomizations: frozenset[Path],
                   read_dirs: frozenset[Path]) -> str | None:
     """The kustomization directory the file lies in or beside, when it is
@@ -234,6 +268,32 @@ _YAML_NAME = re.compile(r"\.ya?ml\Z")
 
 
 _KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
+
+
+def flux_paths(path: Path, top: Path) -> list[Path]:
+    """The directories the Flux Kustomizations in the file at ``path`` build
+    (``spec.path``, from the top of the repository)."""
+    try:
+        if path.stat().st_size > 1 << 20:
+            return []
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return []
+    if "kustomize.toolkit.fluxcd.io" not in text:
+        return []
+    try:
+        docs = list(yaml.load_all(text, Loader=FAST_LOADER))
+    except (yaml.YAMLError, RecursionError, ValueError):
+        return []
+    out = []
+    for doc in docs:
+        if isinstance(doc, dict) and doc.get("kind") == "Kustomization" and \
+                str(doc.get("apiVersion", "")).startswith("kustomize.toolkit.fluxcd.io/"):
+            spec = doc.get("spec")
+            where = spec.get("path") if isinstance(spec, dict) else None
+            if isinstance(where, str) and "$" not in where:
+                out.append(Path(os.path.normpath(top / where.lstrip("/"))))
+    return out
 
 
 def commented_entries(kustomizations: Iterable[Path]) -> dict[Path, Path]:
@@ -979,6 +1039,31 @@ def sed_words(top: Path, run: object = None) -> dict[str, str]:
     return out
 
 
+# ``strings.ReplaceAll(string(content), "%%%", ns)`` in Go, ``text.replace("@NS@",
+# ns)`` in Python: the literal a program replaces in text it read, when it is
+# shaped as a placeholder: sigils only (``%%%``), or a capitalised word,
+# bare or between sigils (``NAMESPACE``, ``@NS@``, ``{{NS}}``, ``__NS__``);
+# a word of the text (``default``, ``secret:``) says nothing.
+_REPLACE_CALL = re.compile(r"""(?:strings|bytes)\.Replace(?:All)?\(\s*[^,()]+(?:\([^()]*\))?\s*,\s*(?:\[\]byte\()?"([^"\n]{3,})"|"""
+                           r"""\.replace\(\s*(?:b?["'])([^"'\n]{3,})["']""")
+
+
+_PLACEHOLDER_TOKEN = re.compile(r"[%@#$_{}<>\[\]|~^*+=!-]{3,}|([%@$_{<\[]*)[A-Z][A-Z0-9_]{2,}[%@_}>\]]*")
+
+
+def replaced_tokens(top: Path, run: object = None) -> dict[str, str]:
+    """Token -> the program that replaces it in a text (Go, Python)."""
+    out: dict[str, str] = {}
+    for rel, text in _programs(top, run):
+        if not rel.endswith((".go", ".py")) or "eplace" not in text:
+            continue
+        for found in _REPLACE_CALL.finditer(text):
+            token = found.group(1) or found.group(2)
+            if token and _PLACEHOLDER_TOKEN.fullmatch(token):
+                out.setdefault(token, rel)
+    return out
+
+
 # --- vendored dependencies --------------------------------------------------------------
 
 def _vendored(path: Path, top: Path) -> str | None:
@@ -1018,6 +1103,7 @@ class Sorter:
         self.patched: dict[str, str] | None = None  # repo-relative path -> what applies it with kubectl patch
         self.pages: list[tuple[Path, str]] | None = None  # the Markdown pages (path, text)
         self.substituted: list[tuple[str, str, str]] | None = None  # what programs give to envsubst
+        self.tokens: dict[str, str] | None = None  # what programs replace in a file's text
 
     def learn_names(self, directory: Path, names: Iterable[str]) -> None:
         if TEST_FRAMEWORK in self.reasons:
@@ -1039,11 +1125,12 @@ class Sorter:
             (VENDORED, lambda: _vendored(path, self.top)),
             (TOOL_CONFIG, lambda: _tool_config(text)),
             (TEST_FRAMEWORK, lambda: self.tests.marker(path, self.top)),
-            (PATCH_FILE, lambda: _patch_sign(text) or self._patched(path)),
+            (PATCH_FILE, lambda: _patch_sign(text) or self._patched(path) or _patch_shape(text)),
             (UNUSED_INPUT, lambda: _unused_input(path, self.top, self.kustomizations, self.read_dirs)),
             (DISABLED, lambda: self._disabled(path)),
             (DATA, lambda: _data(text, self.served)),
-            (TEMPLATE, lambda: _template(text) or self._envsubst(path, text) or _ansible_role(path, self.top)),
+            (TEMPLATE, lambda: _template(text) or self._envsubst(path, text) or self._replaced(text)
+             or _ansible_role(path, self.top)),
         )
         for reason, check in checks:
             if reason in self.reasons:
@@ -1076,6 +1163,19 @@ class Sorter:
             if (rel == named) if directory == "=" else \
                     (rel.endswith("/" + named) and (not directory or rel.startswith(directory + "/"))):
                 return f"{program} renders it with envsubst; not YAML as written"
+        return None
+
+    def _replaced(self, text: str) -> str | None:
+        """A file that is not YAML as written and holds a token a program of
+        the repository replaces in a file's text before using it (a Go
+        test's ``strings.ReplaceAll(content, "%%%", namespace)``)."""
+        if _loads(text):
+            return None
+        if self.tokens is None:
+            self.tokens = replaced_tokens(self.top, self)
+        for token, program in self.tokens.items():
+            if token in text:
+                return f"{program} replaces {token} in it; not YAML as written"
         return None
 
     def _disabled(self, path: Path) -> str | None:

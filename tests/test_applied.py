@@ -497,11 +497,39 @@ def test_a_kustomization_only_a_commented_out_entry_names_is_switched_off(tmp_pa
                                                                "config/forgotten/kustomization.yaml"]
     assert {p for p, _, _ in run.located("warning")} >= {"config/webhook/kustomization.yaml"}
     [note] = [n["message"] for n in run.report["notes"] if "[disabled]" in n["message"]]
-    assert note.startswith("1 kustomization listed only in an entry commented out (in "
-                           "config/default/kustomization.yaml) has errors")
+    assert note.startswith("1 kustomization listed only in an entry commented out, or built by a Flux "
+                           "Kustomization so listed (in config/default/kustomization.yaml) has errors")
     # --roots all judges every kustomization as written
     assert "config/webhook/kustomization.yaml" in {p for p, _, _ in check(tmp_path, "--roots", "all")
                                                    .located("error")}
+
+
+def test_what_a_switched_off_flux_kustomization_builds_is_switched_off(tmp_path: Path) -> None:
+    # `# - ../../bootstrap/dual-stack/ks.yaml`: the Flux Kustomization is off,
+    # and so is the directory it builds (partial Services it would apply
+    # with server-side apply onto existing ones)
+    write(tmp_path, "clusters/main/kustomization.yaml", "resources:\n- flux-system\n"
+                                                        "# - ../../bootstrap/dual-stack/ks.yaml\n")
+    write(tmp_path, "clusters/main/flux-system/kustomization.yaml", "resources: [sync.yaml]\n")
+    write(tmp_path, "clusters/main/flux-system/sync.yaml",
+          "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: flux-system, "
+          "namespace: flux-system}\nspec:\n  path: ./clusters/main\n  sourceRef: {kind: GitRepository, "
+          "name: flux-system}\n  interval: 10m\n  prune: true\n")
+    off = ("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: dual-stack, "
+           "namespace: flux-system}\nspec:\n  path: ./bootstrap/dual-stack\n  sourceRef: {kind: GitRepository, "
+           "name: flux-system}\n  interval: 10m\n  prune: false\n")
+    write(tmp_path, "bootstrap/dual-stack/ks.yaml", off)
+    write(tmp_path, "bootstrap/dual-stack/kustomization.yaml", "resources: [service.yaml]\n")
+    write(tmp_path, "bootstrap/dual-stack/service.yaml", "apiVersion: v1\nkind: Service\nmetadata: {name: "
+                                                         "kubernetes, namespace: default}\nspec:\n"
+                                                         "  ipFamilyPolicy: PreferDualStack\n")
+    run = check(tmp_path)
+    assert run.located("error") == [], run.out
+    assert "bootstrap/dual-stack/service.yaml" in {p for p, _, _ in run.located("warning")}
+    # switched on, it is what the sync applies: judged
+    write(tmp_path, "clusters/main/kustomization.yaml", "resources:\n- flux-system\n"
+                                                        "- ../../bootstrap/dual-stack/ks.yaml\n")
+    assert "bootstrap/dual-stack/service.yaml" in {p for p, _, _ in check(tmp_path).located("error")}
 
 
 def test_a_kustomization_in_a_test_directory_is_a_test_input(tmp_path: Path) -> None:
@@ -674,6 +702,25 @@ def test_a_patch_file_a_program_writes_is_not_a_defect(tmp_path: Path) -> None:
     [written] = [d for d in run.report["defects"] if d["validator"] == "written"]
     assert "'manager_image_patch.yaml' does not exist" in written["message"]
     assert "Makefile writes it" in written["message"]
+
+
+def test_a_token_a_program_replaces_makes_a_template_of_a_file_that_is_not_yaml(tmp_path: Path) -> None:
+    # camel-k's e2e: the Go test replaces %%% with its namespace before applying
+    write(tmp_path, "app/deployment.yaml", DEPLOYMENT)
+    write(tmp_path, "e2e/cross-ns/binding.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n"
+                                                 "  namespace: %%%\n")
+    write(tmp_path, "e2e/cross-ns/config.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n"
+                                                "  namespace: %\n")
+    write(tmp_path, "e2e/cross_ns_test.go", 'package e2e\nfunc f(c []byte, ns string) string {\n'
+                                            '\treturn strings.ReplaceAll(string(c), "%%%", ns)\n}\n')
+    run = check(tmp_path)
+    assert aside(run.report).get("e2e/cross-ns/binding.yaml") == "template"
+    assert [p for p, _, _ in run.located("error")] == ["e2e/cross-ns/config.yaml"]
+    # a word of the text replaced (secret:) is no placeholder
+    write(tmp_path, "e2e/cross_ns_test.go", 'package e2e\nfunc f(c string) string {\n'
+                                            '\treturn strings.ReplaceAll(c, "namespace:", "ns:")\n}\n')
+    assert sorted(p for p, _, _ in check(tmp_path).located("error")) == ["e2e/cross-ns/binding.yaml",
+                                                                          "e2e/cross-ns/config.yaml"]
 
 
 def test_freemarker_templates_and_test_placeholders_that_are_not_yaml_yet(tmp_path: Path) -> None:
@@ -975,3 +1022,19 @@ def test_a_case_invalid_on_purpose_beside_its_valid_twin_is_a_test_input(tmp_pat
     assert [p for p, _, _ in run.located("error")] == ["examples/alone/invalid-config.yaml"]
     assert sorted({p for p, _, _ in run.located("warning")}) == ["examples/snapshots/invalid-snapshot-v1.yaml",
                                                                  "examples/validation/invalid.yaml"]
+
+
+def test_a_workload_with_neither_selector_nor_image_is_a_patch(tmp_path: Path) -> None:
+    # the shape of a strategic-merge patch of a Deployment made elsewhere
+    # (Flux's helm-controller, tuned): no such object can be created
+    patch = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: helm-controller, namespace: flux-system}\n"
+             "spec:\n  template:\n    spec:\n      containers:\n      - name: manager\n"
+             "        args: [--concurrent=20]\n")
+    write(tmp_path, "app/deployment.yaml", DEPLOYMENT)
+    write(tmp_path, "docs/tuning.yaml", patch)
+    # one container with an image: an object missing its selector, judged
+    write(tmp_path, "docs/whole.yaml", patch.replace("      - name: manager\n",
+                                                     "      - name: manager\n        image: nginx:1.27\n"))
+    run = check(tmp_path)
+    assert aside(run.report) == {"docs/tuning.yaml": "patch-file"}
+    assert [p for p, _, _ in run.located("error")] == ["docs/whole.yaml"]

@@ -262,6 +262,16 @@ def disabled_roots(reports: tuple[RootReport, ...], roots: Sequence[object], kus
         return reports, ()
     commented = applied.commented_entries(kustomizations)
     off = {shown: commented[d] for shown, d in plain.items() if d in commented}
+    # the directory a Flux Kustomization builds, when that Kustomization's
+    # file is named only in a commented-out entry and no Kustomization of
+    # the repository that is applied builds the directory
+    built = {getattr(r, "directory", None) for r in roots if not isinstance(r, Path)}
+    for entry, naming in commented.items():
+        if entry.suffix in (".yaml", ".yml") and entry.is_file():
+            for directory in applied.flux_paths(entry, files.repo_root):
+                shown = files.display(directory)
+                if shown in plain and directory not in built:
+                    off.setdefault(shown, naming)
     out, lowered = [], []
     for report in reports:
         if report.root not in off or not any(f.severity == "error" for f in report.findings):
@@ -277,8 +287,10 @@ def disabled_roots(reports: tuple[RootReport, ...], roots: Sequence[object], kus
     if not lowered:
         return reports, ()
     first = sorted(lowered)[0]
-    count = ("1 kustomization listed only in an entry commented out (in" if len(lowered) == 1 else
-             f"{len(lowered)} kustomizations listed only in entries commented out (the first in")
+    count = ("1 kustomization listed only in an entry commented out, or built by a Flux Kustomization "
+             "so listed (in" if len(lowered) == 1 else
+             f"{len(lowered)} kustomizations listed only in entries commented out, or built by Flux "
+             f"Kustomizations so listed (the first in")
     verb = "has" if len(lowered) == 1 else "have"
     note = Note(f"{count} {files.display(off[first])}) {verb} errors: switched off, nothing applies them, so "
                 f"their errors are warnings [{applied.DISABLED}]",

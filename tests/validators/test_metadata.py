@@ -139,3 +139,14 @@ def test_reported_paths_parse_back_to_the_same_key(key: str) -> None:
     fieldpath = pytest.importorskip("krmcheck.tree.fieldpath")
     path = field_path(["metadata", "labels", key])
     assert [step.key for step in fieldpath.parse(path)] == ["metadata", "labels", key]
+
+
+def test_an_object_encrypted_whole_is_known_only_once_decrypted() -> None:
+    # sops without encrypted_regex encrypts kind and name too
+    enc = "ENC[AES256_GCM,data:{},iv:aXY=,tag:dGFn,type:str]"
+    text = (f"apiVersion: {enc.format('djE=')}\nkind: {enc.format('U2VjcmV0')}\n"
+            f"metadata:\n  name: {enc.format('bmFtZQ==')}\n")
+    assert run(text) == []
+    # a name that is ciphertext in a kind written in clear is judged as written
+    [result] = run(f"apiVersion: v1\nkind: Secret\nmetadata:\n  name: {enc.format('bmFtZQ==')}\n")
+    assert result.field_path == "metadata.name"
