@@ -592,6 +592,19 @@ _ARG_PATCH_TEXT = re.compile(r"[\"']--patch[\"']\s*,\s*string\((\w+)\)")
 _GO_EMBED = re.compile(r"^//go:embed\s+" + _YAML_PATH + r"\s*\n(?:\s*//.*\n)*\s*var\s+(\w+)", re.MULTILINE)
 
 
+# `go run ./cmd/aigw run ./examples/mcp/mcp_example.yaml`: a page that gives
+# the file to a program of the repository (built from its cmd/ directory)
+# documents it as that program's input; the program reads it, not kubectl.
+_RUN_BY = re.compile(r"\bgo\s+run\s+\.?/?(?:[\w.-]+/)*cmd/[\w.-]+/?[^\n|;&]*?\s\.?/?"
+                     r"((?:[\w.-]+/)*[\w.-]+\.ya?ml)\b")
+
+
+def run_by(top: Path, pages: Iterable[tuple[Path, str]] | None = None) -> dict[str, str]:
+    """Repository-relative YAML paths a Markdown page gives to a program of
+    the repository (``go run ./cmd/NAME ... PATH``) -> the first such page."""
+    return _named_in_pages(top, _RUN_BY, markdown_pages(top) if pages is None else pages)
+
+
 def patched_by(top: Path, run: object = None, pages: Iterable[tuple[Path, str]] | None = None) -> dict[str, str]:
     """Repository-relative YAML paths that a page or a program of the
     repository applies with ``kubectl patch`` -> the first such page or
@@ -891,6 +904,10 @@ _PROGRAM_NAMES = frozenset({"Makefile", "makefile", "GNUmakefile", "Taskfile.yam
 _PROGRAM_SUFFIXES = (".sh", ".bash", ".bats", ".mk", ".go", ".py")
 _PROGRAMS_BYTES = 64 << 20  # read at most this much program text in all
 _PROGRAMS_SECONDS = 10.0
+# Ansible's task lists (``tasks/NAME.yml`` calling ``ansible.builtin.template``,
+# ``ansible.builtin.copy``...) are programs too: a play that copies a
+# kustomization elsewhere and renders the file it lists beside the copy.
+_ANSIBLE_DIRS = frozenset({"tasks", "handlers", "playbooks"})
 _PROGRAM_SKIP = frozenset({".git", "node_modules", "vendor", ".venv", "third_party"})
 
 
@@ -924,8 +941,10 @@ def _read_programs(top: Path) -> tuple[tuple[str, str], ...]:
     for directory, filenames in _walk(top, _PROGRAMS_SECONDS, _PROGRAM_SKIP):
         if total > _PROGRAMS_BYTES:
             break
+        tasks = any(part in _ANSIBLE_DIRS for part in directory.relative_to(top).parts[-3:])
         for name in filenames:
-            if name in _PROGRAM_NAMES or name.endswith(_PROGRAM_SUFFIXES):
+            if name in _PROGRAM_NAMES or name.endswith(_PROGRAM_SUFFIXES) or \
+                    (tasks and name.endswith((".yml", ".yaml"))):
                 path = directory / name
                 try:
                     if not path.is_file() or path.stat().st_size > (1 << 20):
@@ -933,6 +952,8 @@ def _read_programs(top: Path) -> tuple[tuple[str, str], ...]:
                     text = path.read_text(encoding="utf-8", errors="replace")
                 except OSError:
                     continue
+                if tasks and name.endswith((".yml", ".yaml")) and "ansible.builtin." not in text:
+                    continue  # a YAML file in tasks/ that calls no Ansible module is no program
                 total += len(text)
                 out.append((_relative(path, top), text))
     return tuple(out)
@@ -1098,6 +1119,7 @@ class Sorter:
         self.test_inputs: list[SetAside] = []  # what is judged as a test's input so far
         self.shown: dict[str, str] | None = None  # repo-relative path -> a Markdown page showing it
         self.bundles: frozenset[str] | None = None  # what a script pipes into operator-sdk generate bundle
+        self.run_by: dict[str, str] | None = None  # repo-relative path -> a page giving it to the repo's program
         self.fleet: dict[str, str] | None = None  # overlays Fleet applies to a chart's output -> fleet.yaml
         self.commented: dict[Path, Path] | None = None  # files only commented-out entries name
         self.patched: dict[str, str] | None = None  # repo-relative path -> what applies it with kubectl patch
@@ -1205,6 +1227,12 @@ class Sorter:
                     if rel == suffix or rel.endswith("/" + suffix):
                         return SetAside(path, BUNDLE_INPUT, f"a script pipes the build of {suffix} into a generator "
                                                             f"(operator-sdk generate bundle, or a program kept there)")
+            if self.run_by is None:
+                self.run_by = run_by(self.top, self._pages())
+            page = self.run_by.get(_relative(path, self.top))
+            if page is not None:
+                return SetAside(path, BUNDLE_INPUT, f"{page} gives it to a program of the repository "
+                                                    f"(go run ./cmd/...), which reads it")
             if self.fleet is None:
                 self.fleet = fleet_overlays(self.top)
             for directory in _below(path, self.top) if self.fleet else ():

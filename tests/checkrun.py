@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import textwrap
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -34,6 +35,19 @@ spec:
       - name: web
         image: nginx:1.27
 """
+
+def crd(kind: str, schema: str, group: str = "example.com", plural: str | None = None,
+        version: str = "v1", scope: str = "Namespaced") -> str:
+    """A CustomResourceDefinition of one served, stored version whose
+    openAPIV3Schema is ``schema`` (YAML, as written at the schema's own
+    indentation); the schema starts at line 15 of the text."""
+    plural = plural or kind.lower() + "s"
+    body = textwrap.indent(textwrap.dedent(schema).strip("\n"), " " * 8)
+    return (f"apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n"
+            f"  name: {plural}.{group}\nspec:\n  group: {group}\n  names: {{kind: {kind}, plural: {plural}}}\n"
+            f"  scope: {scope}\n  versions:\n  - name: {version}\n    served: true\n    storage: true\n"
+            f"    schema:\n      openAPIV3Schema:\n{body}\n")
+
 
 # a CRD of example.com's Widget that keeps every field
 WIDGET_CRD = """\

@@ -511,14 +511,13 @@ def test_what_a_switched_off_flux_kustomization_builds_is_switched_off(tmp_path:
     write(tmp_path, "clusters/main/kustomization.yaml", "resources:\n- flux-system\n"
                                                         "# - ../../bootstrap/dual-stack/ks.yaml\n")
     write(tmp_path, "clusters/main/flux-system/kustomization.yaml", "resources: [sync.yaml]\n")
-    write(tmp_path, "clusters/main/flux-system/sync.yaml",
-          "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: flux-system, "
-          "namespace: flux-system}\nspec:\n  path: ./clusters/main\n  sourceRef: {kind: GitRepository, "
-          "name: flux-system}\n  interval: 10m\n  prune: true\n")
-    off = ("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: dual-stack, "
-           "namespace: flux-system}\nspec:\n  path: ./bootstrap/dual-stack\n  sourceRef: {kind: GitRepository, "
-           "name: flux-system}\n  interval: 10m\n  prune: false\n")
-    write(tmp_path, "bootstrap/dual-stack/ks.yaml", off)
+    def flux_kustomization(name: str, path: str) -> str:
+        return (f"apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {{name: {name}, "
+                f"namespace: flux-system}}\nspec:\n  path: {path}\n  sourceRef: {{kind: GitRepository, "
+                f"name: flux-system}}\n  interval: 10m\n  prune: false\n")
+
+    write(tmp_path, "clusters/main/flux-system/sync.yaml", flux_kustomization("flux-system", "./clusters/main"))
+    write(tmp_path, "bootstrap/dual-stack/ks.yaml", flux_kustomization("dual-stack", "./bootstrap/dual-stack"))
     write(tmp_path, "bootstrap/dual-stack/kustomization.yaml", "resources: [service.yaml]\n")
     write(tmp_path, "bootstrap/dual-stack/service.yaml", "apiVersion: v1\nkind: Service\nmetadata: {name: "
                                                          "kubernetes, namespace: default}\nspec:\n"
@@ -1038,3 +1037,37 @@ def test_a_workload_with_neither_selector_nor_image_is_a_patch(tmp_path: Path) -
     run = check(tmp_path)
     assert aside(run.report) == {"docs/tuning.yaml": "patch-file"}
     assert [p for p, _, _ in run.located("error")] == ["docs/whole.yaml"]
+
+
+def test_an_ansible_play_that_renders_the_missing_file_completes_the_kustomization(tmp_path: Path) -> None:
+    # the play copies the kustomization elsewhere and renders the file it
+    # lists beside the copy (ansible.builtin.template)
+    write(tmp_path, "app/deployment.yaml", DEPLOYMENT)
+    write(tmp_path, "bootstrap/cilium/kustomization.yaml", "resources: [application.yaml]\n")
+    play = ("- name: Copy the kustomization\n  ansible.builtin.copy:\n"
+            "    src: '{{ root }}/bootstrap/cilium/kustomization.yaml'\n    dest: '{{ out }}/kustomization.yaml'\n"
+            "- name: Render the Application\n  ansible.builtin.template:\n"
+            "    src: application.yaml.j2\n    dest: '{{ out }}/application.yaml'\n")
+    write(tmp_path, "ansible/site/tasks/network/cilium.yml", play)
+    run = check(tmp_path)
+    assert run.located("error") == [], run.out
+    [written] = [d for d in run.report["defects"] if d["validator"] == "written"]
+    assert "ansible/site/tasks/network/cilium.yml writes it" in written["message"]
+    # the same list of steps without Ansible's modules is no program
+    write(tmp_path, "ansible/site/tasks/network/cilium.yml", play.replace("ansible.builtin.", "x."))
+    assert [p for p, _, _ in check(tmp_path).located("error")] == ["bootstrap/cilium/kustomization.yaml"]
+
+
+def test_a_file_a_page_gives_to_the_repositorys_own_program_is_its_input(tmp_path: Path) -> None:
+    # envoyproxy/ai-gateway's examples: `go run ./cmd/aigw run FILE` reads the
+    # file (its substitution.aigw.run/env/KEY annotation is the CLI's), no API server
+    bad = ("apiVersion: v1\nkind: Secret\nmetadata:\n  name: token\n  annotations:\n"
+           "    substitution.example.run/env/apiKey: TOKEN\n")
+    write(tmp_path, "examples/mcp/config.yaml", bad)
+    write(tmp_path, "examples/other/config.yaml", bad)
+    write(tmp_path, "cmd/aigw/main.go", "package main\n")
+    write(tmp_path, "examples/mcp/README.md", "```\n$ go run ./cmd/aigw run ./examples/mcp/config.yaml --debug\n```\n")
+    write(tmp_path, "examples/other/README.md", "```\nkubectl apply -f examples/other/config.yaml\n```\n")
+    run = check(tmp_path)
+    assert [p for p, _, _ in run.located("error")] == ["examples/other/config.yaml"]
+    assert "examples/mcp/config.yaml" in {p for p, _, _ in run.located("warning")}

@@ -125,7 +125,8 @@ def as_test_inputs(reports: tuple[RootReport, ...], test_inputs: Sequence[applie
                                                 "shows one field of an object"),
                          (applied.BUNDLE_INPUT, "that a tool reads before anything is applied (an OLM bundle or "
                                                 "package, a build a script pipes into operator-sdk generate "
-                                                "bundle or into a program kept in the built directory, an overlay Rancher Fleet applies to a chart's output), "
+                                                "bundle or into a program kept in the built directory, a file a page gives to the "
+                                                "repository's own program, an overlay Rancher Fleet applies to a chart's output), "
                                                 "not kubectl")):
         mine = sorted(name for name, t in names.items() if t.reason == reason)
         if not mine:

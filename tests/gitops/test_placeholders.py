@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from krmcheck.cli import main
+from tests.checkrun import crd
 from tests.gitops.conftest import Repo
 
 TEMPLATE = """
@@ -157,37 +158,24 @@ def test_braces_that_are_no_fill_in_name_are_judged(repo: Repo) -> None:
     assert sorted(line for _, line, v, _ in kept(run(repo)) if v != "substitution") == [4, 9]
 
 
-POLICY_CRD = """
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: policies.example.com}
-spec:
-  group: example.com
-  names: {kind: Policy, plural: policies}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
+POLICY_CRD = "\n" + crd("Policy", """
+    type: object
+    properties:
+      spec:
         type: object
+        x-kubernetes-validations:
+        - rule: self.targets.all(t, t.group == 'gateway.networking.k8s.io')
+          message: a target must be of gateway.networking.k8s.io
         properties:
-          spec:
-            type: object
-            x-kubernetes-validations:
-            - rule: self.targets.all(t, t.group == 'gateway.networking.k8s.io')
-              message: a target must be of gateway.networking.k8s.io
-            properties:
-              targets:
-                type: array
-                maxItems: 4
-                items:
-                  type: object
-                  properties:
-                    group: {type: string, maxLength: 64}
-                    name: {type: string, maxLength: 64}
-"""
+          targets:
+            type: array
+            maxItems: 4
+            items:
+              type: object
+              properties:
+                group: {type: string, maxLength: 64}
+                name: {type: string, maxLength: 64}
+    """, plural="policies")
 
 
 def test_a_cel_rule_over_an_object_that_holds_a_placeholder_is_not_judged(repo: Repo) -> None:

@@ -8,55 +8,41 @@ from pathlib import Path
 import pytest
 
 from krmcheck.schemas import cel
-from tests.checkrun import check, write
+from tests.checkrun import check, crd, write
 
-CRD = """\
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: pools.example.com
-spec:
-  group: example.com
-  names: {kind: Pool, plural: pools}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
+CRD = crd("Pool", """
+    type: object
+    properties:
+      spec:
         type: object
+        x-kubernetes-validations:
+        - rule: "self.minReplicas <= self.maxReplicas"
+          message: "minReplicas must not exceed maxReplicas"
+        - rule: "!has(self.memory) || quantity(self.memory).isLessThan(quantity('64Gi'))"
+          fieldPath: ".memory"
+          messageExpression: "'memory ' + self.memory + ' is above 64Gi'"
+        - rule: "self.__namespace__ != 'kube-system'"
+          message: "not in kube-system"
+        - rule: "self.mode == oldSelf.mode"
+          message: "mode is immutable"
+        - rule: "self.weight < 1.5"
+        - rule: "self.tier.noSuchFunction()"
         properties:
-          spec:
-            type: object
-            x-kubernetes-validations:
-            - rule: "self.minReplicas <= self.maxReplicas"
-              message: "minReplicas must not exceed maxReplicas"
-            - rule: "!has(self.memory) || quantity(self.memory).isLessThan(quantity('64Gi'))"
-              fieldPath: ".memory"
-              messageExpression: "'memory ' + self.memory + ' is above 64Gi'"
-            - rule: "self.__namespace__ != 'kube-system'"
-              message: "not in kube-system"
-            - rule: "self.mode == oldSelf.mode"
-              message: "mode is immutable"
-            - rule: "self.weight < 1.5"
-            - rule: "self.tier.noSuchFunction()"
-            properties:
-              minReplicas: {type: integer, default: 1}
-              maxReplicas: {type: integer, default: 3}
-              memory: {type: string}
-              namespace: {type: string, default: default}
-              mode: {type: string}
-              weight: {type: number, default: 1}
-              tier: {type: string, default: gold}
-              endpoints:
-                type: array
-                items:
-                  type: string
-                  x-kubernetes-validations:
-                  - rule: "isURL(self) && url(self).getScheme() == 'https'"
-                    message: "endpoints must be https URLs"
-"""
+          minReplicas: {type: integer, default: 1}
+          maxReplicas: {type: integer, default: 3}
+          memory: {type: string}
+          namespace: {type: string, default: default}
+          mode: {type: string}
+          weight: {type: number, default: 1}
+          tier: {type: string, default: gold}
+          endpoints:
+            type: array
+            items:
+              type: string
+              x-kubernetes-validations:
+              - rule: "isURL(self) && url(self).getScheme() == 'https'"
+                message: "endpoints must be https URLs"
+    """)
 
 POOL = """\
 apiVersion: example.com/v1

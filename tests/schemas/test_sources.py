@@ -14,34 +14,20 @@ import pytest
 
 from krmcheck import download
 from krmcheck.schemas import locations
-from tests.checkrun import check, write
+from tests.checkrun import check, crd, write
 
-CRD = """\
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: widgets.example.com
-spec:
-  group: example.com
-  names: {kind: Widget, plural: widgets}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
+CRD = crd("Widget", """
+    type: object
+    properties:
+      spec:
         type: object
+        required: [size]
         properties:
-          spec:
-            type: object
-            required: [size]
-            properties:
-              size: {type: integer, minimum: 1}
-              mode: {type: string, enum: [fast, slow]}
-              port: {x-kubernetes-int-or-string: true}
-              note: {type: string, nullable: true}
-"""
+          size: {type: integer, minimum: 1}
+          mode: {type: string, enum: [fast, slow]}
+          port: {x-kubernetes-int-or-string: true}
+          note: {type: string, nullable: true}
+    """)
 
 WIDGET = """\
 apiVersion: example.com/v1

@@ -7,34 +7,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.checkrun import check, write
+from tests.checkrun import check, crd, write
 
-CRD = """\
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: clustertemplates.infra.example.com
-spec:
-  group: infra.example.com
-  names: {kind: ClusterTemplate, plural: clustertemplates, singular: clustertemplate, listKind: ClusterTemplateList}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
+CRD = crd("ClusterTemplate", """
+    type: object
+    properties:
+      spec:
         type: object
+        required: [location, region, replicas, tags]
         properties:
-          spec:
-            type: object
-            required: [location, region, replicas, tags]
-            properties:
-              location: {type: string}
-              region: {type: string, pattern: '^[a-z]+$'}
-              replicas: {type: integer}
-              tags: {type: array, items: {type: string}}
-"""
+          location: {type: string}
+          region: {type: string, pattern: '^[a-z]+$'}
+          replicas: {type: integer}
+          tags: {type: array, items: {type: string}}
+    """, group="infra.example.com")
 
 WEBHOOK = """\
 apiVersion: admissionregistration.k8s.io/v1

@@ -9,7 +9,7 @@ from krmcheck.tree.load import load_documents
 from krmcheck.tree.node import Mapping
 from krmcheck.validators import VALIDATORS, ValidatorOptions
 from krmcheck.validators import schema
-from tests.checkrun import check, write
+from tests.checkrun import check, crd, write
 
 DEPLOYMENT = """\
 apiVersion: apps/v1
@@ -373,27 +373,13 @@ def test_the_metadata_of_a_sops_encrypted_file_is_no_field_of_the_object() -> No
     assert result.message == "sops: unknown field"
 
 
-SOPS_SECRET_CRD = """\
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: sopssecrets.example.com}
-spec:
-  group: example.com
-  names: {kind: SopsSecret, plural: sopssecrets}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        required: [sops]
-        properties:
-          stringData: {type: object, x-kubernetes-preserve-unknown-fields: true}
-          sops: {type: object, x-kubernetes-preserve-unknown-fields: true}
----
-"""
+SOPS_SECRET_CRD = crd("SopsSecret", """
+    type: object
+    required: [sops]
+    properties:
+      stringData: {type: object, x-kubernetes-preserve-unknown-fields: true}
+      sops: {type: object, x-kubernetes-preserve-unknown-fields: true}
+    """) + "---\n"
 
 
 def test_a_kind_whose_schema_declares_sops_carries_it_to_an_in_cluster_decrypter() -> None:
