@@ -1085,6 +1085,53 @@ def replaced_tokens(top: Path, run: object = None) -> dict[str, str]:
     return out
 
 
+# A string literal of a test program that is a relative path: "./manifests/x/",
+# "testdata/input.yaml" (at least one directory, or a YAML name).
+_RELATIVE_LITERAL = re.compile(r"[\"`](\.{1,2}/[\w./-]+|[\w.-]+/[\w./-]*|[\w./-]+\.ya?ml)[\"`]")
+
+
+def test_program_paths(top: Path, run: object = None) -> dict[Path, str]:
+    """Existing files and directories the repository's test programs name by
+    a path relative to the program -> the program."""
+    out: dict[Path, str] = {}
+    for rel, text in _programs(top, run):
+        name = rel.rsplit("/", 1)[-1]
+        if not _TEST_CODE.fullmatch(name):
+            continue
+        here = (top / rel).parent
+        for literal in _RELATIVE_LITERAL.findall(text):
+            target = Path(os.path.normpath(here / literal))
+            if target != here and top in target.parents and (target.is_dir() or target.is_file()):
+                out.setdefault(target, rel)
+    return out
+
+
+def _skeleton(text: str) -> str | None:
+    """A field reference a documentation generator writes: an object whose
+    values are three in four empty ("", 0, false, {}, []), of twenty or
+    more: every field listed, few set (defaults); nothing to apply."""
+    try:
+        docs = [d for d in yaml.load_all(text, Loader=FAST_LOADER) if d is not None]
+    except (yaml.YAMLError, RecursionError, ValueError):
+        return None
+    leaves = [v for d in docs if isinstance(d, dict) for v in _leaves(d.get("spec"))]
+    empty = sum(1 for v in leaves if v in ("", 0, False, None) or v == {} or v == [])
+    if len(leaves) >= 20 and empty * 4 >= len(leaves) * 3:
+        return f"a skeleton of every field ({empty} of {len(leaves)} values empty): a field reference"
+    return None
+
+
+def _leaves(node: object) -> Iterator[object]:
+    if isinstance(node, dict) and node:
+        for v in node.values():
+            yield from _leaves(v)
+    elif isinstance(node, list) and node:
+        for v in node:
+            yield from _leaves(v)
+    else:
+        yield node
+
+
 # --- vendored dependencies --------------------------------------------------------------
 
 def _vendored(path: Path, top: Path) -> str | None:
@@ -1126,6 +1173,7 @@ class Sorter:
         self.pages: list[tuple[Path, str]] | None = None  # the Markdown pages (path, text)
         self.substituted: list[tuple[str, str, str]] | None = None  # what programs give to envsubst
         self.tokens: dict[str, str] | None = None  # what programs replace in a file's text
+        self.test_paths: dict[Path, str] | None = None  # files and directories test programs name
 
     def learn_names(self, directory: Path, names: Iterable[str]) -> None:
         if TEST_FRAMEWORK in self.reasons:
@@ -1187,6 +1235,18 @@ class Sorter:
                 return f"{program} renders it with envsubst; not YAML as written"
         return None
 
+    def _read_by_test(self, path: Path) -> str | None:
+        """A test program of the repository (``*_test.go``, ``test_*.py``)
+        names the file, or the directory it lies in, by a path relative to
+        the program (``fileString("./manifests/jobservice/" + name)``)."""
+        if self.test_paths is None:
+            self.test_paths = test_program_paths(self.top, self)
+        for candidate in [path, *_below(path, self.top)]:
+            program = self.test_paths.get(candidate)
+            if program is not None:
+                return f"{program} reads it"
+        return None
+
     def _replaced(self, text: str) -> str | None:
         """A file that is not YAML as written and holds a token a program of
         the repository replaces in a file's text before using it (a Go
@@ -1242,11 +1302,14 @@ class Sorter:
                                                         f"(Rancher Fleet)")
         if TEST_INPUT in self.reasons:
             base = next((d for d in self.searched if d == path.parent or d in path.parents), self.top)
-            why = test_directory(path, base) or invalid_twin(path)
+            why = test_directory(path, base) or invalid_twin(path) or self._read_by_test(path)
             if why is not None:
                 return SetAside(path, TEST_INPUT, why)
         if DOC_FRAGMENT in self.reasons:
             in_docs = any(p.name.lower() in _DOC_DIRS for p in _below(path, self.top))
+            skeleton = _skeleton(text) if in_docs else None
+            if skeleton is not None:
+                return SetAside(path, DOC_FRAGMENT, skeleton)
             if not (in_docs or _unnamed(text)):
                 return None  # an example a page shows whole is an object to apply
             if self.shown is None:

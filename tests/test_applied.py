@@ -1071,3 +1071,30 @@ def test_a_file_a_page_gives_to_the_repositorys_own_program_is_its_input(tmp_pat
     run = check(tmp_path)
     assert [p for p, _, _ in run.located("error")] == ["examples/other/config.yaml"]
     assert "examples/mcp/config.yaml" in {p for p, _, _ in run.located("warning")}
+
+
+def test_a_file_a_test_program_reads_is_a_test_input(tmp_path: Path) -> None:
+    # harbor-operator: harbor_test.go reads ./manifests/jobservice/NAME.yaml,
+    # partial Harbors the test completes
+    partial = "apiVersion: v1\nkind: Service\nmetadata:\n  name: jobservice\nspec: {}\n"
+    write(tmp_path, "controllers/harbor/manifests/jobservice/default.yaml", partial)
+    write(tmp_path, "controllers/harbor/harbor_test.go",
+          'package harbor\nvar input = fileString("./manifests/jobservice/" + name + ".yaml")\n')
+    write(tmp_path, "controllers/other/manifests/service.yaml", partial)
+    write(tmp_path, "controllers/other/other.go", 'package other\nvar input = fileString("./manifests/")\n')
+    run = check(tmp_path)
+    assert [p for p, _, _ in run.located("error")] == ["controllers/other/manifests/service.yaml"]
+    assert [p for p, _, _ in run.located("warning")] == ["controllers/harbor/manifests/jobservice/default.yaml"]
+
+
+def test_a_skeleton_of_every_field_in_docs_is_a_field_reference(tmp_path: Path) -> None:
+    # a generated API reference: every field listed with an empty value
+    fields = "".join(f"  field{i}: \"\"\n" for i in range(24))
+    write(tmp_path, "docs/spec/widgets.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n"
+                                             "  name: example\nspec:\n  replicas: 0\n" + fields)
+    write(tmp_path, "docs/examples/deployment.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n"
+                                                    "  name: example\nspec:\n  replicas: 1\n")
+    run = check(tmp_path)
+    assert aside(run.report).get("docs/spec/widgets.yaml") is None
+    assert "docs/spec/widgets.yaml" in {p for p, _, _ in run.located("warning")}
+    assert {p for p, _, _ in run.located("error")} == {"docs/examples/deployment.yaml"}

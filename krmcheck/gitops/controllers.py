@@ -144,6 +144,9 @@ class _Discovery:
         self.kustomization_files: dict[Path, str] = {}  # plain roots of Flux objects only -> shown
         self._helmfile: list[oci.Sync] | None = None  # what helmfile releases of the flux-instance chart sync
         self._copies: dict[int, tuple[Builder, Builder]] = {}  # builder -> the copy discovery builds with
+        # the sources a FluxInstance's sync makes (flux-system, or the
+        # instance's namespace, or its sync.name): the repository, as flux-system is
+        self.sync_sources: set[tuple[str, str]] = set()
         self.copied: dict[str, str] = {}  # a flux-system source's file -> where another repository's copy lies
         self.left_over: list[tuple[str, Location, str]] = []  # Kustomizations their own source leaves out
 
@@ -272,7 +275,7 @@ class _Discovery:
             return objects.get("ConfigMap", namespace, name, near)
 
         out = []
-        for sync in oci.instance_syncs(instances, releases, configmap, self._chart_url(nested)):
+        for sync in oci.instance_syncs(instances, releases, configmap, self._chart_url(nested), self._applied_in):
             found = self._sync_root(sync, tree)
             if found is not None:
                 out.append(found[1])
@@ -287,8 +290,10 @@ class _Discovery:
         if kustomization is None:
             return None
         made = Resource(kustomization)
+        name = sync.name or FLUX_SYSTEM
+        self.sync_sources.add((sync.namespace, name))
         if sync.kind == "OCIRepository":
-            root = self._oci_root(made, sync.namespace, FLUX_SYSTEM, tree, from_sync=sync.url)
+            root = self._oci_root(made, sync.namespace, name, tree, from_sync=sync.url)
         elif same_repository(sync.url, self.c.urls) or not self.c.urls or self._holds(sync.path):
             # this repository by its URL, or (a clone of a mirror or a
             # fork) by holding the directory the sync applies
@@ -422,6 +427,23 @@ class _Discovery:
         syncs = {oci.oci_key(s.url): s.url for s in self._instance_syncs() if s.kind == "OCIRepository"}
         return next(iter(syncs.values())) if len(syncs) == 1 else ""
 
+    def _applied_in(self, node: Mapping) -> str:
+        """The namespace the Flux Kustomization whose ``spec.path`` is the
+        object's directory (or the nearest above it) gives it: its
+        ``targetNamespace`` ("" when none does). Such a Kustomization is
+        looked for in the files of the directories above the object's, as
+        apps lay them out (``app/helmrelease.yaml`` beside ``ks.yaml``)."""
+        directory = posixpath.dirname(node.origin.path)
+        here = directory
+        for _ in range(4):
+            found = flux.applying_namespace(self.c.top / here, directory) if here else None
+            if found is not None:
+                return found
+            if not here:
+                break
+            here = posixpath.dirname(here)
+        return ""
+
     def _instance_syncs(self, helmfiles: bool = True) -> list[oci.Sync]:
         objects = self.objects
         # a ResourceSet's resources are objects too (those without templates
@@ -442,7 +464,8 @@ class _Discovery:
             url = lookup(repo, ["spec", "url"]) if repo is not None else None
             return url.value if isinstance(url, Scalar) and isinstance(url.value, str) else ""
 
-        found = oci.instance_syncs(of_kind("FluxInstance"), of_kind("HelmRelease"), configmap, chart_url)
+        found = oci.instance_syncs(of_kind("FluxInstance"), of_kind("HelmRelease"), configmap, chart_url,
+                                   self._applied_in)
         return found or (self._helmfile_syncs() if helmfiles else [])
 
     def _application_set(self, res: Resource, tree: str) -> list[ControllerRoot]:
@@ -469,7 +492,7 @@ class _Discovery:
         """The GitRepository ``flux bootstrap`` makes (flux-system) is this
         repository whatever its URL says (a checkout's origin may be a mirror, a
         fork or a path); another is when its URL is one of this repository's."""
-        if name == FLUX_SYSTEM:
+        if name == FLUX_SYSTEM or (namespace, name) in self.sync_sources:
             return True
         repo = self.objects.get("GitRepository", namespace, name, near)
         url = lookup(repo, ["spec", "url"]) if repo is not None else None
@@ -529,7 +552,7 @@ class _Discovery:
 
     def _elsewhere(self, namespace: str, name: str, near: str) -> str:
         """What a GitRepository of this repository follows when that is not this checkout."""
-        if name == FLUX_SYSTEM:
+        if name == FLUX_SYSTEM or (namespace, name) in self.sync_sources:
             return ""
         repo = self.objects.get("GitRepository", namespace, name, near)
         ref = lookup(repo, ["spec", "ref"]) if repo is not None else None

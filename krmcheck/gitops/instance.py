@@ -65,16 +65,18 @@ def _source(sync: Sync, where: Origin) -> Mapping:
     else:
         spec.update(ref={"tag" if sync.kind == "OCIRepository" else "name": sync.ref}, url=sync.url)
     node = from_data({"apiVersion": _SOURCE_API, "kind": sync.kind,
-                      "metadata": {"name": FLUX_SYSTEM, "namespace": sync.namespace}, "spec": spec}, where)
+                      "metadata": {"name": sync.name or FLUX_SYSTEM, "namespace": sync.namespace}, "spec": spec},
+                     where)
     assert isinstance(node, Mapping)
     return node
 
 
 def _kustomization(sync: Sync, where: Origin) -> Mapping:
     spec = {"interval": "10m", "prune": True, "path": sync.path or "./",
-            "sourceRef": {"kind": sync.kind, "name": FLUX_SYSTEM}}
+            "sourceRef": {"kind": sync.kind, "name": sync.name or FLUX_SYSTEM}}
     node = from_data({"apiVersion": _KUSTOMIZATION_API, "kind": "Kustomization",
-                      "metadata": {"name": FLUX_SYSTEM, "namespace": sync.namespace}, "spec": spec}, where)
+                      "metadata": {"name": sync.name or FLUX_SYSTEM, "namespace": sync.namespace}, "spec": spec},
+                     where)
     assert isinstance(node, Mapping)
     return node
 

@@ -244,22 +244,29 @@ class Sync(NamedTuple):
     origin: Any = None  # the node that says so (its sync, or the HelmRelease)
     namespace: str = "flux-system"
     ref: str = ""  # the branch or ref, tag or bucket name
+    # the source's and Kustomization's name: ``sync.name``, else the
+    # instance's namespace (the operator's default)
+    name: str = ""
 
 
 def instance_syncs(fluxinstances: list[Mapping], helmreleases: list[Mapping],
-                   configmap: Any, oci_url: Any) -> list[Sync]:
+                   configmap: Any, oci_url: Any, applied_in: Any = None) -> list[Sync]:
     """What each FluxInstance (object, or flux-instance chart release) syncs.
     ``configmap(namespace, name, near)`` gives a ConfigMap a HelmRelease
     takes values from, ``oci_url(namespace, name, near)`` the URL of an
-    OCIRepository a HelmRelease's ``chartRef`` names."""
+    OCIRepository a HelmRelease's ``chartRef`` names; ``applied_in(node)``
+    the namespace the Flux Kustomization that applies a release written
+    without one gives it ("" when none is known)."""
     out = []
     for obj in fluxinstances:
         sync = lookup(obj, ["spec", "sync"])
         found = _sync(sync, obj.origin.path)
         if found is not None:
-            namespace = _text(lookup(obj, ["metadata", "namespace"])) or "flux-system"
+            namespace = _text(lookup(obj, ["metadata", "namespace"])) or \
+                (applied_in(obj) if applied_in is not None else "") or "flux-system"
             out.append(found._replace(patches=lookup(obj, ["spec", "kustomize", "patches"]),
-                                      origin=sync, namespace=namespace))
+                                      origin=sync, namespace=namespace,
+                                      name=(_text(sync.get("name")) if isinstance(sync, Mapping) else "") or namespace))
     for release in helmreleases:
         if not _is_flux_instance_chart(release, oci_url):
             continue
@@ -288,11 +295,12 @@ def instance_syncs(fluxinstances: list[Mapping], helmreleases: list[Mapping],
                 if node is not None and isinstance(patches, list):  # with their lines
                     patches = lookup(node, ["instance", "kustomize", "patches"])
                 namespace = _text(lookup(release, ["spec", "targetNamespace"])) or \
-                    _text(lookup(release, ["metadata", "namespace"])) or "flux-system"
+                    _text(lookup(release, ["metadata", "namespace"])) or \
+                    (applied_in(release) if applied_in is not None else "") or "flux-system"
                 out.append(Sync(str(sync.get("kind") or "GitRepository"), sync["url"],
                                 str(sync.get("path") or ""), release.origin.path,
                                 patches if isinstance(patches, (list, Node)) else None, release, namespace,
-                                str(sync.get("ref") or "")))
+                                str(sync.get("ref") or ""), str(sync.get("name") or "") or namespace))
     return out
 
 

@@ -689,3 +689,67 @@ def test_a_kustomization_its_own_source_leaves_out_with_no_path_here_is_a_left_o
     repo.write("bootstrap/kustomization.yaml", "resources: [cluster.yaml]\n")
     repo.write("k8s/prod/flux/cm.yaml", CM.format(name="settings"))
     assert [r.name for r in repo.found(mine).roots] == ["flux:flux-system/cluster"]
+
+
+def test_a_flux_instance_release_applied_into_a_namespace_syncs_under_that_name(repo: Repo) -> None:
+    """The flux-instance chart released with no namespace of its own, by a
+    Flux Kustomization whose targetNamespace is gitops-system: the
+    FluxInstance lands there, and the operator names its sync's source and
+    Kustomization after that namespace (or sync.name); the cluster's
+    Kustomizations that name that source, with the defaults the sync's
+    patches give them, are this repository's."""
+    repo.write("kubernetes/apps/gitops-system/flux-instance/ks.yaml", dedent("""
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: flux-instance}
+        spec:
+          targetNamespace: gitops-system
+          path: ./kubernetes/apps/gitops-system/flux-instance/app
+        """))
+    repo.write("kubernetes/apps/gitops-system/flux-instance/app/kustomization.yaml",
+               "resources: [helmrelease.yaml, ocirepository.yaml]\n")
+    repo.write("kubernetes/apps/gitops-system/flux-instance/app/ocirepository.yaml", dedent("""
+        apiVersion: source.toolkit.fluxcd.io/v1
+        kind: OCIRepository
+        metadata: {name: flux-instance}
+        spec:
+          url: oci://ghcr.io/controlplaneio-fluxcd/charts/flux-instance
+          ref: {tag: 0.58.1}
+        """))
+    repo.write("kubernetes/apps/gitops-system/flux-instance/app/helmrelease.yaml", dedent("""
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata: {name: flux-instance}
+        spec:
+          chartRef: {kind: OCIRepository, name: flux-instance}
+          values:
+            instance:
+              sync:
+                kind: GitRepository
+                url: https://github.com/org/home-ops.git
+                ref: refs/heads/main
+                path: kubernetes/flux/cluster
+        """))
+    repo.write("kubernetes/flux/cluster/cluster.yaml", dedent("""
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: cluster-apps, namespace: gitops-system}
+        spec:
+          interval: 10m
+          path: ./kubernetes/apps/web
+          prune: true
+          sourceRef: {kind: GitRepository, name: gitops-system}
+        """))
+    repo.write("kubernetes/apps/web/cm.yaml", CM.format(name="web"))
+    urls = ("https://github.com/org/home-ops.git",)
+    roots = {r.name for r in repo.found(urls).roots}
+    assert {"flux:gitops-system/gitops-system", "flux:gitops-system/cluster-apps"} <= roots
+    # sync.name names them instead
+    text = (repo.top / "kubernetes/apps/gitops-system/flux-instance/app/helmrelease.yaml").read_text()
+    repo.write("kubernetes/apps/gitops-system/flux-instance/app/helmrelease.yaml",
+               text.replace("        kind: GitRepository\n", "        kind: GitRepository\n        name: cluster\n"))
+    repo.write("kubernetes/flux/cluster/cluster.yaml",
+               (repo.top / "kubernetes/flux/cluster/cluster.yaml").read_text().replace("name: gitops-system}",
+                                                                                        "name: cluster}"))
+    roots = {r.name for r in repo.found(urls).roots}
+    assert {"flux:gitops-system/cluster", "flux:gitops-system/cluster-apps"} <= roots
