@@ -990,8 +990,19 @@ def written_by(top: Path, missing: Path, directory: Path | None = None, run: obj
             shared += 1
         return -shared
 
+    # a program elsewhere in the repository (no leading directory in common,
+    # not at the top) that names the bare file name says nothing of this one:
+    # a test writing base/mykind.yaml into its own in-memory file system
+    # ... unless it also names the file's directory, or the kustomization's
+    # (a play that copies bootstrap/cilium/kustomization.yaml and renders
+    # application.yaml beside the copy)
+    with_parent = re.compile(rf"(?<![\w.-]){re.escape(missing.parent.name)}/{re.escape(name)}(?![\w-])")
+    named_dir = re.compile(rf"(?<![\w.-])(?:{'|'.join(places)})/") if places else None
     for rel, text in sorted(_programs(top, run), key=lambda p: closeness(p[0])):
-        if written.search(text) or (copied is not None and copied.search(text)):
+        if written.search(text) and (closeness(rel) < 0 or "/" not in rel or with_parent.search(text)
+                                     or (named_dir is not None and named_dir.search(text))):
+            return rel
+        if copied is not None and copied.search(text):
             return rel
     return None
 

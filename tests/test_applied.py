@@ -1098,3 +1098,18 @@ def test_a_skeleton_of_every_field_in_docs_is_a_field_reference(tmp_path: Path) 
     assert aside(run.report).get("docs/spec/widgets.yaml") is None
     assert "docs/spec/widgets.yaml" in {p for p, _, _ in run.located("warning")}
     assert {p for p, _, _ in run.located("error")} == {"docs/examples/deployment.yaml"}
+
+
+def test_a_program_elsewhere_naming_the_bare_file_name_is_no_evidence(tmp_path: Path) -> None:
+    # kustomize's own example names kustomizeconfig/mykind.yaml, which is not
+    # there; a test far from it writes base/mykind.yaml into its in-memory
+    # file system: the example still does not build
+    write(tmp_path, "examples/images/kustomization.yaml", "resources: [cm.yaml]\npatches:\n- path: mykind.yaml\n")
+    write(tmp_path, "examples/images/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n")
+    write(tmp_path, "api/krusty/crd_test.go", 'package krusty\nfunc f() { th.WriteF("base/mykind.yaml", "") }\n')
+    run = check(tmp_path)
+    assert [p for p, _, v in run.located("error")] == ["examples/images/kustomization.yaml"]
+    # a program in the same part of the repository naming it writes it
+    write(tmp_path, "examples/gen.sh", "cat > images/mykind.yaml <<EOF\nEOF\n")
+    assert check(tmp_path).located("error") == []
+
