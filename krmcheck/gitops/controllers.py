@@ -147,6 +147,7 @@ class _Discovery:
         # the sources a FluxInstance's sync makes (flux-system, or the
         # instance's namespace, or its sync.name): the repository, as flux-system is
         self.sync_sources: set[tuple[str, str]] = set()
+        self.unknown_paths: set[int] = set()  # id() of spec.path values holding unknowable variables
         self.copied: dict[str, str] = {}  # a flux-system source's file -> where another repository's copy lies
         self.left_over: list[tuple[str, Location, str]] = []  # Kustomizations their own source leaves out
 
@@ -227,9 +228,22 @@ class _Discovery:
             return []  # a chart is rendered when its root is checked, never to discover
         if not any(_has_marker(p) for p in root.reads if os.path.isfile(p)):
             return []
-        rendered = _quietly(lambda: _lenient(self._offline(self.c.builder_for(root.restrictor)),
-                                             lambda b: render(b, root).resources))
+        unknown: list[frozenset[int]] = []
+
+        def make(b: Builder) -> list[Resource]:
+            out = render(b, root)
+            unknown.append(out.unknown)
+            return out.resources
+
+        rendered = _quietly(lambda: _lenient(self._offline(self.c.builder_for(root.restrictor)), make))
         self.objects.add(rendered, root.tree)
+        if unknown:
+            # a child's spec.path that holds a variable whose value the
+            # repository cannot show (from an encrypted Secret): not undefined
+            for r in rendered:
+                path = lookup(r.node, ["spec", "path"])
+                if path is not None and id(path) in unknown[-1]:
+                    self.unknown_paths.add(id(path))
         return [_Pending(r, True, root.tree, entry) for r in rendered if _is_controller(r)]
 
     # --- a controller object's roots -----------------------------------------------
@@ -243,6 +257,13 @@ class _Discovery:
         if res.kind in _OPERATOR_KINDS and res.api_version.startswith(_OPERATOR_GROUP):
             return self._sync_roots(res, item.tree)
         root = self._root_of(res, item.tree)
+        path = lookup(res.node, ["spec", "path"])
+        if root is not None and path is not None and id(path) in self.unknown_paths and \
+                isinstance(path, Scalar) and not os.path.isdir(root.directory):
+            root = dataclasses.replace(root, elsewhere=(
+                f"its spec.path {path.value!r} holds a variable whose value comes from a source the "
+                f"repository cannot show (an encrypted Secret, an object it does not hold): what it "
+                f"applies is not known here"))
         roots = [root] if root is not None else []
         if helmrelease.is_helm_release(res):
             roots += self._sync_roots(res, item.tree)

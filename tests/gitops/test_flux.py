@@ -521,3 +521,35 @@ def test_a_kustomization_without_resources_builds_as_the_controller_rewrites_it(
     [cm] = repo.render("flux:flux-system/generated").resources
     origin = cm.node.to_data()["metadata"]["annotations"]["config.kubernetes.io/origin"]
     assert "configuredIn: kustomization.yaml" in origin and "kind: ConfigMapGenerator" in origin
+
+
+def test_a_child_path_whose_variable_an_unreadable_source_may_give_is_not_known(tmp_path) -> None:
+    # the parent substitutes from a ConfigMap and a Secret the repository
+    # does not hold: the child's path variable is not known here, an info
+    # (not "not defined", an error)
+    from tests.checkrun import check, write
+
+    write(tmp_path, "clusters/prod/flux-system/gotk-sync.yaml", ks("flux-system", "./clusters/prod"))
+    write(tmp_path, "clusters/prod/apps.yaml", ks("apps", "./apps", """
+        postBuild:
+          substituteFrom:
+          - kind: ConfigMap
+            name: settings
+          - kind: Secret
+            name: sealed
+        """))
+    # neither source is in the repository: CLUSTER may come from either
+    write(tmp_path, "apps/kustomization.yaml", "resources: [ks.yaml]\n")
+    write(tmp_path, "apps/ks.yaml", ks("secret", "./apps/secret/${CLUSTER}"))
+    write(tmp_path, "apps/secret/prod/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n")
+    run = check(tmp_path)
+    assert run.located("error") == [], run.out
+    assert any("holds a variable whose value comes from a source the repository cannot show" in d["message"]
+               for d in run.report["defects"])
+    # with the ConfigMap written and without the Secret, CLUSTER is known and the path is built
+    write(tmp_path, "clusters/prod/settings.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n"
+                                                   "  name: settings\n  namespace: flux-system\ndata:\n  CLUSTER: prod\n")
+    text = (tmp_path / "clusters/prod/apps.yaml").read_text()
+    write(tmp_path, "clusters/prod/apps.yaml", text.replace("  - kind: Secret\n    name: sealed\n", ""))
+    run = check(tmp_path)
+    assert run.located("error") == [] and not any("cannot show" in d["message"] for d in run.report["defects"])
