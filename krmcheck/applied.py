@@ -270,9 +270,10 @@ _YAML_NAME = re.compile(r"\.ya?ml\Z")
 _KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 
 
-def flux_paths(path: Path, top: Path) -> list[Path]:
-    """The directories the Flux Kustomizations in the file at ``path`` build
-    (``spec.path``, from the top of the repository)."""
+def flux_kustomizations(path: Path, top: Path) -> list[tuple[Path, str]]:
+    """The Flux Kustomizations in the file at ``path``: the directory each
+    builds (``spec.path``, from the top of the repository) and its
+    ``targetNamespace`` ("" for none)."""
     try:
         if path.stat().st_size > 1 << 20:
             return []
@@ -291,8 +292,10 @@ def flux_paths(path: Path, top: Path) -> list[Path]:
                 str(doc.get("apiVersion", "")).startswith("kustomize.toolkit.fluxcd.io/"):
             spec = doc.get("spec")
             where = spec.get("path") if isinstance(spec, dict) else None
-            if isinstance(where, str) and "$" not in where:
-                out.append(Path(os.path.normpath(top / where.lstrip("/"))))
+            if isinstance(spec, dict) and isinstance(where, str) and "$" not in where:
+                target = spec.get("targetNamespace")
+                out.append((Path(os.path.normpath(top / where.lstrip("/"))),
+                            target if isinstance(target, str) else ""))
     return out
 
 

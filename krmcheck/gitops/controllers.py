@@ -457,7 +457,7 @@ class _Discovery:
         directory = posixpath.dirname(node.origin.path)
         here = directory
         for _ in range(4):
-            found = flux.applying_namespace(self.c.top / here, directory) if here else None
+            found = flux.applying_namespace(self.c.top / here, self.c.top, self.c.top / directory) if here else None
             if found is not None:
                 return found
             if not here:

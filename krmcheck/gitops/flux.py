@@ -27,8 +27,8 @@ import re
 from pathlib import Path
 from typing import Iterable, Union
 
-import yaml
 
+from krmcheck import applied as krmapplied
 from krmcheck import discover
 from krmcheck.gitops import SYNC_PATH
 from krmcheck.gitops.envsubst import NAME, Unknown, Variable
@@ -39,9 +39,8 @@ from krmcheck.gitops.substitute import Problem
 from krmcheck.kustomize import kustomization as kfile
 from krmcheck.kustomize.kustomization import Kustomization
 from krmcheck.resource.errors import BuildError
-from krmcheck.resource.files import REPOSITORY, Files, read_text_bounded
+from krmcheck.resource.files import REPOSITORY, Files
 from krmcheck.resource.resource import Resource
-from krmcheck.tree.load import FAST_LOADER
 from krmcheck.tree.node import Mapping, Node, Scalar, Sequence, lookup
 from krmcheck.tree.origin import Origin
 
@@ -246,35 +245,19 @@ def kustomization(root: ControllerRoot, files: Files) -> Kustomization:
     return Kustomization(path, display, node)
 
 
-def applying_namespace(directory: Path, applied: str) -> str | None:
+def applying_namespace(directory: Path, top: Path, applied: Path) -> str | None:
     """The ``targetNamespace`` ("" for none) of a Flux Kustomization written
-    in a YAML file directly in ``directory`` whose ``spec.path`` is
-    ``applied`` (relative to the top of the repository); None when no file
-    there holds one."""
+    in a YAML file directly in ``directory`` whose ``spec.path`` is the
+    directory ``applied``; None when no file there holds one."""
     try:
         names = sorted(os.listdir(directory))
     except OSError:
         return None
     for name in names:
-        if not name.endswith((".yaml", ".yml")):
-            continue
-        try:
-            text = read_text_bounded(directory / name)
-        except (OSError, ValueError):
-            continue
-        if GROUP not in text or "targetNamespace" not in text:
-            continue
-        try:
-            docs = list(yaml.load_all(text, Loader=FAST_LOADER))
-        except (yaml.YAMLError, RecursionError, ValueError):
-            continue
-        for doc in docs:
-            spec = doc.get("spec") if isinstance(doc, dict) and doc.get("kind") == "Kustomization" else None
-            path = spec.get("path") if isinstance(spec, dict) else None
-            if isinstance(spec, dict) and isinstance(path, str) and \
-                    posixpath.normpath(path.strip().lstrip("/") or ".") == applied:
-                target = spec.get("targetNamespace")
-                return target if isinstance(target, str) else ""
+        if name.endswith((".yaml", ".yml")):
+            for built, target in krmapplied.flux_kustomizations(directory / name, top):
+                if built == applied:
+                    return target
     return None
 
 

@@ -269,7 +269,7 @@ def disabled_roots(reports: tuple[RootReport, ...], roots: Sequence[object], kus
     built = {getattr(r, "directory", None) for r in roots if not isinstance(r, Path)}
     for entry, naming in commented.items():
         if entry.suffix in (".yaml", ".yml") and entry.is_file():
-            for directory in applied.flux_paths(entry, files.repo_root):
+            for directory, _ in applied.flux_kustomizations(entry, files.repo_root):
                 shown = files.display(directory)
                 if shown in plain and directory not in built:
                     off.setdefault(shown, naming)
