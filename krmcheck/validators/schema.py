@@ -13,7 +13,10 @@ that is wrong: a value of the wrong type, a value outside the allowed set, a
 missing required field (reported at the object that lacks it). A field the
 schema does not know, which ``kubectl apply`` refuses, is a warning at that
 field (info for a catalog's schema, which may predate the CRD installed),
-an error in strict mode (``--strict``). Kinds no source covers are not checked; one info result
+an error in strict mode (``--strict``). What a catalog's schema (a location,
+the cache) refuses of an alpha API version is a warning, a null excepted:
+alpha versions change shape between releases under the same name, and the
+catalog's release need not be the installed one. Kinds no source covers are not checked; one info result
 per apiVersion and kind says so, with the id ``schema-missing`` (a run
 reports each kind once, with how many resources and roots it has), unless
 the cluster is known to have no such kind (:mod:`krmcheck.schemas.kinds`):
@@ -27,6 +30,7 @@ from __future__ import annotations
 import builtins
 import dataclasses
 import json
+import re
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -80,7 +84,7 @@ def validate(items: Sequence[Mapping], options: ValidatorOptions) -> list[Result
             from krmcheck.schemas import webhooks  # (a repository with a defaulting webhook)
 
             webhooks.write_back(data, checker.full, zero_fields)
-        results.extend(_check(item, data, checker, version, options.strict))
+        results.extend(_check(item, data, checker, version, options.strict, ref.apiVersion))
         mapped = _map_lists(item, data, checker)
         results.extend(mapped)
         if checker.source == BUILTIN:
@@ -178,7 +182,8 @@ def _find(sources: Sources, api_version: str, kind: str, results: list[Result]) 
 
 # -- checking -----------------------------------------------------------------
 
-def _check(item: Mapping, data: Any, checker: Checker, version: str, strict: bool) -> list[Result]:
+def _check(item: Mapping, data: Any, checker: Checker, version: str, strict: bool,
+           api_version: str = "") -> list[Result]:
     if checker.valid(data):
         return []
     # The full validator is the authority: if it finds nothing, the item is valid.
@@ -189,8 +194,11 @@ def _check(item: Mapping, data: Any, checker: Checker, version: str, strict: boo
     results = []
     secret = item.value("kind") == "Secret"
     errors = sorted(checker.full.iter_errors(data), key=lambda e: _sort_key(e.absolute_path))
+    unpinned = _unpinned_release(checker, api_version)
     for error in errors:
         severity = _unknown_field_severity(checker, strict) if error.validator == "additionalProperties" else "error"
+        if unpinned and severity == "error" and not (error.validator == "type" and error.instance is None):
+            severity = "warning"
         for path, message in _describe(error, secret):
             if (path, message) not in seen:
                 seen.add((path, message))
@@ -208,6 +216,25 @@ def _unknown_field_severity(checker: Checker, strict: bool) -> str:
     if strict:
         return "error"
     return "info" if checker.source in (LOCATION, CACHE) else "warning"
+
+
+# An alpha API version ("v1alpha1", "v2alpha3") may change shape from one
+# release to the next without a new version name (the Kubernetes API
+# versioning policy: "may change in incompatible ways in a later software
+# release without notice"); beta and GA versions may not.
+_ALPHA = re.compile(r"v\d+alpha\d+")
+
+
+def _unpinned_release(checker: Checker, api_version: str) -> bool:
+    """Whether the schema is an alpha version's from a location or the
+    cache: a catalog holds one release of each CRD (the newest), and nothing
+    ties it to the release the cluster installs, so what it refuses of an
+    alpha version is a warning. A null stays an error: the value is missing
+    (an unset variable, an empty list item), which no release accepts in a
+    typed field."""
+    if checker.source not in (LOCATION, CACHE):
+        return False
+    return bool(_ALPHA.fullmatch(api_version.rpartition("/")[2]))
 
 
 def _map_lists(item: Mapping, data: Any, checker: Checker) -> list[Result]:
@@ -300,8 +327,10 @@ def _cel(item: Mapping, data: Any, checker: Checker,
     outcome = cel.evaluate(checker.structural, data)
     for u in outcome.unjudged:
         unjudged.setdefault((ref.apiVersion, ref.kind), (item, {}))[1].setdefault(u.rule, u.why)
+    severity = "warning" if _unpinned_release(checker, ref.apiVersion) else "error"
     return [make_result(id, item, f"{field_path(v.path)}: {v.message}" if v.path else v.message,
-                        field_path(v.path), rule="cel", extra_tags=tags + (("cel-rule", v.rule),))
+                        field_path(v.path), severity=severity, rule="cel",
+                        extra_tags=tags + (("cel-rule", v.rule),))
             for v in outcome.violations]
 
 

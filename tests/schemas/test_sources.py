@@ -156,6 +156,28 @@ def test_a_directory_in_the_crds_catalog_layout(tmp_path: Path) -> None:
     assert (kind["source"], kind["where"]) == ("location", str(tmp_path / "catalog/example.com/widget_v1.json"))
 
 
+def test_what_a_catalog_refuses_of_an_alpha_version_is_a_warning_but_a_null(tmp_path: Path) -> None:
+    # an alpha version changes shape between releases under one name: the
+    # catalog's release need not be the installed one; a repository CRD is
+    write(tmp_path, "repo/app/kustomization.yaml", "resources: [widget.yaml]\n")
+    write(tmp_path, "repo/app/widget.yaml",
+          "apiVersion: example.com/v1alpha1\nkind: Widget\nmetadata:\n  name: w\n"
+          "spec:\n  size: 'big'\n  hosts:\n  - a\n  -\n")
+    schema = {"type": "object", "properties": {"spec": {"type": "object", "properties": {
+        "size": {"type": "integer"}, "hosts": {"type": "array", "items": {"type": "string"}}}}}}
+    write(tmp_path, "catalog/example.com/widget_v1alpha1.json", json.dumps(schema))
+    run = check(tmp_path / "repo", "--schema-location", str(tmp_path / "catalog"))
+    found = {(d["line"], d["severity"]) for d in run.report["defects"]}
+    assert found == {(6, "warning"), (9, "error")}  # the wrong type / the empty list item
+    assert run.code == 1
+    # the same shape in a beta version stays an error
+    write(tmp_path, "repo/app/widget.yaml",
+          "apiVersion: example.com/v1beta1\nkind: Widget\nmetadata:\n  name: w\nspec:\n  size: 'big'\n")
+    write(tmp_path, "catalog/example.com/widget_v1beta1.json", json.dumps(schema))
+    beta = check(tmp_path / "repo", "--schema-location", str(tmp_path / "catalog"))
+    assert [(d["line"], d["severity"]) for d in beta.report["defects"]] == [(6, "error")]
+
+
 def test_a_template_with_kubeconform_placeholders(tmp_path: Path) -> None:
     repo = repo_with_widget(tmp_path / "repo")
     write(tmp_path, "schemas/widget-example-v1.json", json.dumps(SCHEMA))
