@@ -95,25 +95,38 @@ def _variables(res: Resource, spec: Mapping, objects: Objects, tree: str
     the cluster): ConfigMaps and Secrets a controller root of the repository
     applies, or that files under ``gitops.cluster-objects`` hold. One the
     repository holds but nothing applies (a template for a bootstrap
-    script) leaves its variables unknown, as one it does not hold at all."""
+    script) leaves its variables unknown, as one it does not hold at all.
+    Those an admission webhook of the repository adds to every Kustomization
+    (:mod:`krmcheck.gitops.injected`) come first, with or without a
+    ``postBuild``: the Kustomization's own sources win over them."""
     post = spec.mapping("postBuild")
-    if post is None:
+    added = objects.injected_sources()
+    if post is None and not added:
         return None, "", frozenset(), []
     found: dict[str, Found] = {}
     problems: list[Problem] = []
     unknown = ""
     secrets: set[str] = set()
-    refs = post.sequence("substituteFrom")
-    for ref in refs.items if refs is not None else ():
-        if not isinstance(ref, Mapping):
-            continue
-        kind, name = _str(ref.get("kind")), _str(ref.get("name"))
-        optional = ref.value("optional") is True
-        near = res.node.origin.path
-        obj = objects.applied(kind, res.namespace, name, near, tree)
+    near = res.node.origin.path
+    # (kind, namespace, name, optional, origin, whether a webhook adds it), read in order
+    refs = [(a.kind, a.namespace, a.name, False, a.origin, True) for a in added]
+    own = post.sequence("substituteFrom") if post is not None else None
+    for ref in own.items if own is not None else ():
+        if isinstance(ref, Mapping):
+            refs.append((_str(ref.get("kind")), res.namespace, _str(ref.get("name")),
+                         ref.value("optional") is True, ref.origin, False))
+    for kind, namespace, name, optional, origin, by_webhook in refs:
+        obj = objects.applied(kind, namespace, name, near, tree)
         where = f"{kind}/{name}"
+        if obj is None and by_webhook:
+            unknown = unknown or where
+            problems.append(Problem(
+                f"{where}, whose data kustomize-mutating-webhook adds to every Flux Kustomization's "
+                f"substitution, is not applied by the repository (in namespace {namespace}): its "
+                f"variables are unknown and values holding them are not judged", "info", origin))
+            continue
         if obj is None:
-            held = objects.get(kind, res.namespace, name, near)
+            held = objects.get(kind, namespace, name, near)
             if held is not None and posixpath.dirname(held.origin.path) == posixpath.dirname(near):
                 # beside the Kustomization, in a directory nothing in the
                 # repository applies: the cluster's sync path, which bootstrap
@@ -123,7 +136,7 @@ def _variables(res: Resource, spec: Mapping, objects: Objects, tree: str
                     f"substituteFrom {where} is written beside this Kustomization in "
                     f"{held.origin.path}, in a directory nothing in the repository applies: taken as "
                     f"the cluster's sync path (what bootstrap or a FluxInstance applies), its values "
-                    f"are used", "info", ref.origin,
+                    f"are used", "info", origin,
                     summary=SYNC_PATH + posixpath.dirname(held.origin.path)))
             elif held is not None:
                 # written in the repository, applied by nothing in it: its
@@ -133,14 +146,14 @@ def _variables(res: Resource, spec: Mapping, objects: Objects, tree: str
                     f"substituteFrom {where} is written in {held.origin.path}, but no Flux "
                     f"Kustomization or Argo CD Application of the repository applies it: its "
                     f"variables are unknown and values holding them are not judged (list the file "
-                    f"under gitops.cluster-objects if it is applied another way)", "info", ref.origin))
+                    f"under gitops.cluster-objects if it is applied another way)", "info", origin))
             elif not optional:
                 # it may be made outside the repository (by hand, by another tool)
                 unknown = unknown or where
                 problems.append(Problem(
                     f"substituteFrom {where} is not in the repository (in namespace "
-                    f"{res.namespace or 'default'}): its variables are left as written",
-                    "info", ref.origin))
+                    f"{namespace or 'default'}): its variables are left as written",
+                    "info", origin))
             if obj is None:
                 continue
         data = object_data(obj, kind)
@@ -151,7 +164,7 @@ def _variables(res: Resource, spec: Mapping, objects: Objects, tree: str
             found[key] = Variable(value.value.replace("\n", ""), value.origin)
             if kind == "Secret":
                 secrets.add(value.value)
-    inline = post.mapping("substitute")
+    inline = post.mapping("substitute") if post is not None else None
     for key, node in (inline.items.items() if inline is not None else ()):
         if isinstance(node, Scalar) and isinstance(node.value, str):
             found[key] = Variable(node.value.replace("\n", ""), node.origin)

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from krmcheck import discover
+from krmcheck.gitops import injected
 from krmcheck.resource.files import Files
 from krmcheck.scope import PathPatterns
 from krmcheck.resource.resource import Resource
@@ -46,6 +47,9 @@ class Objects:
     # that their walks together stay within its time, and what it refused is said
     scan: discover.Scan | None = None
     also: frozenset[Path] = frozenset()  # files kustomizations read: links out of the repository allowed
+    # documents of files that name kustomize-mutating-webhook (krmcheck.gitops.injected)
+    webhook_documents: list[Mapping] = field(default_factory=list)
+    _injected: tuple[injected.Source, ...] | None = None
 
     def add(self, resources: list[Resource], tree: str | None = None) -> None:
         """``tree``: the objects are what a controller root found from that
@@ -105,6 +109,15 @@ class Objects:
                  for node in nodes]
         return sorted(found, key=lambda n: -_shared(n.origin.path, near))
 
+    def injected_sources(self) -> tuple[injected.Source, ...]:
+        """What an admission webhook the repository installs adds to every
+        Flux Kustomization's substitution (:mod:`krmcheck.gitops.injected`)."""
+        if not self._scanned:
+            self._scan()
+        if self._injected is None:
+            self._injected = injected.sources(self.webhook_documents)
+        return self._injected
+
     def _get(self, kind: str, namespace: str, name: str) -> list[Mapping]:
         # an object without a namespace lands in the one its Kustomization gives it
         return self.found.get((kind, namespace, name), []) + self.found.get((kind, "", name), [])
@@ -131,12 +144,15 @@ class Objects:
                 text = scan.text(path)
                 if text is None:
                     continue
-                if not any(f"kind: {k}" in text for k in KINDS):
+                webhook = injected.MARK in text
+                if not webhook and not any(f"kind: {k}" in text for k in KINDS):
                     continue
                 try:
                     docs = load_documents(text, self.files.display(path))
                 except LoadError:
                     continue
+                if webhook:
+                    self.webhook_documents += [doc for doc in docs if isinstance(doc, Mapping)]
                 for doc in docs:
                     if isinstance(doc, Mapping) and doc.value("kind") in KINDS:
                         self.add([Resource(doc)])

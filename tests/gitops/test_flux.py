@@ -309,6 +309,75 @@ def test_values_written_for_a_substitution_the_object_does_not_ask_for_are_one_w
     assert again["message"] == warning["message"]
 
 
+def test_a_substitution_webhook_the_repository_installs_adds_its_sources_to_every_kustomization(
+        repo: Repo) -> None:
+    """kustomize-mutating-webhook writes the data of the ConfigMaps and
+    Secrets its chart values name into every Flux Kustomization's
+    substitution, with or without a postBuild of its own."""
+    repo.write("clusters/prod/flux-system/gotk-sync.yaml", ks("flux-system", "./clusters/prod"))
+    repo.write("clusters/prod/apps.yaml", ks("apps", "./app", """
+        postBuild:
+          substitute:
+            APP: web
+        """))
+    repo.write("clusters/prod/bare.yaml", ks("bare", "./bare"))
+    repo.write("clusters/prod/vars.yaml", """
+        apiVersion: v1
+        kind: ConfigMap
+        metadata: {name: cluster-config, namespace: flux-system}
+        data: {REPLICAS: "2"}
+        """)
+    repo.write("app/deployment.yaml", DEPLOYMENT)
+    repo.write("bare/deployment.yaml", DEPLOYMENT)
+    before = repo.render("flux:flux-system/apps")
+    assert before.resources[0].node.to_data()["spec"]["replicas"] is None  # not defined: empty
+    # the chart's values, as a file a configMapGenerator turns into valuesFrom
+    repo.write("infra/webhook/values.yaml", """
+        image:
+          repository: ghcr.io/example/kustomize-mutating-webhook
+        configMaps:
+        - name: cluster-config
+        secrets:
+        - name: cluster-secrets
+        """)
+    for name in ("apps", "bare"):
+        rendered = repo.render(f"flux:flux-system/{name}")
+        [res] = rendered.resources
+        # REPLICAS from the ConfigMap; TAG may come from the Secret nobody can read here
+        assert res.node.to_data()["spec"]["replicas"] == 2
+        assert res.node.to_data()["spec"]["template"]["spec"]["containers"][0]["image"] == "nginx:${TAG:=1.27}"
+        [info] = rendered.problems
+        assert info.severity == "info" and info.message.startswith(
+            "Secret/cluster-secrets, whose data kustomize-mutating-webhook adds")
+        assert (info.origin.path, info.origin.line) == ("infra/webhook/values.yaml", 6)
+    # values that name no ConfigMap keep the chart's default, cluster-config
+    repo.write("infra/webhook/values.yaml", "image:\n  repository: ghcr.io/example/kustomize-mutating-webhook\n")
+    rendered = repo.render("flux:flux-system/bare")
+    assert rendered.resources[0].node.to_data()["spec"]["replicas"] == 2
+    assert rendered.problems == []
+    # or a HelmRelease's own values, read in its namespace
+    repo.write("infra/webhook/values.yaml", "replicas: 1\n")
+    repo.write("infra/webhook/release.yaml", """
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata: {name: webhook, namespace: flux-system}
+        spec:
+          chart: {spec: {chart: kustomize-mutating-webhook}}
+          values:
+            image: {repository: ghcr.io/example/kustomize-mutating-webhook}
+            configMaps: [{name: other-vars}]
+        """)
+    repo.write("clusters/prod/other.yaml", """
+        apiVersion: v1
+        kind: ConfigMap
+        metadata: {name: other-vars, namespace: flux-system}
+        data: {REPLICAS: "4", TAG: "1.30"}
+        """)
+    rendered = repo.render("flux:flux-system/bare")
+    data = rendered.resources[0].node.to_data()
+    assert (data["spec"]["replicas"], data["spec"]["template"]["spec"]["containers"][0]["image"]) == (4, "nginx:1.30")
+
+
 def test_the_opt_out_label_or_annotation(repo: Repo) -> None:
     repo.write("clusters/prod/apps.yaml", ks("apps", "./app", """
         postBuild:
