@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 from krmcheck.locate import Locator
 from krmcheck.results import Finding, Result, RootReport, Suppressed
@@ -25,12 +25,15 @@ from krmcheck.tree.node import Mapping as Map, Node, Scalar, Sequence as Seq
 
 VALIDATOR = "substitution"  # krmcheck.gitops.VALIDATOR
 WHOLE = re.compile(r"\$\{[^{}]*(\$\{[^{}]*\}[^{}]*)*\}\Z")
+# A value that is wholly an instruction to replace it: REPLACE-ME, CHANGEME,
+# fill_me_in
+REPLACE_ME = re.compile(r"\A(?i:(?:replace|change|fill|edit)[-_ ]?(?:me|this|it)(?:[-_ ]?in)?)\Z")
 # In a template: ${VAR}, {{ expression }}, an envsubst $VARIABLE, a format
 # string's {name} (Python's str.format, a Go or shell program's fill-in), a
 # ((name)) variable (Concourse, spruce, a sed script's marker) or a
 # <FILL_IN_MARKER> in capitals anywhere in a value, or a value that is
-# wholly <what to write here>.
-HELD = re.compile(r"\$\{[^{}]+\}|\{\{.*?\}\}|\A<[^<>\n]+>\Z|\$[A-Z_][A-Z0-9_]{2,}\b|"
+# wholly <what to write here> or REPLACE-ME.
+HELD = re.compile(r"\$\{[^{}]+\}|\{\{.*?\}\}|\A<[^<>\n]+>\Z|\$[A-Z_][A-Z0-9_]{2,}\b|" + REPLACE_ME.pattern + "|"
                   r"(?<![{$])\{[A-Za-z_][A-Za-z0-9_]*\}(?!\})|\(\([ \t]*[A-Za-z_][A-Za-z0-9_.-]*[ \t]*\)\)|"
                   r"<[A-Z][A-Z0-9_]{2,}>")
 QUOTED = re.compile(r"""['"]\$\{[^'"]*\}['"]""")
@@ -49,7 +52,8 @@ def is_placeholder(value: object, holding: bool = False) -> bool:
 
 def split(findings: Sequence[Finding], locator: Locator, holding: bool = False,
           unknown: frozenset[int] = frozenset(), left: bool = False,
-          words: Mapping[str, str] | None = None) -> tuple[list[Finding], list[Suppressed]]:
+          words: Mapping[str, str] | None = None,
+          source: Callable[[str], str | None] | None = None) -> tuple[list[Finding], list[Suppressed]]:
     """(findings to report, findings about a value that is wholly a
     placeholder, or with ``holding`` holds one, or that holds a variable
     whose value the repository cannot show: ``unknown``, the id() of such
@@ -59,7 +63,10 @@ def split(findings: Sequence[Finding], locator: Locator, holding: bool = False,
     is a variable whose value is not known here). With ``holding``,
     ``words`` (word -> the program that replaces it, ``applied.sed_words``)
     are placeholders too, as a whole value or a part of one
-    (``disk-wipe-HOSTNAME``)."""
+    (``disk-wipe-HOSTNAME``). With ``holding`` and ``source`` (a file's text
+    by its repository path), a required field that is missing where the
+    object writes it commented out with a placeholder value
+    (``# namespace: <your-namespace>``) is left for the reader to fill in."""
     kept: list[Finding] = []
     exempt: list[Suppressed] = []
     filled = _filled(words) if holding and words else None
@@ -69,6 +76,8 @@ def split(findings: Sequence[Finding], locator: Locator, holding: bool = False,
         elif _about_placeholder(f.result, locator, holding or left, unknown) or \
                 _rule_over_placeholders(f.result, locator, holding or left, unknown):
             exempt.append(Suppressed(f, "placeholder", "${...}"))
+        elif holding and source is not None and (line := _commented_out(f.result, locator, source)):
+            exempt.append(Suppressed(f, "placeholder", line))
         elif filled is not None and words and (word := _about_word(f.result, locator, filled)) is not None:
             exempt.append(Suppressed(f, "placeholder", f"{word} ({words[word]} replaces it)"))
         else:
@@ -79,6 +88,36 @@ def split(findings: Sequence[Finding], locator: Locator, holding: bool = False,
 def _filled(words: Mapping[str, str]) -> re.Pattern[str]:
     alternatives = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
     return re.compile(rf"(?<![A-Za-z0-9])({alternatives})(?![A-Za-z0-9])")
+
+
+_MISSING = re.compile(r"missing required field '([^']+)'")
+
+
+def _commented_out(result: Result, locator: Locator, source: Callable[[str], str | None]) -> str:
+    """The comment that writes the missing field with a placeholder value
+    (``# namespace: <your-namespace>``) inside the object's mapping, if any:
+    the author left the field for the reader; "" where there is none."""
+    missing = _MISSING.search(result.message)
+    if missing is None:
+        return ""
+    node = _node(result, locator)
+    if not isinstance(node, Map) or node.origin.line < 1:
+        return ""
+    text = source(node.origin.path)
+    if text is None:
+        return ""
+    indent = max(node.origin.col - 1, 0)  # the column of the mapping's keys
+    comment = re.compile(rf"#\s*{re.escape(missing.group(1))}\s*:\s*(\S.*?)\s*\Z")
+    # the lines after the mapping's first key, to where it ends
+    for line in text.splitlines()[node.origin.line:]:
+        stripped = line.lstrip(" ")
+        depth = len(line) - len(stripped)
+        if stripped and not stripped.startswith("#") and depth < indent:
+            break
+        found = comment.match(stripped) if depth >= indent else None
+        if found and is_placeholder(found.group(1).strip("'\""), holding=True):
+            return stripped
+    return ""
 
 
 def _about_word(result: Result, locator: Locator, filled: re.Pattern[str]) -> str | None:
@@ -182,22 +221,30 @@ def _value(result: Result, locator: Locator) -> Scalar | None:
 
 def summarise(reports: Sequence[RootReport]) -> tuple[RootReport, ...]:
     """One info finding for the run, on the first root with exempt findings,
-    per kind of placeholder (``${...}``; a word a program replaces)."""
+    per kind of placeholder (``${...}``; a word a program replaces; a field
+    written commented out)."""
     out = list(reports)
-    for words in (False, True):
-        exempt = [s for r in reports for s in r.suppressed
-                  if s.by == "placeholder" and (s.where != "${...}") == words]
+
+    def kind(where: str) -> str:
+        return "${...}" if where == "${...}" else "comment" if where.startswith("#") else "word"
+
+    for wanted in ("${...}", "word", "comment"):
+        exempt = [s for r in reports for s in r.suppressed if s.by == "placeholder" and kind(s.where) == wanted]
         if not exempt:
             continue
         plural = "finding" if len(exempt) == 1 else "findings"
-        if words:
+        if wanted == "comment":
+            message = (f"{len(exempt)} {plural} about a required field that the object writes commented out "
+                       f"with a placeholder value, for the reader to fill in, were not judged "
+                       f"({exempt[0].where})")
+        elif wanted == "word":
             named = sorted({s.where for s in exempt})
             shown = "; ".join(named[:3]) + (f"; and {len(named) - 3} more" if len(named) > 3 else "")
             message = (f"{len(exempt)} {plural} about values holding a word that a program of the repository "
                        f"replaces before applying were not judged: {shown}")
         else:
-            message = (f"{len(exempt)} {plural} about values holding a ${{...}} "
-                       f"placeholder that nothing substituted were not judged")
+            message = (f"{len(exempt)} {plural} about values holding a placeholder (${{...}}, "
+                       f"<what to write>, REPLACE-ME) that nothing filled in were not judged")
         ids = {id(s) for s in exempt}
         i, first = next((i, s) for i, r in enumerate(out) for s in r.suppressed if id(s) in ids)
         info = Finding(Result(message=message, severity="info", tags=(("validator", VALIDATOR),)),

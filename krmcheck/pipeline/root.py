@@ -4,6 +4,7 @@ annotation silences; every Secret value masked before the report leaves."""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import yaml
@@ -115,7 +116,8 @@ def root_report(builder: Builder, files: Files, root: Root, vopts: ValidatorOpti
         # a word a program of the repository replaces (``sed s/HOSTNAME/...``)
         words = applied.sed_words(builder.files.repo_root, builder.files) if holding and kept else None
         kept, exempt = gitops_placeholders.split(kept, locator, holding, rendered.unknown,
-                                                 left=rendered.placeholders > 0, words=words)
+                                                 left=rendered.placeholders > 0, words=words,
+                                                 source=_source(builder.files))
         silenced = list(silenced) + exempt
     return RootReport(name, tuple(ref_of(r) for r in resources), tuple(kept),
                       build_failed=bool(broken), suppressed=tuple(silenced),
@@ -254,3 +256,13 @@ def rendered_yaml(resources: list[Resource], builder: Builder, root: Root,
             text = emit_all([node])
         out.append((ref_of(r), source_id(r), text, r.node.origin.path))
     return tuple(out)
+
+
+def _source(files: Files) -> Callable[[str], str | None]:
+    """A file's text by its repository path, None where it cannot be read."""
+    def read(path: str) -> str | None:
+        try:
+            return files.read_text(files.repo_root / path)
+        except (OSError, BuildError, UnicodeDecodeError):
+            return None
+    return read

@@ -85,8 +85,8 @@ def test_placeholders_skip(repo: Repo) -> None:
     report = run(repo)
     # replicas: ${REPLICAS} is not judged; one info says so; it is listed
     assert kept(report) == [("templates/cluster.yaml", 7, "substitution",
-                             "1 finding about values holding a ${...} placeholder that "
-                             "nothing substituted were not judged")]
+                             "1 finding about values holding a placeholder (${...}, <what to write>, "
+                             "REPLACE-ME) that nothing filled in were not judged")]
     [silenced] = report["suppressed"]
     assert silenced["by"] == "placeholder"
 
@@ -133,6 +133,43 @@ def test_a_word_a_script_of_the_repository_replaces_is_a_placeholder(repo: Repo)
     # `placeholders: check` judges templates as written
     repo.write(".krmcheck.yaml", "placeholders: check\n")
     assert len([f for f in kept(run(repo)) if f[2] != "substitution"]) == 4
+
+
+def test_a_replace_me_value_and_a_field_commented_out_with_a_placeholder_are_for_the_reader(repo: Repo) -> None:
+    # a value that says to replace it, and a required field the object
+    # writes as a comment with a placeholder value, are left to the reader;
+    # a field commented out with a real value, or elsewhere, is missing
+    repo.write("deploy/binding.yaml", """
+        kind: ClusterRoleBinding
+        apiVersion: rbac.authorization.k8s.io/v1
+        metadata:
+          name: operator
+        subjects:
+        - kind: ServiceAccount
+          # namespace: <your-namespace>
+          name: operator
+        - kind: ServiceAccount
+          # namespace: operators
+          name: other
+        roleRef:
+          kind: ClusterRole
+          name: operator
+          apiGroup: rbac.authorization.k8s.io
+        ---
+        apiVersion: v1
+        kind: ServiceAccount
+        metadata:
+          name: REPLACE-ME
+        """)
+    report = run(repo)
+    assert [(line, v) for _, line, v, _ in kept(report) if v != "substitution"] == [(9, "schema")]
+    assert sorted(s["line"] for s in report["suppressed"] if s["by"] == "placeholder") == [6, 20]
+    notes = sorted(m for _, _, v, m in kept(report) if v == "substitution")
+    assert notes[0].startswith("1 finding about a required field that the object writes commented out") \
+        and notes[0].endswith("(# namespace: <your-namespace>)")
+    # `placeholders: check` judges templates as written
+    repo.write(".krmcheck.yaml", "placeholders: check\n")
+    assert len([f for f in kept(run(repo)) if f[2] != "substitution"]) == 3
 
 
 def test_a_format_string_name_and_a_double_parenthesis_variable_are_placeholders(repo: Repo) -> None:
