@@ -666,6 +666,28 @@ def envsubst_inputs(top: Path, run: object = None) -> list[tuple[str, str, str]]
     return out
 
 
+# `yq eval '.metadata.name = env(name) | ...' bundle.csv.yaml > out.yaml`: a
+# file a program transforms with yq into another file (the expression may
+# span lines, inside its quotes) is that program's input, not what is applied.
+_YQ_TO_FILE = re.compile(r"^[ \t]*yq\b(?:[^'\"\n>|;&]|'[^']*'|\"[^\"]*\")*?[\s'\"]"
+                         r"((?:[\w.-]+/)*[\w.-]+\.ya?ml)['\"]?[ \t]*>(?!>|&)", re.MULTILINE)
+
+
+def yq_inputs(top: Path, run: object = None) -> dict[str, str]:
+    """Repository-relative paths of the files programs of the repository
+    transform with yq into another file -> the program. A path as written
+    names the file from the program's directory or from the top."""
+    out: dict[str, str] = {}
+    for rel, text in _programs(top, run):
+        if "yq" not in text:
+            continue
+        here = (top / rel).parent
+        for path in _YQ_TO_FILE.findall(text):
+            for candidate in (_relative(Path(os.path.normpath(here / path)), top), os.path.normpath(path)):
+                out.setdefault(candidate, rel)
+    return out
+
+
 def markdown_pages(top: Path) -> list[tuple[Path, str]]:
     """(path, text) of the repository's Markdown pages, bounded in time and size."""
     out = []
@@ -1000,7 +1022,7 @@ def written_by(top: Path, missing: Path, directory: Path | None = None, run: obj
     # (a play that copies bootstrap/cilium/kustomization.yaml and renders
     # application.yaml beside the copy)
     with_parent = re.compile(rf"(?<![\w.-]){re.escape(missing.parent.name)}/{re.escape(name)}(?![\w-])")
-    named_dir = re.compile(rf"(?<![\w.-])(?:{'|'.join(places)})/") if places else None
+    named_dir = re.compile(rf"(?<![\w.-])(?:{'|'.join(places)})(?:/|(?![\w.-]))") if places else None
     for rel, text in sorted(_programs(top, run), key=lambda p: closeness(p[0])):
         if written.search(text) and (closeness(rel) < 0 or "/" not in rel or with_parent.search(text)
                                      or (named_dir is not None and named_dir.search(text))):
@@ -1181,6 +1203,7 @@ class Sorter:
         self.shown: dict[str, str] | None = None  # repo-relative path -> a Markdown page showing it
         self.bundles: frozenset[str] | None = None  # what a script pipes into operator-sdk generate bundle
         self.run_by: dict[str, str] | None = None  # repo-relative path -> a page giving it to the repo's program
+        self.yq: dict[str, str] | None = None  # repo-relative path -> a program that transforms it with yq
         self.fleet: dict[str, str] | None = None  # overlays Fleet applies to a chart's output -> fleet.yaml
         self.commented: dict[Path, Path] | None = None  # files only commented-out entries name
         self.patched: dict[str, str] | None = None  # repo-relative path -> what applies it with kubectl patch
@@ -1301,6 +1324,11 @@ class Sorter:
                     if rel == suffix or rel.endswith("/" + suffix):
                         return SetAside(path, BUNDLE_INPUT, f"a script pipes the build of {suffix} into a generator "
                                                             f"(operator-sdk generate bundle, or a program kept there)")
+            if self.yq is None:
+                self.yq = yq_inputs(self.top, self)
+            program = self.yq.get(_relative(path, self.top))
+            if program is not None:
+                return SetAside(path, BUNDLE_INPUT, f"{program} transforms it with yq into the file it applies")
             if self.run_by is None:
                 self.run_by = run_by(self.top, self._pages())
             page = self.run_by.get(_relative(path, self.top))

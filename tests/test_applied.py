@@ -1113,3 +1113,30 @@ def test_a_program_elsewhere_naming_the_bare_file_name_is_no_evidence(tmp_path: 
     write(tmp_path, "examples/gen.sh", "cat > images/mykind.yaml <<EOF\nEOF\n")
     assert check(tmp_path).located("error") == []
 
+
+
+def test_a_program_elsewhere_that_names_the_directory_in_a_variable_writes_the_file(tmp_path: Path) -> None:
+    # installers/olm/generate.sh splits the RBAC into config/rbac/cluster before
+    # it builds (target_dir="../../config/rbac/cluster"; mv x "$target_dir/role.yaml")
+    write(tmp_path, "config/rbac/cluster/kustomization.yaml", "resources: [service_account.yaml]\n")
+    write(tmp_path, "installers/olm/generate.sh", "echo split\n")
+    assert [p for p, _, _ in check(tmp_path).located("error")] == ["config/rbac/cluster/kustomization.yaml"]
+    write(tmp_path, "installers/olm/generate.sh", 'target_dir="../../config/rbac/cluster"\n'
+                                                  'mv output-01 "$target_dir/service_account.yaml"\n')
+    assert check(tmp_path).located("error") == []
+
+
+def test_a_file_a_program_transforms_with_yq_into_another_is_its_input(tmp_path: Path) -> None:
+    # a ClusterServiceVersion template whose name the generator fills in
+    write(tmp_path, "installers/olm/bundle.csv.yaml", "apiVersion: operators.coreos.com/v1alpha1\n"
+                                                      "kind: ClusterServiceVersion\nmetadata:\n  name: ''\n")
+    assert [p for p, _, _ in check(tmp_path).located("error")] == ["installers/olm/bundle.csv.yaml"]
+    write(tmp_path, "installers/olm/generate.sh", "yq eval '\n  .metadata.name = env(name) |\n"
+                                                  "  .spec.version = env(version)' bundle.csv.yaml "
+                                                  '>"${out}/manifests/operator.clusterserviceversion.yaml"\n')
+    run = check(tmp_path)
+    assert run.located("error") == []
+    assert [p for p, _, _ in run.located("warning")] == ["installers/olm/bundle.csv.yaml"]
+    # an in-place edit (yq -i) writes the file that is applied: no evidence
+    write(tmp_path, "installers/olm/generate.sh", "yq -i '.metadata.name = env(name)' bundle.csv.yaml\n")
+    assert [p for p, _, _ in check(tmp_path).located("error")] == ["installers/olm/bundle.csv.yaml"]
