@@ -969,7 +969,7 @@ def _read_programs(top: Path) -> tuple[tuple[str, str], ...]:
         tasks = any(part in _ANSIBLE_DIRS for part in directory.relative_to(top).parts[-3:])
         for name in filenames:
             if name in _PROGRAM_NAMES or name.endswith(_PROGRAM_SUFFIXES) or \
-                    (tasks and name.endswith((".yml", ".yaml"))):
+                    (tasks and name.endswith((".yml", ".yaml"))) or ("." not in name and _shebang(directory / name)):
                 path = directory / name
                 try:
                     if not path.is_file() or path.stat().st_size > (1 << 20):
@@ -982,6 +982,16 @@ def _read_programs(top: Path) -> tuple[tuple[str, str], ...]:
                 total += len(text)
                 out.append((_relative(path, top), text))
     return tuple(out)
+
+
+def _shebang(path: Path) -> bool:
+    """Whether a file without a suffix is a script (``#!/bin/bash``: a Helm
+    post-renderer, a ``render`` beside a kustomization)."""
+    try:
+        with open(path, "rb") as f:
+            return f.read(2) == b"#!"
+    except OSError:
+        return False
 
 
 def written_by(top: Path, missing: Path, directory: Path | None = None, run: object = None) -> str | None:

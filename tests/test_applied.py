@@ -1140,3 +1140,14 @@ def test_a_file_a_program_transforms_with_yq_into_another_is_its_input(tmp_path:
     # an in-place edit (yq -i) writes the file that is applied: no evidence
     write(tmp_path, "installers/olm/generate.sh", "yq -i '.metadata.name = env(name)' bundle.csv.yaml\n")
     assert [p for p, _, _ in check(tmp_path).located("error")] == ["installers/olm/bundle.csv.yaml"]
+
+
+def test_a_script_without_a_suffix_beside_the_kustomization_writes_its_input(tmp_path: Path) -> None:
+    # a Helm post-renderer: `cat <&0 > $BASEDIR/template.yaml; kustomize build $BASEDIR`
+    write(tmp_path, "examples/kustomize/sidecar/kustomization.yaml", "resources: [template.yaml]\n")
+    write(tmp_path, "examples/kustomize/sidecar/render", "echo no script\n")
+    assert [p for p, _, _ in check(tmp_path).located("error")] == ["examples/kustomize/sidecar/kustomization.yaml"]
+    write(tmp_path, "examples/kustomize/sidecar/render", '#!/bin/bash\nBASEDIR=$(dirname "$0")\n'
+                                                         "cat <&0 > $BASEDIR/template.yaml\n"
+                                                         "kustomize build $BASEDIR && rm $BASEDIR/template.yaml\n")
+    assert check(tmp_path).located("error") == []
