@@ -1151,3 +1151,23 @@ def test_a_script_without_a_suffix_beside_the_kustomization_writes_its_input(tmp
                                                          "cat <&0 > $BASEDIR/template.yaml\n"
                                                          "kustomize build $BASEDIR && rm $BASEDIR/template.yaml\n")
     assert check(tmp_path).located("error") == []
+
+
+def test_a_file_a_kustomization_lists_as_a_resource_and_as_a_patch_is_applied_onto_existing_objects(
+        tmp_path: Path) -> None:
+    # `kustomize build config/observability/tracing | kubectl apply -f -`: the
+    # partial Deployment, listed twice, is merged into the running one
+    partial = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: manager, namespace: system}\n"
+               "spec:\n  template:\n    spec:\n      containers:\n      - name: manager\n"
+               "        env: [{name: TRACING, value: 'on'}]\n")
+    write(tmp_path, "config/tracing/manager-patch.yaml", partial)
+    write(tmp_path, "config/tracing/kustomization.yaml", "resources: [manager-patch.yaml]\n")
+    assert {p for p, _, _ in check(tmp_path).located("error")} == {"config/tracing/manager-patch.yaml"}
+    write(tmp_path, "config/tracing/kustomization.yaml", "resources: [manager-patch.yaml]\npatches:\n"
+                                                         "- path: manager-patch.yaml\n"
+                                                         "  target: {kind: Deployment, name: manager}\n")
+    run = check(tmp_path)
+    assert run.located("error") == []
+    assert {p for p, _, _ in run.located("warning")} == {"config/tracing/manager-patch.yaml"}
+    [note] = [d for d in run.report["defects"] if d["validator"] == "self-patch"]
+    assert note["path"] == "config/tracing/kustomization.yaml" and note["severity"] == "info"

@@ -4,6 +4,7 @@ annotation silences; every Secret value masked before the report leaves."""
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -19,6 +20,8 @@ from krmcheck.gitops.root import ControllerRoot, Root
 from krmcheck.locate import Locator, source_id
 from krmcheck.resource.errors import BuildError, MissingFile, NeedsNetwork
 from krmcheck.resource.files import Files
+from krmcheck.kustomize import kustomization as kfile
+from krmcheck.tree.node import Mapping, Scalar
 from krmcheck.results import Controller, Finding, Flag, ResourceRef, Result, RootReport
 from krmcheck.tree.origin import Location
 from krmcheck.tree.emit import emit_all
@@ -106,6 +109,7 @@ def root_report(builder: Builder, files: Files, root: Root, vopts: ValidatorOpti
     if isinstance(root, ControllerRoot) and root.name.startswith("flux:") and root.helm is None:
         located = server_side_apply(located)
     kept, silenced, annotations = suppression.by_annotation(located, resources, locator.find)
+    kept = self_patched(kept, builder.files, root)
     # Outside controller roots nothing substitutes a template's ${...}: a
     # value holding one is not judged (``placeholders: templates``, the
     # default, or ``skip``); in a controller root, a value wholly ${...} whose
@@ -266,3 +270,43 @@ def _source(files: Files) -> Callable[[str], str | None]:
         except (OSError, BuildError, UnicodeDecodeError):
             return None
     return read
+
+
+def self_patched(findings: list[Finding], files: Files, root: Root) -> list[Finding]:
+    """A file a kustomization lists both under ``resources`` and as a
+    ``patches`` path is a partial object the build carries as a patch: the
+    patch makes no change to itself, so the only reason to list it twice is
+    that what is built is applied onto objects that exist already
+    (``kustomize build DIR | kubectl apply -f -`` merges it into them). Its
+    schema errors are warnings, with one info saying why."""
+    if isinstance(root, ControllerRoot) or not os.path.isdir(root):
+        return findings
+    try:
+        k = kfile.load(root, files)
+    except BuildError:
+        return findings
+    listed = {_entry(n) for n in k.seq("resources")}
+    patches = {_entry(n.get("path") if isinstance(n, Mapping) else n)
+               for n in k.seq("patches") + k.seq("patchesStrategicMerge")}
+    both = {files.display(root / p) for p in listed & patches if p}
+    if not both:
+        return findings
+    out, lowered = [], 0
+    for f in findings:
+        if f.severity == "error" and f.result.validator == "schema" and f.location.path in both:
+            f = dataclasses.replace(f, result=dataclasses.replace(f.result, severity="warning"))
+            lowered += 1
+        out.append(f)
+    if lowered:
+        where = k.display
+        note = Result(message=f"{lowered} schema {'error' if lowered == 1 else 'errors'} shown as warnings in files "
+                              f"this kustomization lists both as resources and as patches: partial objects "
+                              f"applied onto ones that exist already ({', '.join(sorted(both))})",
+                      severity="info", tags=(("validator", "self-patch"),))
+        out.append(Finding(note, next(f.root for f in findings), Location(where, 1, 1)))
+    return out
+
+
+def _entry(node: object) -> str:
+    value = node.value if isinstance(node, Scalar) else None
+    return os.path.normpath(value) if isinstance(value, str) and value else ""
