@@ -128,7 +128,8 @@ class SourceIgnore:
             rel = path.relative_to(self.top).as_posix()
         except ValueError:
             return None
-        return self.excluding(rel, path.is_dir()) if rel != "." else None
+        # (os.path.isdir: a name too long to stat is no directory, not a crash)
+        return self.excluding(rel, os.path.isdir(path)) if rel != "." else None
 
     def excluding(self, path: str, is_dir: bool = False) -> Pattern | None:
         """The pattern that leaves ``path`` (relative to the source's top) out; None: it is in."""

@@ -81,6 +81,15 @@ def test_defaults_only_while_nothing_is_given(repo: Repo) -> None:
     assert given.excluding("extra.yaml") is None  # scoped to the directory of its file
 
 
+def test_a_name_too_long_to_stat_is_judged_as_a_file(repo: Repo) -> None:
+    # a kustomization listing a 5000-character name: the build says it is
+    # missing; asking whether the source leaves it out must not crash
+    repo.write("x.yaml", "a: 1\n")
+    given = load(repo.top, repo.files.display)
+    assert given.excludes(repo.top / "apps" / ("x" * 5000)) is None
+    assert given.excludes(repo.top / "apps" / ("x" * 5000 + ".png")) is not None
+
+
 def test_ignored_files_are_not_what_the_controller_builds(repo: Repo) -> None:
     """A directory without a kustomization: the generated one lists only
     what the artifact holds; ``spec.ignore`` adds to ``.sourceignore``."""
