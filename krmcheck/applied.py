@@ -232,7 +232,8 @@ def _patch_shape_of(text: str) -> str | None:
         return None
     kinds = []
     for doc in docs:
-        if not isinstance(doc, dict) or doc.get("kind") not in _SELECTED_WORKLOADS:
+        if not isinstance(doc, dict) or not isinstance(doc.get("kind"), str) or \
+                doc.get("kind") not in _SELECTED_WORKLOADS:
             return None
         spec = doc.get("spec")
         if not isinstance(spec, dict) or "selector" in spec:

@@ -1171,3 +1171,10 @@ def test_a_file_a_kustomization_lists_as_a_resource_and_as_a_patch_is_applied_on
     assert {p for p, _, _ in run.located("warning")} == {"config/tracing/manager-patch.yaml"}
     [note] = [d for d in run.report["defects"] if d["validator"] == "self-patch"]
     assert note["path"] == "config/tracing/kustomization.yaml" and note["severity"] == "info"
+
+
+def test_a_kind_that_is_no_string_gives_no_patch_shape() -> None:
+    # what the fuzz test wrote: `kind: [Deployment]` is no workload, and no crash
+    text = "kind: [Deployment]\nspec:\n  template:\n    spec:\n      containers: [{name: a}]\n"
+    assert applied._patch_shape(text) is None
+    assert applied._patch_shape(text.replace("[Deployment]", "Deployment")) is not None
