@@ -5,6 +5,8 @@ an item, field paths, pod spec paths). The registry is the package's
 
 from __future__ import annotations
 
+import re
+
 import fnmatch
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, NamedTuple, Protocol
@@ -98,3 +100,9 @@ def make_result(validator_id: str, item: Mapping, message: str, path: str,
     tags += extra_tags
     return Result(message=message, severity=severity, resource_ref=resource_ref(item),
                   field_path=path, tags=tags)
+
+
+# SOPS ciphertext, ENC[AES256_GCM,data:...,type:str]: what the decryption
+# that comes first (Flux's, the sops CLI, ksops) turns into the value; the
+# value itself is not known here, so nothing about it is judged.
+CIPHERTEXT = re.compile(r"ENC\[[A-Z0-9_]+,data:")

@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator, Sequence
 
 from krmcheck.results import Result
 from krmcheck.tree.node import Mapping
-from krmcheck.validators.base import ValidatorOptions, field_path, make_result, scalar_text
+from krmcheck.validators.base import CIPHERTEXT, ValidatorOptions, field_path, make_result, scalar_text
 
 id = "metadata"
 description = "names, label keys and values, and annotation keys are valid for Kubernetes"
@@ -88,10 +88,9 @@ _NAME_RULES: dict[tuple[str, str], Callable[[str], str | None]] = {
 }
 
 
-# SOPS ciphertext, ENC[AES256_GCM,data:...,type:str]: a file encrypted
-# whole (no encrypted_regex) has its kind and name in it too, known only
-# once decrypted (Flux's decryption, the sops CLI): nothing of it is judged.
-_CIPHERTEXT = re.compile(r"ENC\[[A-Z0-9_]+,data:")
+# A file encrypted whole (no encrypted_regex) has its kind and name in SOPS
+# ciphertext too, known only once decrypted: nothing of it is judged.
+_CIPHERTEXT = CIPHERTEXT
 
 
 def validate(items: Sequence[Mapping], options: ValidatorOptions) -> list[Result]:

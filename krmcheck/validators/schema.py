@@ -40,7 +40,7 @@ from krmcheck.schemas.locations import LocationError
 from krmcheck.schemas.webhooks import CONTROLLER_DEFAULTS, controller_defaults
 from krmcheck.schemas.sources import BUILTIN, CACHE, LOCATION, Checker, SchemaSettings, Sources, sources_for
 from krmcheck.tree.node import Mapping
-from krmcheck.validators.base import ValidatorOptions, field_path, make_result, resource_ref
+from krmcheck.validators.base import CIPHERTEXT, ValidatorOptions, field_path, make_result, resource_ref
 
 if TYPE_CHECKING:  # the checkers of krmcheck.schemas.sources import it when they first validate
     import jsonschema
@@ -196,6 +196,8 @@ def _check(item: Mapping, data: Any, checker: Checker, version: str, strict: boo
     errors = sorted(checker.full.iter_errors(data), key=lambda e: _sort_key(e.absolute_path))
     unpinned = _unpinned_release(checker, api_version)
     for error in errors:
+        if isinstance(error.instance, str) and CIPHERTEXT.match(error.instance):
+            continue  # SOPS ciphertext: the value is what decryption gives, not known here
         severity = _unknown_field_severity(checker, strict) if error.validator == "additionalProperties" else "error"
         if unpinned and severity == "error" and not (error.validator == "type" and error.instance is None):
             severity = "warning"
