@@ -42,6 +42,7 @@ from krmcheck.pipeline import policy
 from krmcheck.pipeline.render import (Build, build_finding, deprecations, kustomization_file, offline_findings,
                                       render_root)
 from krmcheck.pipeline.select import root_name
+from krmcheck.pipeline.triage import as_warning
 from krmcheck.pipeline.validate import coverage, external_results, places, ref_of, rendered_crds, validate_resources
 
 def check_root(builder: Builder, files: Files, root: Root, vopts: ValidatorOptions,
@@ -279,8 +280,9 @@ def self_patched(findings: list[Finding], files: Files, root: Root) -> list[Find
     that what is built is applied onto objects that exist already
     (``kustomize build DIR | kubectl apply -f -`` merges it into them). Its
     schema errors are warnings, with one info saying why."""
-    if isinstance(root, ControllerRoot) or not os.path.isdir(root):
-        return findings
+    if isinstance(root, ControllerRoot) or not os.path.isdir(root) or \
+            not any(f.severity == "error" and f.result.validator == "schema" for f in findings):
+        return findings  # (the kustomization is read again only where it may matter)
     try:
         k = kfile.load(root, files)
     except BuildError:
@@ -294,7 +296,7 @@ def self_patched(findings: list[Finding], files: Files, root: Root) -> list[Find
     out, lowered = [], 0
     for f in findings:
         if f.severity == "error" and f.result.validator == "schema" and f.location.path in both:
-            f = dataclasses.replace(f, result=dataclasses.replace(f.result, severity="warning"))
+            f = as_warning(f)
             lowered += 1
         out.append(f)
     if lowered:
