@@ -603,10 +603,28 @@ _RUN_BY = re.compile(r"\bgo\s+run\s+\.?/?(?:[\w.-]+/)*cmd/[\w.-]+/?[^\n|;&]*?\s\
                      r"((?:[\w.-]+/)*[\w.-]+\.ya?ml)\b")
 
 
+# The page of a program's own directory (cmd/NAME/README.md) runs it by
+# its name: `yaml-mapper --headerPath=examples/header.yaml ...` gives the
+# program every file on that command line. Programs that apply what they
+# are given are no such evidence, whatever directory they are built from.
+_ARG_PATH = re.compile(r"(?:^|[\s=])[\"']?\.?/?((?:[\w.-]+/)*[\w.-]+\.ya?ml)\b")
+_APPLIERS = frozenset({"kubectl", "oc", "kustomize", "helm", "kpt", "flux", "argocd", "kapp"})
+
+
 def run_by(top: Path, pages: Iterable[tuple[Path, str]] | None = None) -> dict[str, str]:
     """Repository-relative YAML paths a Markdown page gives to a program of
-    the repository (``go run ./cmd/NAME ... PATH``) -> the first such page."""
-    return _named_in_pages(top, _RUN_BY, markdown_pages(top) if pages is None else pages)
+    the repository (``go run ./cmd/NAME ... PATH``, or ``NAME ... PATH`` on
+    the page of cmd/NAME itself) -> the first such page."""
+    pages = list(markdown_pages(top) if pages is None else pages)
+    out = _named_in_pages(top, _RUN_BY, pages)
+    for page, text in pages:
+        name = page.parent.name
+        if page.parent.parent.name != "cmd" or name in _APPLIERS or name not in text:
+            continue
+        command = re.compile(rf"^[ \t>$]*(?:\./|bin/)?{re.escape(name)}[ \t]([^\n|;&]*)", re.MULTILINE)
+        found = [path for line in command.findall(text) for path in _ARG_PATH.findall(line)]
+        _note_paths(found, page, top, _relative(page, top), out)
+    return out
 
 
 def patched_by(top: Path, run: object = None, pages: Iterable[tuple[Path, str]] | None = None) -> dict[str, str]:
@@ -1345,7 +1363,7 @@ class Sorter:
             page = self.run_by.get(_relative(path, self.top))
             if page is not None:
                 return SetAside(path, BUNDLE_INPUT, f"{page} gives it to a program of the repository "
-                                                    f"(go run ./cmd/...), which reads it")
+                                                    f"(built from cmd/), which reads it")
             if self.fleet is None:
                 self.fleet = fleet_overlays(self.top)
             for directory in _below(path, self.top) if self.fleet else ():

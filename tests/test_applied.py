@@ -1073,6 +1073,23 @@ def test_a_file_a_page_gives_to_the_repositorys_own_program_is_its_input(tmp_pat
     assert "examples/mcp/config.yaml" in {p for p, _, _ in run.located("warning")}
 
 
+def test_a_file_the_page_of_a_programs_own_directory_gives_to_it_is_its_input(tmp_path: Path) -> None:
+    # datadog-operator's yaml-mapper: cmd/yaml-mapper/README.md runs
+    # `yaml-mapper --headerPath=examples/example_header.yaml ...`, a header
+    # without metadata the program completes
+    header = "apiVersion: v1\nkind: ConfigMap\ndata: {mode: header}\n"
+    write(tmp_path, "cmd/yaml-mapper/main.go", "package main\n")
+    write(tmp_path, "cmd/yaml-mapper/examples/example_header.yaml", header)
+    write(tmp_path, "cmd/yaml-mapper/README.md",
+          "```shell\nyaml-mapper --sourcePath=examples/source.yaml --headerPath=examples/example_header.yaml\n```\n")
+    # the page of a program that applies what it is given is no such evidence
+    write(tmp_path, "cmd/kubectl/examples/header.yaml", header)
+    write(tmp_path, "cmd/kubectl/README.md", "```\nkubectl apply -f examples/header.yaml\n```\n")
+    run = check(tmp_path)
+    assert [p for p, _, _ in run.located("error")] == ["cmd/kubectl/examples/header.yaml"]
+    assert [p for p, _, _ in run.located("warning")] == ["cmd/yaml-mapper/examples/example_header.yaml"]
+
+
 def test_a_file_a_test_program_reads_is_a_test_input(tmp_path: Path) -> None:
     # harbor-operator: harbor_test.go reads ./manifests/jobservice/NAME.yaml,
     # partial Harbors the test completes

@@ -28,7 +28,7 @@ import functools
 import json
 import re
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -85,6 +85,10 @@ class Checker:
     # the API server drops ``status`` before validating what is written
     # through the object (a status subresource): it is not judged
     drops_status: bool = False
+    # the repository's other definitions of this version of the kind, whose
+    # schemas differ (an OLM bundle's copy, another release's install): which
+    # one the cluster serves, the repository does not say
+    others: tuple["Checker", ...] = ()
     _full: jsonschema.protocols.Validator | None = field(default=None, repr=False)
     _fast: Callable[[Any], Any] | None = field(default=None, repr=False)
     _seen: int = field(default=0, repr=False)
@@ -139,6 +143,8 @@ class Sources:
         # (served version, where, rank): of several CRDs of a kind, the first
         # rendered one, else the first file in path order, however lazily parsed
         self._repository: dict[tuple[str, str], tuple[crds.Served, str, int]] = {}
+        # every definition whose schema differs from those before it, in rank order
+        self._definitions: dict[tuple[str, str], list[tuple[crds.Served, str, int]]] = {}
         # CRD files not parsed yet, with their rank and the words after "kind"
         self._unread: list[tuple[str, str, int, frozenset[str]]] | None = None
         self._rendered_read = False
@@ -189,7 +195,10 @@ class Sources:
             return found
         repository = self._scan(kind).get((api_version, kind))
         if repository is not None:
-            return _crd_checker(repository[0], repository[1], self.settings.version)
+            others = tuple(_crd_checker(served, where, self.settings.version)
+                           for served, where, _ in self._definitions[(api_version, kind)]
+                           if served is not repository[0])
+            return _crd_checker(repository[0], repository[1], self.settings.version, others)
         group = api_version.rpartition("/")[0]
         if group and self.crd_kinds_near(group, kind, _other_case) - {kind}:
             # a location names its files by the kind in lower case: where the
@@ -260,6 +269,9 @@ class Sources:
                 known = self._repository.get((s.api_version, s.kind))
                 if known is None or rank < known[2]:
                     self._repository[(s.api_version, s.kind)] = (s, where, rank)
+                definitions = self._definitions.setdefault((s.api_version, s.kind), [])
+                if all(d.schema != s.schema or d.prunes != s.prunes for d, _, _ in definitions):
+                    definitions.append((s, where, rank))
 
     def _from_locations(self, api_version: str, kind: str) -> Checker | None:
         s = self.settings
@@ -311,8 +323,9 @@ def _documents(text: str, path: str) -> list[Any]:
 
 # --- compiling -------------------------------------------------------------------------
 
-def _crd_checker(served: crds.Served, where: str, version: str) -> Checker:
-    return _json_checker(served.schema, REPOSITORY, where, version, served.prunes, served.status_subresource)
+def _crd_checker(served: crds.Served, where: str, version: str, others: tuple[Checker, ...] = ()) -> Checker:
+    checker = _json_checker(served.schema, REPOSITORY, where, version, served.prunes, served.status_subresource)
+    return replace(checker, others=others) if others else checker
 
 
 def _json_checker(schema: dict[str, Any], source: str, where: str, version: str,

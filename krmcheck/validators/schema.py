@@ -70,21 +70,11 @@ def validate(items: Sequence[Mapping], options: ValidatorOptions) -> list[Result
         if checker is None:
             skipped.setdefault((ref.apiVersion, ref.kind), []).append(item)
             continue
-        data = item.to_data()  # a copy: pruning and defaulting change it
-        if isinstance(data, dict) and _sops_metadata(data.get("sops")) and not _declares_sops(checker):
-            del data["sops"]  # the decryption that must come first removes it (SOPS, Flux's decryption)
-        if checker.drops_status and isinstance(data, dict):
-            data.pop("status", None)  # what the API server drops is not judged (PrepareForCreate)
+        data = _prepared(item, checker, written, zero_fields)
+        judged = _check(item, data, checker, version, options.strict, ref.apiVersion)
         if checker.structural is not None:
-            defaults.prepare(checker.structural, data, checker.prunes)
-        group = ref.apiVersion.rpartition("/")[0]
-        if (group, ref.kind) in CONTROLLER_DEFAULTS:
-            controller_defaults(group, ref.kind, data)
-        if written and (group, ref.kind) in written:
-            from krmcheck.schemas import webhooks  # (a repository with a defaulting webhook)
-
-            webhooks.write_back(data, checker.full, zero_fields)
-        results.extend(_check(item, data, checker, version, options.strict, ref.apiVersion))
+            judged.extend(_cel(item, data, checker, unjudged))
+        results.extend(_unless_accepted_elsewhere(item, checker, judged, written, zero_fields))
         mapped = _map_lists(item, data, checker)
         results.extend(mapped)
         if checker.source == BUILTIN:
@@ -93,13 +83,53 @@ def validate(items: Sequence[Mapping], options: ValidatorOptions) -> list[Result
                 results.extend(_crd_schemas(item, data, version))
         elif checker.structural is not None:
             results.extend(_embedded_metadata(item, data, checker))
-            results.extend(_cel(item, data, checker, unjudged))
             if checker.unjudged:
                 patterns.setdefault((ref.apiVersion, ref.kind), (item, checker))
     results.extend(r for kind_items in skipped.values() for r in _without_schema(sources, kind_items, version))
     results.extend(_unjudged_result(item, rules) for item, rules in unjudged.values())
     results.extend(_unjudged_patterns_result(item, checker) for item, checker in patterns.values())
     return results
+
+
+def _prepared(item: Mapping, checker: Checker, written: frozenset[tuple[str, str]],
+              zero_fields: frozenset[str]) -> Any:
+    """A copy of the object as the API server validates it against this schema."""
+    ref = resource_ref(item)
+    data = item.to_data()  # a copy: pruning and defaulting change it
+    if isinstance(data, dict) and _sops_metadata(data.get("sops")) and not _declares_sops(checker):
+        del data["sops"]  # the decryption that must come first removes it (SOPS, Flux's decryption)
+    if checker.drops_status and isinstance(data, dict):
+        data.pop("status", None)  # what the API server drops is not judged (PrepareForCreate)
+    if checker.structural is not None:
+        defaults.prepare(checker.structural, data, checker.prunes)
+    group = ref.apiVersion.rpartition("/")[0]
+    if (group, ref.kind) in CONTROLLER_DEFAULTS:
+        controller_defaults(group, ref.kind, data)
+    if written and (group, ref.kind) in written:
+        from krmcheck.schemas import webhooks  # (a repository with a defaulting webhook)
+
+        webhooks.write_back(data, checker.full, zero_fields)
+    return data
+
+
+def _unless_accepted_elsewhere(item: Mapping, checker: Checker, judged: list[Result],
+                               written: frozenset[tuple[str, str]], zero_fields: frozenset[str]) -> list[Result]:
+    """The schema's errors, as warnings when another of the repository's
+    definitions of the kind's version accepts the object: the repository
+    holds both (a stale OLM bundle beside the generated CRD, installs of two
+    releases), and which one the cluster serves it does not say."""
+    if not checker.others or not any(r.severity == "error" for r in judged):
+        return judged
+    for other in checker.others:
+        data = _prepared(item, other, written, zero_fields)
+        if not other.valid(data):
+            continue
+        if other.structural is not None and _cel(item, data, other, {}):
+            continue
+        note = f"; the repository's other definition of this kind ({other.where}) accepts the object"
+        return [dataclasses.replace(r, severity="warning", message=r.message + note) if r.severity == "error" else r
+                for r in judged]
+    return judged
 
 
 def _sops_metadata(value: Any) -> bool:

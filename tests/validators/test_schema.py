@@ -411,3 +411,34 @@ def test_a_value_in_sops_ciphertext_is_not_judged() -> None:
     assert run(enum + store) == []
     [wrong] = run(enum + store.replace("ENC[AES256_GCM,data:vjWvzQ==,iv:e+7r,tag:74ni,type:str]", "zip"))
     assert wrong.message.startswith("spec.compression: 'zip' is not one of")
+
+
+def _store_crd(compressions: str) -> str:
+    return crd("Store", f"""
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              compression: {{type: string, enum: [{compressions}]}}
+        """)
+
+
+def test_an_object_another_definition_of_its_crd_in_the_repository_accepts_is_a_warning(tmp_path: Path) -> None:
+    # datadog-operator: the OLM bundle keeps last release's CRD (first in
+    # path order), config/crd/bases the current one, which takes the new value
+    write(tmp_path, "bundle/manifests/stores.yaml", _store_crd("gzip, bzip2"))
+    write(tmp_path, "config/crd/bases/stores.yaml", _store_crd("gzip, bzip2, zstd"))
+    store = "apiVersion: example.com/v1\nkind: Store\nmetadata: {name: s}\nspec:\n  compression: "
+    write(tmp_path, "examples/new.yaml", store + "zstd\n")
+    write(tmp_path, "examples/wrong.yaml", store + "zip\n")
+    run = check(tmp_path)
+    assert run.located("error") == [("examples/wrong.yaml", 5, "schema")]
+    [accepted] = [d for d in run.report["defects"] if d["path"] == "examples/new.yaml"]
+    assert accepted["severity"] == "warning"
+    assert accepted["message"].endswith("the repository's other definition of this kind "
+                                        "(config/crd/bases/stores.yaml) accepts the object")
+    # one definition, or copies of the same one, decide alone
+    write(tmp_path, "config/crd/bases/stores.yaml", _store_crd("gzip, bzip2"))
+    assert check(tmp_path).located("error") == [("examples/new.yaml", 5, "schema"),
+                                                ("examples/wrong.yaml", 5, "schema")]
