@@ -348,8 +348,11 @@ _TEST_DIRS = re.compile(r"^testDirs:[ \t]*\n((?:[ \t]*-.*\n?)+)", re.MULTILINE)
 TEST_DIR_NAMES = frozenset({"test", "tests", "e2e", "testing", "testdata", "_testdata", "fixtures",
                             "__fixtures__", ".chainsaw-test", ".kyverno-test", "integration-tests",
                             "e2e-tests", "test-data"})
-# a directory of some kind of tests: cel-tests, unit_tests, conformance-tests
-_KIND_OF_TESTS = re.compile(r"[a-z0-9]+(?:[-_][a-z0-9]+)*[-_]tests")
+# a directory of some kind of tests: cel-tests, unit_tests, conformance-tests;
+# or of tests' inputs, hidden or not: test-fixtures, e2e_data, .test-fixtures
+# (Package Operator's template tests compare a package's renders with it)
+_KIND_OF_TESTS = re.compile(r"[a-z0-9]+(?:[-_][a-z0-9]+)*[-_]tests|"
+                            r"\.?(?:tests?|e2e|integration)[-_](?:fixtures|data|inputs)")
 _NEGATIVE = re.compile(r"(^|[-_.])(invalid|malformed|broken|bad|wrong|xfail)([-_.]|$)", re.IGNORECASE)
 # A directory whose name says it holds such cases (invalid-examples, bad_cases);
 # a bare ``bad/`` or ``broken/`` says nothing of what it holds.

@@ -150,14 +150,17 @@ def test_files_in_test_directories_are_test_inputs_judged_with_warnings(tmp_path
     write(tmp_path, "hack/invalid-examples/route.yaml", PARTIAL)  # a directory of cases invalid on purpose
     write(tmp_path, "deploy/invalid-example.yaml", PARTIAL)  # a name alone decides nothing: judged
     write(tmp_path, "client/hack/cel-tests/vs-source-empty.yaml", PARTIAL)  # a directory of some kind of tests
+    # a directory of tests' inputs, hidden (Package Operator's template-test fixtures)
+    write(tmp_path, "cmd/validate/faultydata/.test-fixtures/scope/deployment.yaml", PARTIAL)
     run = check(tmp_path)
     assert aside(run.report) == {}
     assert run.located("error") == [("deploy/invalid-example.yaml", 4, "schema")]
     assert sorted({p for p, _, _ in run.located("warning")}) == [
-        "client/hack/cel-tests/vs-source-empty.yaml", "hack/invalid-examples/route.yaml",
+        "client/hack/cel-tests/vs-source-empty.yaml", "cmd/validate/faultydata/.test-fixtures/scope/deployment.yaml",
+        "hack/invalid-examples/route.yaml",
         "internal/controllers/testdata/expected.yaml", "test/e2e/lint/malformed-spec.yaml", "test/e2e/template.yaml"]
     notes = [n["message"] for n in run.report["notes"] if "[test-input]" in n["message"]]
-    assert len(notes) == 1 and notes[0].startswith("5 files in test directories (or invalid on purpose beside the valid case) judged as test inputs")
+    assert len(notes) == 1 and notes[0].startswith("6 files in test directories (or invalid on purpose beside the valid case) judged as test inputs")
     run = check(tmp_path, "--roots", "all")  # full judgement restored
     assert ("test/e2e/lint/malformed-spec.yaml", 4, "schema") in run.located("error")
     # a directory the run is asked to check is judged in full: a test directory above it is no evidence
