@@ -755,11 +755,18 @@ _SCRIPT_NAMES = ("Makefile", "makefile", "GNUmakefile")
 _SCRIPT_SUFFIXES = (".mk", ".sh")
 
 
-def bundle_inputs(top: Path) -> frozenset[str]:
+def bundle_inputs(top: Path, run: object = None) -> frozenset[str]:
     """The directories (as path suffixes, ``config/manifests``) whose build
-    a script of the repository pipes into ``operator-sdk generate bundle``."""
+    a script of the repository pipes into ``operator-sdk generate bundle``;
+    a Makefile below the top (a project of a monorepo,
+    ``operators/x/Makefile``) names them from its own directory."""
     out: set[str] = set()
-    for directory in (top, top / "hack", top / "scripts", top / "make"):
+    scripts = (top, top / "hack", top / "scripts", top / "make")
+    for rel, text in _programs(top, run):
+        directory, _, name = rel.rpartition("/")
+        if directory and name in _SCRIPT_NAMES and top / directory not in scripts and "generate bundle" in text:
+            out |= {f"{directory}/{suffix}" for suffix in _piped_to_bundle(text)}
+    for directory in scripts:
         try:
             names = sorted(os.listdir(directory))
         except OSError:
@@ -1349,7 +1356,7 @@ class Sorter:
                 return SetAside(path, BUNDLE_INPUT, olm)
             # the kustomization, and the bases/ operator-sdk reads beside it (--kustomize-dir)
             if self.bundles is None:
-                self.bundles = bundle_inputs(self.top)
+                self.bundles = bundle_inputs(self.top, self)
             for directory in _below(path, self.top) if self.bundles else ():
                 rel = _relative(directory, self.top)
                 for suffix in sorted(self.bundles):

@@ -671,6 +671,21 @@ def test_a_kustomization_piped_into_operator_sdk_generate_bundle_is_its_input(tm
         p for p, _, _ in check(tmp_path).located("error")}
 
 
+def test_a_makefile_of_a_project_below_the_top_names_its_bundle_input_from_its_directory(tmp_path: Path) -> None:
+    # nephio's operators/focom-operator: its own Makefile writes the
+    # ClusterServiceVersion base (operator-sdk generate kustomize manifests)
+    # and pipes the build of config/manifests into operator-sdk generate bundle
+    makefile = ("bundle:\n\t$(OPERATOR_SDK) generate kustomize manifests -q\n"
+                "\t$(KUSTOMIZE) build config/manifests | $(OPERATOR_SDK) generate bundle $(BUNDLE_GEN_FLAGS)\n")
+    for project in ("operators/focom", "operators/other"):
+        write(tmp_path, f"{project}/config/manifests/kustomization.yaml",
+              "resources:\n- bases/focom.clusterserviceversion.yaml\n")
+    write(tmp_path, "operators/focom/Makefile", makefile)
+    run = check(tmp_path)
+    assert [p for p, _, _ in run.located("error")] == ["operators/other/config/manifests/kustomization.yaml"]
+    assert [p for p, _, _ in run.located("warning")] == ["operators/focom/config/manifests/kustomization.yaml"]
+
+
 def test_a_build_piped_into_a_program_kept_in_its_directory_is_that_programs_input(tmp_path: Path) -> None:
     # gatekeeper's helmify: `kustomize build cmd/build/helmify | go run
     # cmd/build/helmify/*.go` turns words like HELMSUBST_REPLICAS into Helm

@@ -42,7 +42,7 @@ from krmcheck.pipeline import policy
 from krmcheck.pipeline.render import (Build, build_finding, deprecations, kustomization_file, offline_findings,
                                       render_root)
 from krmcheck.pipeline.select import root_name
-from krmcheck.pipeline.triage import as_warning
+from krmcheck.pipeline.triage import as_warning, for_older_release
 from krmcheck.pipeline.validate import coverage, external_results, places, ref_of, rendered_crds, validate_resources
 
 def check_root(builder: Builder, files: Files, root: Root, vopts: ValidatorOptions,
@@ -110,7 +110,7 @@ def root_report(builder: Builder, files: Files, root: Root, vopts: ValidatorOpti
     if isinstance(root, ControllerRoot) and root.name.startswith("flux:") and root.helm is None:
         located = server_side_apply(located)
     kept, silenced, annotations = suppression.by_annotation(located, resources, locator.find)
-    kept = self_patched(kept, builder.files, root)
+    kept = for_older_release(self_patched(kept, builder.files, root), builder.files)
     # Outside controller roots nothing substitutes a template's ${...}: a
     # value holding one is not judged (``placeholders: templates``, the
     # default, or ``skip``); in a controller root, a value wholly ${...} whose

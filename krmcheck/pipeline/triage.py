@@ -4,6 +4,7 @@ findings about files the run refused to read."""
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -80,6 +81,57 @@ _YAML_LEVEL = re.compile(r'(?:^|: )(?:invalid YAML|mapping key ".*" already defi
 def as_warning(finding: Finding) -> Finding:
     """The finding, shown but never failing the run."""
     return dataclasses.replace(finding, result=dataclasses.replace(finding.result, severity="warning"))
+
+
+# A directory named for a Kubernetes minor release: 1.21, v1.21,
+# kubernetes-1.21, k8s-v1.21 (a patch release names an application's version)
+_RELEASE_DIR = re.compile(r"(?:v|k8s-?v?|kubernetes-?v?)?1\.(\d{1,2})")
+
+
+def for_older_release(findings: list[Finding], files: Files) -> list[Finding]:
+    """An apiVersion the target release no longer serves, in a file kept for
+    an older one, is an error only where that file is not applied: a
+    directory named for a release beside directories named for others
+    (manifests/1.21 beside manifests/1.22: one set of manifests per
+    Kubernetes release) holds the file for clusters of that release. Where
+    that release still serves the apiVersion, the finding is a warning
+    saying so."""
+    from krmcheck.validators import api_version
+
+    out = []
+    for f in findings:
+        ref = f.result.resource_ref
+        if f.severity == "error" and f.result.validator == "api-version" and ref is not None:
+            entry = api_version.find(ref.apiVersion, ref.kind)
+            release = _release_of(files.repo_root, f.location.path)
+            if entry is not None and entry.removed is not None and release is not None and release < entry.removed:
+                f = as_warning(f)
+                f = dataclasses.replace(f, result=dataclasses.replace(
+                    f.result, message=f"{f.result.message} (this file is kept for Kubernetes {release}, "
+                                      f"its directory's release among others, which serves it)"))
+        out.append(f)
+    return out
+
+
+def _release_of(top: Path, path: str) -> "api_version.Version | None":
+    """The Kubernetes release the nearest directory of ``path`` is named
+    for, if its siblings are named for other releases the same way."""
+    from krmcheck.validators.api_version import Version
+
+    parts = Path(path).parts[:-1]
+    for i in range(len(parts) - 1, -1, -1):
+        m = _RELEASE_DIR.fullmatch(parts[i])
+        if m is None:
+            continue
+        try:
+            siblings = os.listdir(top.joinpath(*parts[:i]))
+        except OSError:
+            return None
+        prefix = parts[i][:m.start(1) - 2]
+        if any(s != parts[i] and s.startswith(prefix) and _RELEASE_DIR.fullmatch(s) for s in siblings):
+            return Version(1, int(m.group(1)))
+        return None
+    return None
 
 
 def is_yaml_level(finding: Finding) -> bool:

@@ -283,3 +283,25 @@ def test_unquoted_versions_in_the_table_are_refused() -> None:
                             "replacement": "batch/v1"}, 0)
     with pytest.raises(ValueError, match="missing 'deprecated'"):
         api_version._entry({"apiVersion": "batch/v1beta1"}, 0)
+
+
+def test_a_file_kept_for_an_older_release_beside_ones_for_others_is_judged_for_it(tmp_path: Path) -> None:
+    # vsphere-csi-driver: manifests/supervisorcluster/1.15 ... 1.35, one
+    # directory of manifests per Kubernetes release; 1.21 still serves the
+    # v1beta1 CSIDriver its file has, 1.22 (the release that removed it) has v1
+    from tests.checkrun import check, write
+
+    old = "apiVersion: storage.k8s.io/v1beta1\nkind: CSIDriver\nmetadata: {name: csi.example.com}\nspec: {}\n"
+    write(tmp_path, "manifests/1.21/csi.yaml", old)
+    write(tmp_path, "manifests/1.22/csi.yaml", old.replace("v1beta1", "v1"))
+    write(tmp_path, "manifests/1.23/csi.yaml", old)  # removed in its own release: still an error
+    write(tmp_path, "lonely/1.21/csi.yaml", old)  # a release directory alone says nothing
+    write(tmp_path, "drivers/v1.21.4/csi.yaml", old)  # a patch release names an application's version
+    write(tmp_path, "drivers/v1.22.0/csi.yaml", old)
+    run = check(tmp_path)
+    assert sorted(p for p, _, _ in run.located("error")) == [
+        "drivers/v1.21.4/csi.yaml", "drivers/v1.22.0/csi.yaml", "lonely/1.21/csi.yaml", "manifests/1.23/csi.yaml"]
+    [kept] = [d for d in run.report["defects"] if d["path"] == "manifests/1.21/csi.yaml"]
+    assert kept["severity"] == "warning"
+    assert kept["message"].endswith("(this file is kept for Kubernetes 1.21, its directory's release among others, "
+                                    "which serves it)")
