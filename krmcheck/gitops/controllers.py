@@ -57,6 +57,10 @@ MAX_ROOTS = 10_000  # a bound on what a repository can make discovery render
 MAX_PASSES = 3  # discovery runs again while objects asked for turn out to be applied later
 
 
+# where a flux-instance chart release writes its sync path inline
+_RELEASE_SYNC_PATH = ["spec", "values", "instance", "sync", "path"]
+
+
 class Found(NamedTuple):
     roots: tuple[ControllerRoot, ...]
     replaced: frozenset[Path]  # the plain roots the controller roots read
@@ -241,9 +245,9 @@ class _Discovery:
             # a child's spec.path that holds a variable whose value the
             # repository cannot show (from an encrypted Secret): not undefined
             for r in rendered:
-                path = lookup(r.node, ["spec", "path"])
-                if path is not None and id(path) in unknown[-1]:
-                    self.unknown_paths.add(id(path))
+                for path in (lookup(r.node, ["spec", "path"]), lookup(r.node, _RELEASE_SYNC_PATH)):
+                    if path is not None and id(path) in unknown[-1]:
+                        self.unknown_paths.add(id(path))
         return [_Pending(r, True, root.tree, entry) for r in rendered if _is_controller(r)]
 
     # --- a controller object's roots -----------------------------------------------
@@ -266,7 +270,7 @@ class _Discovery:
                 f"applies is not known here"))
         roots = [root] if root is not None else []
         if helmrelease.is_helm_release(res):
-            roots += self._sync_roots(res, item.tree)
+            roots += self._sync_roots(res, item.tree, item.via_controller)
         return roots
 
     def _resource_set(self, item: _Pending) -> list[ControllerRoot]:
@@ -283,12 +287,20 @@ class _Discovery:
                          item.tree if item.via_controller else None)
         return [root for r in made if _is_controller(r) for root in self._roots_of(item._replace(res=r))]
 
-    def _sync_roots(self, res: Resource, tree: str) -> list[ControllerRoot]:
+    def _sync_roots(self, res: Resource, tree: str, substituted: bool = True) -> list[ControllerRoot]:
         """The cluster's sync a FluxInstance defines (the object, the
         flux-instance chart's release, or either inside a ResourceSet): the
-        ``flux-system`` Kustomization the operator makes, as a root."""
+        ``flux-system`` Kustomization the operator makes, as a root. A sync
+        path that still holds a ``${VAR}`` is not followed where nothing
+        could fill it here: in a release read as written (not
+        ``substituted`` by a Flux Kustomization that applies it), where it
+        is each cluster's, filled by what applies the file (a
+        Kustomization's postBuild, a bootstrap that runs envsubst); or where
+        the variable's value comes from a source the repository cannot show."""
         objects = self.objects
         nested = oci.resource_set_resources(res.node) if res.kind == "ResourceSet" else [res.node]
+        path = lookup(res.node, _RELEASE_SYNC_PATH)
+        fillable = substituted and not (path is not None and id(path) in self.unknown_paths)
         instances = [n for n in nested if n.value("kind") == "FluxInstance"]
         releases = [n for n in nested if n.value("kind") == "HelmRelease"]
 
@@ -297,6 +309,8 @@ class _Discovery:
 
         out = []
         for sync in oci.instance_syncs(instances, releases, configmap, self._chart_url(nested), self._applied_in):
+            if not fillable and flux.PLACEHOLDER.search(sync.path):
+                continue
             found = self._sync_root(sync, tree)
             if found is not None:
                 out.append(found[1])

@@ -557,6 +557,46 @@ def test_a_flux_instance_chart_release_with_inline_values_defines_the_sync(repo:
     assert "top-prod" in [r.name for r in rendered.resources]
 
 
+def test_a_flux_instance_release_whose_sync_path_is_a_variable_is_not_followed_as_written(repo: Repo) -> None:
+    """aclerici38/home-ops: one flux-instance release shared by the
+    clusters, ``path: "${FLUX_PATH}"``, filled by each cluster's
+    Kustomization (postBuild) or by the bootstrap's envsubst: read as
+    written, it names no directory, and is no sync of its own."""
+    release = dedent("""
+        apiVersion: source.toolkit.fluxcd.io/v1
+        kind: HelmRepository
+        metadata: {name: controlplane, namespace: flux-system}
+        spec:
+          type: oci
+          url: oci://ghcr.io/controlplaneio-fluxcd/charts
+        ---
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata: {name: flux-instance, namespace: flux-system}
+        spec:
+          interval: 1h
+          chart:
+            spec:
+              chart: flux-instance
+              sourceRef: {kind: HelmRepository, name: controlplane}
+          values:
+            instance:
+              sync:
+                kind: GitRepository
+                url: https://github.com/example/fleet
+                ref: refs/heads/main
+                path: "${FLUX_PATH}"
+        """)
+    repo.write("apps/shared/flux-instance/release.yaml", release)
+    repo.write("clusters/prod/top.yaml", CM.format(name="top") + "  namespace: default\n")
+    roots = {r.name for r in repo.found(FLEET).roots}
+    assert "flux-helm:flux-system/flux-instance" in roots
+    assert not any(name.startswith("flux:flux-system/flux-system") for name in roots)
+    # written with the cluster's own path, the release is the cluster's sync
+    repo.write("apps/shared/flux-instance/release.yaml", release.replace('"${FLUX_PATH}"', "clusters/prod"))
+    assert "flux:flux-system/flux-system" in {r.name for r in repo.found(FLEET).roots}
+
+
 def test_a_git_sync_is_this_repository_by_its_url_or_by_holding_its_path(repo: Repo) -> None:
     """A clone of a mirror or a fork has another origin: the directory the
     sync applies being here is the evidence, as for flux-system."""
