@@ -42,7 +42,7 @@ from krmcheck.gitops.markers import mentions_controllers as _mentions_controller
 from krmcheck.gitops.objects import Objects
 from krmcheck.gitops.render import render
 from krmcheck.gitops.root import FLUX, ControllerRoot
-from krmcheck.gitops.source import FLUX_SYSTEM, describe, elsewhere, same_repository
+from krmcheck.gitops.source import FLUX_SYSTEM, describe, elsewhere, normalise, same_repository
 from krmcheck.gitops.sourceignore import SourceIgnore
 from krmcheck.kustomize.target import Builder
 from krmcheck.resource.errors import BuildError, NeedsNetwork
@@ -387,12 +387,13 @@ class _Discovery:
                                            source=f"ExternalArtifact {namespace}/{name}")
             if kind == "OCIRepository":
                 return self._oci_root(res, namespace, name, tree)
-            if kind != "GitRepository" or not self._ours(namespace, name, res.node.origin.path):
-                return None
-            copy = self._copy_top(namespace, name, res)
             written_path = lookup(res.node, ["spec", "path"])
             inside = written_path.value.strip().lstrip("/") \
                 if isinstance(written_path, Scalar) and isinstance(written_path.value, str) else ""
+            if kind != "GitRepository" or not (self._ours(namespace, name, res.node.origin.path)
+                                                or self._renamed(namespace, name, res.node.origin.path, inside)):
+                return None
+            copy = self._copy_top(namespace, name, res)
             root = flux.make_root(res, c.top, c.files, self.objects,
                                   posixpath.normpath(posixpath.join(copy, inside)) if copy else None, tree)
             other = self._elsewhere(namespace, name, res.node.origin.path)
@@ -534,6 +535,27 @@ class _Discovery:
         if isinstance(url, Scalar) and isinstance(url.value, str) and self.c.urls:
             return same_repository(url.value, self.c.urls)
         return False
+
+    def _renamed(self, namespace: str, name: str, near: str, path: str) -> bool:
+        """A GitRepository whose URL names a repository of this one's owner
+        (``github.com/owner/home-infra`` for a checkout of
+        ``github.com/owner/k8s-gitops``: the repository renamed, its old or
+        new name still in the manifests) is this repository where a
+        Kustomization of it applies a directory of this repository that
+        holds the GitRepository itself: the repository's own sync, which no
+        other repository's copy can be. Its other Kustomizations follow."""
+        repo = self.objects.get("GitRepository", namespace, name, near)
+        url = lookup(repo, ["spec", "url"]) if repo is not None else None
+        if not (isinstance(url, Scalar) and isinstance(url.value, str)) or not self._holds(path):
+            return False
+        owner = normalise(url.value).rpartition("/")[0]
+        if not ("/" in owner and any(u.rpartition("/")[0] == owner for u in self.c.urls)):
+            return False
+        inside = posixpath.normpath(path.strip().lstrip("/"))
+        if not (repo.origin.path + "/").startswith(inside + "/"):
+            return False
+        self.sync_sources.add((namespace, name))
+        return True
 
     def _copy_top(self, namespace: str, name: str, res: Resource) -> str:
         """Where a copy of another bootstrap repository lies in this one ("" for

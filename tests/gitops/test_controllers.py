@@ -610,6 +610,29 @@ def test_a_git_sync_is_this_repository_by_its_url_or_by_holding_its_path(repo: R
     assert repo.found(mine).roots == ()
 
 
+def test_a_git_source_naming_a_repository_of_this_ones_owner_is_this_one_where_it_holds_the_path(
+        repo: Repo) -> None:
+    """Liana64/k8s-gitops, renamed home-infra: the cluster's GitRepository
+    names the repository by its other name; the owner is the same, and its
+    Kustomization applies the directory that holds the GitRepository: the
+    repository's own sync. The Kustomizations it applies follow."""
+    source = ("apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\n"
+              "metadata: {name: home-infra, namespace: flux-system}\n"
+              "spec:\n  url: https://github.com/me/home-infra.git\n  ref: {branch: main}\n")
+    repo.write("clusters/prod/config/sync.yaml", source + "---\n" + flux("cluster", "./clusters/prod", "home-infra"))
+    repo.write("clusters/prod/apps.yaml", flux("apps", "./apps", "home-infra"))
+    repo.write("apps/cm.yaml", CM.format(name="settings"))
+    mine = ("https://github.com/me/k8s-gitops",)
+    assert {"flux:flux-system/cluster", "flux:flux-system/apps"} <= {r.name for r in repo.found(mine).roots}
+    # another owner's repository is another repository
+    assert not {r.name for r in repo.found(("https://github.com/you/k8s-gitops",)).roots} & {
+        "flux:flux-system/cluster", "flux:flux-system/apps"}
+    # a directory that does not hold the GitRepository is no evidence: the
+    # owner's other repository may have one of the same name
+    repo.write("clusters/prod/config/sync.yaml", source + "---\n" + flux("cluster", "./apps", "home-infra"))
+    assert "flux:flux-system/cluster" not in [r.name for r in repo.found(mine).roots]
+
+
 def test_kustomization_files_the_sync_does_not_reach_are_not_applied(repo: Repo) -> None:
     """The sync applies Kustomization files by listing them; one no list
     names (an app taken out of its cluster, an archive) is not applied."""
