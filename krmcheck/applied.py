@@ -614,12 +614,38 @@ _ARG_PATH = re.compile(r"(?:^|[\s=])[\"']?\.?/?((?:[\w.-]+/)*[\w.-]+\.ya?ml)\b")
 _APPLIERS = frozenset({"kubectl", "oc", "kustomize", "helm", "kpt", "flux", "argocd", "kapp"})
 
 
-def run_by(top: Path, pages: Iterable[tuple[Path, str]] | None = None) -> dict[str, str]:
+# A Makefile that builds a program of the repository (`go build -o bin/NAME
+# ./internal/cmd/NAME`, `-o $@` in the rule for bin/NAME) and runs it with a
+# file (`bin/NAME --file hack/x.yaml`) gives the file to that program.
+_GO_BUILT = re.compile(r"^(\S+)\s*:[^=\n]*\n(?:\t.*\n)*?\t[^\n]*\bgo\s+build\b[^\n]*-o\s+\$@|"
+                       r"\bgo\s+build\b[^\n]*?-o\s+(\S+)", re.MULTILINE)
+
+
+def _built_and_run(text: str) -> list[str]:
+    """The files a Makefile gives to the programs it builds with go build."""
+    built = {(target or output).strip("\"'") for target, output in _GO_BUILT.findall(text)}
+    built = {b for b in built if "/" in b and "$" not in b}
+    if not built:
+        return []
+    found = []
+    for line in text.replace("\\\n", " ").splitlines():
+        for program in built:
+            at = re.search(rf"(?:^|[\s;&|(])(?:\./)?{re.escape(program)}(?=\s)([^\n|;&>]*)", line)
+            if at is not None:
+                found += _ARG_PATH.findall(at.group(1))
+    return found
+
+
+def run_by(top: Path, pages: Iterable[tuple[Path, str]] | None = None, run: object = None) -> dict[str, str]:
     """Repository-relative YAML paths a Markdown page gives to a program of
     the repository (``go run ./cmd/NAME ... PATH``, or ``NAME ... PATH`` on
-    the page of cmd/NAME itself) -> the first such page."""
+    the page of cmd/NAME itself), or a Makefile to a program it builds
+    (``bin/NAME --file PATH``) -> the first such page or Makefile."""
     pages = list(markdown_pages(top) if pages is None else pages)
     out = _named_in_pages(top, _RUN_BY, pages)
+    for rel, text in _programs(top, run):
+        if rel.rpartition("/")[2] in _SCRIPT_NAMES and "go build" in text:
+            _note_paths(_built_and_run(text), top / rel, top, rel, out)
     for page, text in pages:
         name = page.parent.name
         if page.parent.parent.name != "cmd" or name in _APPLIERS or name not in text:
@@ -1369,7 +1395,7 @@ class Sorter:
             if program is not None:
                 return SetAside(path, BUNDLE_INPUT, f"{program} transforms it with yq into the file it applies")
             if self.run_by is None:
-                self.run_by = run_by(self.top, self._pages())
+                self.run_by = run_by(self.top, self._pages(), self)
             page = self.run_by.get(_relative(path, self.top))
             if page is not None:
                 return SetAside(path, BUNDLE_INPUT, f"{page} gives it to a program of the repository "

@@ -1108,6 +1108,24 @@ def test_a_file_the_page_of_a_programs_own_directory_gives_to_it_is_its_input(tm
     assert [p for p, _, _ in run.located("warning")] == ["cmd/yaml-mapper/examples/example_header.yaml"]
 
 
+def test_a_file_a_makefile_gives_to_a_program_it_builds_is_its_input(tmp_path: Path) -> None:
+    # openshift/cluster-logging-operator: `go build -o $@
+    # ./internal/cmd/forwarder-generator` in the rule for
+    # bin/forwarder-generator, then `bin/forwarder-generator --file hack/x.yaml`
+    bad = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: Input\n"
+    write(tmp_path, "hack/generator/input.yaml", bad)
+    write(tmp_path, "hack/other/input.yaml", bad)
+    write(tmp_path, "internal/cmd/forwarder-generator/main.go", "package main\n")
+    write(tmp_path, "Makefile", ".PHONY: bin/forwarder-generator\nbin/forwarder-generator:\n"
+                                "\tgo build $(BUILD_OPTS) -o $@ ./internal/cmd/forwarder-generator\n\n"
+                                "check: bin/forwarder-generator\n"
+                                "\tbin/forwarder-generator --file hack/generator/input.yaml > /dev/null\n"
+                                "\tkubectl apply -f hack/other/input.yaml\n")
+    run = check(tmp_path)
+    assert [p for p, _, _ in run.located("error")] == ["hack/other/input.yaml"]
+    assert [p for p, _, _ in run.located("warning")] == ["hack/generator/input.yaml"]
+
+
 def test_a_file_a_test_program_reads_is_a_test_input(tmp_path: Path) -> None:
     # harbor-operator: harbor_test.go reads ./manifests/jobservice/NAME.yaml,
     # partial Harbors the test completes
