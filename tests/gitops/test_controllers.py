@@ -509,11 +509,8 @@ def test_an_instance_patch_that_cannot_apply_is_a_warning_at_its_line(repo: Repo
     assert "top-${CLUSTER}" in [r.name for r in rendered.resources]
 
 
-def test_a_flux_instance_chart_release_with_inline_values_defines_the_sync(repo: Repo) -> None:
-    """A HelmRelease of the flux-instance chart written as itself (no
-    ResourceSet makes it): ``values.instance.sync`` is the sync, and
-    ``values.instance.kustomize.patches`` patch its Kustomization."""
-    repo.write("clusters/prod/flux-system/flux-instance.yaml", dedent("""
+# a HelmRelease of the flux-instance chart, up to its sync's path (at the indentation of ``sync:``'s keys)
+INSTANCE_RELEASE = dedent("""
         apiVersion: source.toolkit.fluxcd.io/v1
         kind: HelmRepository
         metadata: {name: controlplane, namespace: flux-system}
@@ -536,15 +533,22 @@ def test_a_flux_instance_chart_release_with_inline_values_defines_the_sync(repo:
                 kind: GitRepository
                 url: https://github.com/example/fleet
                 ref: refs/heads/main
-                path: clusters/prod
-              kustomize:
-                patches:
-                  - target: {kind: Kustomization}
-                    patch: |
-                      - op: add
-                        path: /spec/postBuild
-                        value: {substitute: {CLUSTER: prod}}
-        """))
+        """)
+
+
+def test_a_flux_instance_chart_release_with_inline_values_defines_the_sync(repo: Repo) -> None:
+    """A HelmRelease of the flux-instance chart written as itself (no
+    ResourceSet makes it): ``values.instance.sync`` is the sync, and
+    ``values.instance.kustomize.patches`` patch its Kustomization."""
+    repo.write("clusters/prod/flux-system/flux-instance.yaml", INSTANCE_RELEASE
+               + "        path: clusters/prod\n"
+               + "      kustomize:\n"
+               + "        patches:\n"
+               + "          - target: {kind: Kustomization}\n"
+               + "            patch: |\n"
+               + "              - op: add\n"
+               + "                path: /spec/postBuild\n"
+               + "                value: {substitute: {CLUSTER: prod}}\n")
     repo.write("clusters/prod/top.yaml", CM.format(name="top-${CLUSTER}") + "  namespace: default\n")
     roots = {r.name: r for r in repo.found(FLEET).roots}
     assert "flux-helm:flux-system/flux-instance" in roots
@@ -562,31 +566,7 @@ def test_a_flux_instance_release_whose_sync_path_is_a_variable_is_not_followed_a
     clusters, ``path: "${FLUX_PATH}"``, filled by each cluster's
     Kustomization (postBuild) or by the bootstrap's envsubst: read as
     written, it names no directory, and is no sync of its own."""
-    release = dedent("""
-        apiVersion: source.toolkit.fluxcd.io/v1
-        kind: HelmRepository
-        metadata: {name: controlplane, namespace: flux-system}
-        spec:
-          type: oci
-          url: oci://ghcr.io/controlplaneio-fluxcd/charts
-        ---
-        apiVersion: helm.toolkit.fluxcd.io/v2
-        kind: HelmRelease
-        metadata: {name: flux-instance, namespace: flux-system}
-        spec:
-          interval: 1h
-          chart:
-            spec:
-              chart: flux-instance
-              sourceRef: {kind: HelmRepository, name: controlplane}
-          values:
-            instance:
-              sync:
-                kind: GitRepository
-                url: https://github.com/example/fleet
-                ref: refs/heads/main
-                path: "${FLUX_PATH}"
-        """)
+    release = INSTANCE_RELEASE + "        path: \"${FLUX_PATH}\"\n"
     repo.write("apps/shared/flux-instance/release.yaml", release)
     repo.write("clusters/prod/top.yaml", CM.format(name="top") + "  namespace: default\n")
     roots = {r.name for r in repo.found(FLEET).roots}
