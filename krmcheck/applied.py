@@ -1398,8 +1398,8 @@ class Sorter:
                 self.run_by = run_by(self.top, self._pages(), self)
             page = self.run_by.get(_relative(path, self.top))
             if page is not None:
-                return SetAside(path, BUNDLE_INPUT, f"{page} gives it to a program of the repository "
-                                                    f"(built from cmd/), which reads it")
+                return SetAside(path, BUNDLE_INPUT, f"{page} gives it to a program of the repository, "
+                                                    f"which reads it")
             if self.fleet is None:
                 self.fleet = fleet_overlays(self.top)
             for directory in _below(path, self.top) if self.fleet else ():
