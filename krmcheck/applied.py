@@ -789,9 +789,9 @@ def bundle_inputs(top: Path, run: object = None) -> frozenset[str]:
     out: set[str] = set()
     scripts = (top, top / "hack", top / "scripts", top / "make")
     for rel, text in _programs(top, run):
-        directory, _, name = rel.rpartition("/")
-        if directory and name in _SCRIPT_NAMES and top / directory not in scripts and "generate bundle" in text:
-            out |= {f"{directory}/{suffix}" for suffix in _piped_to_bundle(text)}
+        folder, _, name = rel.rpartition("/")
+        if folder and name in _SCRIPT_NAMES and top / folder not in scripts and "generate bundle" in text:
+            out |= {f"{folder}/{suffix}" for suffix in _piped_to_bundle(text)}
     for directory in scripts:
         try:
             names = sorted(os.listdir(directory))

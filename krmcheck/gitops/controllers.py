@@ -546,7 +546,7 @@ class _Discovery:
         other repository's copy can be. Its other Kustomizations follow."""
         repo = self.objects.get("GitRepository", namespace, name, near)
         url = lookup(repo, ["spec", "url"]) if repo is not None else None
-        if not (isinstance(url, Scalar) and isinstance(url.value, str)) or not self._holds(path):
+        if repo is None or not (isinstance(url, Scalar) and isinstance(url.value, str)) or not self._holds(path):
             return False
         owner = normalise(url.value).rpartition("/")[0]
         if not ("/" in owner and any(u.rpartition("/")[0] == owner for u in self.c.urls)):

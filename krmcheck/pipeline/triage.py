@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     # it starts workers (the render cache's hits build nothing at all).
 
     from krmcheck import baseline as kbaseline
+    from krmcheck.validators.api_version import Version
 
 
 
@@ -113,10 +114,10 @@ def for_older_release(findings: list[Finding], files: Files) -> list[Finding]:
     return out
 
 
-def _release_of(top: Path, path: str) -> "api_version.Version | None":
+def _release_of(top: Path, path: str) -> Version | None:
     """The Kubernetes release the nearest directory of ``path`` is named
     for, if its siblings are named for other releases the same way."""
-    from krmcheck.validators.api_version import Version
+    from krmcheck.validators.api_version import Version  # (imported when a finding needs it)
 
     parts = Path(path).parts[:-1]
     for i in range(len(parts) - 1, -1, -1):
