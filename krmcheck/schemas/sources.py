@@ -87,8 +87,9 @@ class Checker:
     drops_status: bool = False
     # the repository's other definitions of this version of the kind, whose
     # schemas differ (an OLM bundle's copy, another release's install): which
-    # one the cluster serves, the repository does not say
-    others: tuple["Checker", ...] = ()
+    # one the cluster serves, the repository does not say; made when asked for
+    make_others: Callable[[], tuple["Checker", ...]] | None = None
+    _others: tuple["Checker", ...] | None = field(default=None, repr=False)
     _full: jsonschema.protocols.Validator | None = field(default=None, repr=False)
     _fast: Callable[[Any], Any] | None = field(default=None, repr=False)
     _seen: int = field(default=0, repr=False)
@@ -99,6 +100,14 @@ class Checker:
         if self._full is None:
             self._full = self.make_full()
         return self._full
+
+    @property
+    def others(self) -> tuple["Checker", ...]:
+        """Checkers of the repository's other definitions (converted only
+        for an object this one refuses)."""
+        if self._others is None:
+            self._others = self.make_others() if self.make_others is not None else ()
+        return self._others
 
     def valid(self, data: Any) -> bool:
         self._seen += 1
@@ -195,9 +204,8 @@ class Sources:
             return found
         repository = self._scan(kind).get((api_version, kind))
         if repository is not None:
-            others = tuple(_crd_checker(served, where, self.settings.version)
-                           for served, where, _ in self._definitions[(api_version, kind)]
-                           if served is not repository[0])
+            others = [(served, where) for served, where, _ in self._definitions[(api_version, kind)]
+                      if served is not repository[0]]
             return _crd_checker(repository[0], repository[1], self.settings.version, others)
         group = api_version.rpartition("/")[0]
         if group and self.crd_kinds_near(group, kind, _other_case) - {kind}:
@@ -323,9 +331,12 @@ def _documents(text: str, path: str) -> list[Any]:
 
 # --- compiling -------------------------------------------------------------------------
 
-def _crd_checker(served: crds.Served, where: str, version: str, others: tuple[Checker, ...] = ()) -> Checker:
+def _crd_checker(served: crds.Served, where: str, version: str,
+                 others: Sequence[tuple[crds.Served, str]] = ()) -> Checker:
     checker = _json_checker(served.schema, REPOSITORY, where, version, served.prunes, served.status_subresource)
-    return replace(checker, others=others) if others else checker
+    if not others:
+        return checker
+    return replace(checker, make_others=lambda: tuple(_crd_checker(s, w, version) for s, w in others))
 
 
 def _json_checker(schema: dict[str, Any], source: str, where: str, version: str,
