@@ -305,6 +305,61 @@ def unreached_failures(reports: tuple[RootReport, ...], roots: Sequence[object],
     return tuple(out), (note,)
 
 
+def completed_bases(reports: tuple[RootReport, ...], roots: Sequence[object], readers: dict[str, tuple[str, ...]],
+                    files: Files) -> tuple[tuple[RootReport, ...], tuple[Note, ...]]:
+    """Where Flux Kustomizations of the repository apply its clusters, a
+    kustomization that none of them reaches, built on its own, can lack
+    what the overlays that read its files add (a base HelmRelease without
+    ``interval``, which each cluster's overlay lists file by file and
+    patches in). An error such a kustomization has at a file that roots the
+    sync applies read too, when every one of them was built and checked
+    and none has that error there, is a warning: what the cluster gets from
+    that file has not the defect. YAML-level defects stay errors; one note
+    names the kustomizations."""
+    from krmcheck.gitops.root import ControllerRoot
+
+    synced = {r.name for r in roots if isinstance(r, ControllerRoot) and r.name.startswith("flux:") and not r.helm}
+    if not synced:
+        return reports, ()
+    plain = {files.display(r): r for r in roots if isinstance(r, Path) and r.is_dir()}
+    by_root = {r.root: r for r in reports}
+    out, lowered = [], []
+    for report in reports:
+        if report.root not in plain or not any(f.severity == "error" for f in report.findings):
+            out.append(report)
+            continue
+        kept = [as_warning(f) if f.severity == "error" and _completed(f, synced, readers, by_root) else f
+                for f in report.findings]
+        if kept != list(report.findings):
+            lowered.append(report.root)
+        out.append(dataclasses.replace(report, findings=tuple(kept)))
+    if not lowered:
+        return reports, ()
+    count, verb = ("1 kustomization", "has") if len(lowered) == 1 else (f"{len(lowered)} kustomizations", "have")
+    first = sorted(lowered)[0]
+    note = Note(f"{count} that no Flux Kustomization of the repository applies {verb} errors at files that "
+                f"roots the sync applies read without them: overlays complete what these bases leave out, so "
+                f"those errors are warnings [{UNREACHED}]", Location(_kustomization_of(plain[first], files), 1, 1))
+    return tuple(out), (note,)
+
+
+def _completed(finding: Finding, synced: set[str], readers: dict[str, tuple[str, ...]],
+               by_root: dict[str, RootReport]) -> bool:
+    """Roots the sync applies read the finding's file, each was built and
+    checked, and none has the same finding there."""
+    if finding.result.validator == "build" or not finding.location.path:
+        return False
+    applying = [by_root.get(name) for name in readers.get(finding.location.path, ()) if name in synced]
+    if not applying:
+        return False
+    for report in applying:
+        if report is None or report.build_failed or report.needs_network:
+            return False  # not checked here, or not selected: no evidence either way
+        if any(f.location.path == finding.location.path and f.message == finding.message for f in report.findings):
+            return False
+    return True
+
+
 def disabled_roots(reports: tuple[RootReport, ...], roots: Sequence[object], kustomizations: Iterable[Path],
                    files: Files) -> tuple[tuple[RootReport, ...], tuple[Note, ...]]:
     """A kustomization directory that another kustomization lists only in an

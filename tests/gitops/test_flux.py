@@ -506,6 +506,43 @@ def test_a_kustomization_no_flux_kustomization_reaches_fails_to_build_as_a_warni
     assert {d["severity"] for d in run.report["defects"] if d["validator"] == "build"} == {"error"}
 
 
+def test_a_base_no_flux_kustomization_applies_that_its_overlays_complete_has_warnings(tmp_path) -> None:
+    # bases/web, a kustomization of its own, leaves the protocol as the
+    # overlays must set it; the cluster's overlay lists the base's file and
+    # patches it: what the sync applies from that file is valid, so the
+    # base's error, built on its own, is a warning
+    from tests.checkrun import check, write
+
+    write(tmp_path, "clusters/prod/apps.yaml", ks("apps", "./apps"))
+    write(tmp_path, "bases/web/kustomization.yaml", "resources: [web.yaml]\n")
+    write(tmp_path, "bases/web/web.yaml", "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n"
+                                          "  ports:\n  - port: 80\n    protocol: tcp\n")
+    write(tmp_path, "apps/kustomization.yaml", "resources: [../bases/web/web.yaml]\npatches:\n"
+                                               "- target: {kind: Service, name: web}\n  patch: |-\n"
+                                               "    - op: replace\n      path: /spec/ports/0/protocol\n"
+                                               "      value: TCP\n")
+
+    def protocol_errors() -> list[tuple[str, str, list[str]]]:
+        run = check(tmp_path)
+        return [(d["path"], d["severity"], d["roots"]) for d in run.report["defects"] if "protocol" in (d["field"] or "")]
+
+    assert protocol_errors() == [("bases/web/web.yaml", "warning", ["bases/web"])]
+    assert any("overlays complete" in n["message"] for n in check(tmp_path).report["notes"])
+    # an overlay that leaves it as it is applies the defect: an error, in both
+    write(tmp_path, "apps/kustomization.yaml", "resources: [../bases/web/web.yaml]\n")
+    assert protocol_errors() == [("bases/web/web.yaml", "error", ["bases/web", "flux:flux-system/apps"])]
+    # a file no root the sync applies reads: an error
+    write(tmp_path, "apps/kustomization.yaml", "resources: []\n")
+    assert protocol_errors() == [("bases/web/web.yaml", "error", ["bases/web"])]
+    # without a Flux sync nothing says what is applied: an error
+    write(tmp_path, "apps/kustomization.yaml", "resources: [../bases/web/web.yaml]\npatches:\n"
+                                               "- target: {kind: Service, name: web}\n  patch: |-\n"
+                                               "    - op: replace\n      path: /spec/ports/0/protocol\n"
+                                               "      value: TCP\n")
+    (tmp_path / "clusters/prod/apps.yaml").unlink()
+    assert ("bases/web/web.yaml", "error", ["bases/web"]) in protocol_errors()
+
+
 def test_a_pattern_operator_over_a_variable_the_repository_cannot_show_is_a_placeholder(repo: Repo) -> None:
     """``name: ${DOMAIN//./-}-tls`` with DOMAIN from a Secret the repository
     does not hold: the controller makes a valid name of it, so the name is
