@@ -536,6 +536,40 @@ def _subdirectories(directory: Path) -> frozenset[str]:
 _NAMED = re.compile(r"^[ \t]+(name|generateName):", re.MULTILINE)
 # The directories a documentation site is built from.
 _DOC_DIRS = frozenset({"docs", "doc", "documentation", "website", "site"})
+# What makes a directory a documentation site whatever its name
+# (``docs-gen/hugo.toml``): a site generator's own configuration. Hugo's
+# older ``config.toml`` and Jekyll's ``_config.yml`` are generic names, so
+# they count only beside the directory the generator reads pages from.
+# mkdocs.yml is no such evidence: it sits at a project's root (Backstage's
+# TechDocs in every component) and reads the pages from docs/ beside it.
+_SITE_CONFIGS = ("hugo.toml", "hugo.yaml", "hugo.json", "docusaurus.config.js", "docusaurus.config.ts",
+                 "docusaurus.config.mjs", "book.toml", "antora.yml")
+_SITE_CONFIGS_BESIDE = (("config.toml", "content"), ("config.yaml", "content"), ("_config.yml", "_layouts"),
+                        ("_config.yml", "_posts"))
+
+
+def is_site(directory: Path) -> bool:
+    """Whether a documentation site is built from ``directory``."""
+    if any((directory / name).is_file() for name in _SITE_CONFIGS):
+        return True
+    return any((directory / name).is_file() and (directory / beside).is_dir() for name, beside in _SITE_CONFIGS_BESIDE)
+
+
+def in_documentation(path: Path, top: Path, sites: dict[Path, bool] | None = None) -> bool:
+    """Whether ``path`` lies in the documentation's tree: below a directory
+    named for it (``docs/``), or below one a site generator builds, other
+    than the repository's top (whose site config says nothing of the rest).
+    ``sites`` remembers what was learnt of each directory."""
+    sites = {} if sites is None else sites
+    for p in _below(path, top):
+        if p.name.lower() in _DOC_DIRS:
+            return True
+        if p != top:
+            if p not in sites:
+                sites[p] = is_site(p)
+            if sites[p]:
+                return True
+    return False
 _TOP_KEY = re.compile(r"\n(?=\S)")
 
 
@@ -1266,6 +1300,7 @@ class Sorter:
         self.found: list[SetAside] = []  # what was set aside so far
         self.test_inputs: list[SetAside] = []  # what is judged as a test's input so far
         self.shown: dict[str, str] | None = None  # repo-relative path -> a Markdown page showing it
+        self.sites: dict[Path, bool] = {}  # directory -> whether a documentation site is built from it
         self.bundles: frozenset[str] | None = None  # what a script pipes into operator-sdk generate bundle
         self.run_by: dict[str, str] | None = None  # repo-relative path -> a page giving it to the repo's program
         self.yq: dict[str, str] | None = None  # repo-relative path -> a program that transforms it with yq
@@ -1413,7 +1448,7 @@ class Sorter:
             if why is not None:
                 return SetAside(path, TEST_INPUT, why)
         if DOC_FRAGMENT in self.reasons:
-            in_docs = any(p.name.lower() in _DOC_DIRS for p in _below(path, self.top))
+            in_docs = in_documentation(path, self.top, self.sites)
             skeleton = _skeleton(text) if in_docs else None
             if skeleton is not None:
                 return SetAside(path, DOC_FRAGMENT, skeleton)

@@ -5,6 +5,7 @@ per reason, listed in the JSON report and brought back by ``--roots all`` or
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -29,6 +30,16 @@ users: []
 """
 
 # a partial Deployment, as an assert of a test framework holds it
+SERVICE_LOWERCASE_PROTOCOL = """\
+apiVersion: v1
+kind: Service
+metadata:
+  name: web
+spec:
+  ports:
+  - port: 80
+    protocol: tcp
+"""
 PARTIAL = """\
 apiVersion: apps/v1
 kind: Deployment
@@ -605,6 +616,28 @@ def test_documentation_snippets_a_site_includes_are_fragments(tmp_path: Path) ->
     assert {p for p, _, _ in run.located("warning")} >= {"docs/snippets/store.yaml", "docs/snippets/elided.yaml"}
     # the snippet's Flux Kustomization is shown, not applied: no controller root renders it
     assert not any(r["root"].startswith("flux:") for r in run.report["roots"])
+
+
+def test_a_site_a_generator_builds_is_the_documentation_whatever_its_name(tmp_path: Path) -> None:
+    # docs-gen/ holds Hugo's hugo.toml: its includes, which a page embeds by
+    # the site's own path (readfile "/includes/..."), are fragments
+    write(tmp_path, "docs-gen/includes/v1/service.yaml", SERVICE_LOWERCASE_PROTOCOL)
+    write(tmp_path, "docs-gen/content/v1/page.md", '{{% readfile file="/includes/v1/service.yaml" %}}\n')
+    write(tmp_path, "site-gen/includes/v1/service.yaml", SERVICE_LOWERCASE_PROTOCOL)  # no site config
+    write(tmp_path, "site-gen/content/v1/page.md", '{{% readfile file="/includes/v1/service.yaml" %}}\n')
+    write(tmp_path, "docs-gen/hugo.toml", 'title = "Guide"\n')
+    run = check(tmp_path)
+    assert {p for p, _, _ in run.located("warning")} == {"docs-gen/includes/v1/service.yaml"}
+    assert {p for p, _, _ in run.located("error")} == {"site-gen/includes/v1/service.yaml"}
+    # Hugo's older config.toml says so only beside the content it builds
+    (tmp_path / "docs-gen/hugo.toml").rename(tmp_path / "docs-gen/config.toml")
+    assert {p for p, _, _ in check(tmp_path).located("warning")} == {"docs-gen/includes/v1/service.yaml"}
+    (tmp_path / "docs-gen/content/v1/page.md").rename(tmp_path / "docs-gen/page.md")
+    shutil.rmtree(tmp_path / "docs-gen/content")
+    assert "docs-gen/includes/v1/service.yaml" in {p for p, _, _ in check(tmp_path).located("error")}
+    # a site at the repository's top says nothing of the rest of it
+    write(tmp_path, "mkdocs.yml", "site_name: x\n")
+    assert "site-gen/includes/v1/service.yaml" in {p for p, _, _ in check(tmp_path).located("error")}
 
 
 CSV_BASE = """\
