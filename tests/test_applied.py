@@ -436,6 +436,12 @@ def test_values_holding_template_expressions_or_fill_in_markers_are_not_judged(t
     run = check(tmp_path)
     assert run.located("error") == []
     assert sorted(line for _, line, _, _ in run.suppressed()) == [4, 6, 14]
+    # a marker of joined words in a name (<app-name>-secret); a single word in brackets is no marker
+    write(tmp_path, "vitess/secret-template.yaml", "apiVersion: v1\nkind: Secret\nmetadata:\n"
+          "  name: <app-name>-secret\n---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: x<b>y\n")
+    run = check(tmp_path)
+    assert [(p, line) for p, line, _ in run.located("error")] == [("vitess/secret-template.yaml", 9)]
+    assert ("vitess/secret-template.yaml", 4) in [(p, line) for p, line, _, _ in run.suppressed()]
 
 
 def test_a_kyverno_cli_test_and_go_underscore_testdata_are_test_inputs(tmp_path: Path) -> None:

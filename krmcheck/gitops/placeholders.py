@@ -9,8 +9,8 @@ many there were. In a template (outside a controller root) a value that
 only holds a placeholder, ``${CLUSTER_NAME}-md-0``, is not judged either:
 what the name will be is not known yet; nor is one that holds a
 ``{{ ... }}`` expression, a format string's ``{name}``, a ``((name))``
-variable or a ``<MARKER>`` in capitals, or is wholly a ``<what to write
-here>``.
+variable, a ``<MARKER>`` in capitals or a ``<marker-of-words>``, or is
+wholly a ``<what to write here>``.
 """
 
 from __future__ import annotations
@@ -30,12 +30,13 @@ WHOLE = re.compile(r"\$\{[^{}]*(\$\{[^{}]*\}[^{}]*)*\}\Z")
 REPLACE_ME = re.compile(r"\A(?i:(?:replace|change|fill|edit)[-_ ]?(?:me|this|it)(?:[-_ ]?in)?)\Z")
 # In a template: ${VAR}, {{ expression }}, an envsubst $VARIABLE, a format
 # string's {name} (Python's str.format, a Go or shell program's fill-in), a
-# ((name)) variable (Concourse, spruce, a sed script's marker) or a
-# <FILL_IN_MARKER> in capitals anywhere in a value, or a value that is
-# wholly <what to write here> or REPLACE-ME.
+# ((name)) variable (Concourse, spruce, a sed script's marker), a
+# <FILL_IN_MARKER> in capitals or a <fill-in-marker> of joined words
+# (<app-name>-secret) anywhere in a value, or a value that is wholly <what
+# to write here> or REPLACE-ME.
 HELD = re.compile(r"\$\{[^{}]+\}|\{\{.*?\}\}|\A<[^<>\n]+>\Z|\$[A-Z_][A-Z0-9_]{2,}\b|" + REPLACE_ME.pattern + "|"
                   r"(?<![{$])\{[A-Za-z_][A-Za-z0-9_]*\}(?!\})|\(\([ \t]*[A-Za-z_][A-Za-z0-9_.-]*[ \t]*\)\)|"
-                  r"<[A-Z][A-Z0-9_]{2,}>")
+                  r"<[A-Z][A-Z0-9_]{2,}>|<[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)+>")
 QUOTED = re.compile(r"""['"]\$\{[^'"]*\}['"]""")
 # (a key holding an envsubst pattern may lose its closing brace to YAML:
 # ``${ROLE/#arn/eks.amazonaws.com/role-arn: arn}``)
