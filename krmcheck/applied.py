@@ -62,6 +62,7 @@ Discovery counts each class in one note; ``--roots all`` and
 
 from __future__ import annotations
 
+import fnmatch
 import functools
 import os
 import re
@@ -690,6 +691,51 @@ def run_by(top: Path, pages: Iterable[tuple[Path, str]] | None = None, run: obje
     return out
 
 
+# `//go:embed yaml-templates` (or a file, or a glob): the Go program carries
+# the files in its binary. Together with a fill-in marker in a value of the
+# file (a name written XXX, a ${VAR}, a <MARKER>), that makes the file a
+# template the program fills in before it creates anything; a manifest it
+# embeds with no such marker may be applied as it is, and stays judged.
+_EMBED_LINE = re.compile(r"^//go:embed\s+(.+)$", re.MULTILINE)
+_VALUE = re.compile(r"^[ \t-]*[\w./\"'-]+:[ \t]+([^\n#]+)", re.MULTILINE)
+_XXX = re.compile(r"(?:\A|[-_.\s{\[,])X{3,}(?:\Z|[-_.\s}\],])")  # a name written XXX, or my-secret-XXX
+
+
+def embedded_by(top: Path, run: object = None) -> dict[str, str]:
+    """Repository-relative files and directories a Go program of the
+    repository embeds (``//go:embed``) -> that program's path."""
+    out: dict[str, str] = {}
+    for rel, text in _programs(top, run):
+        if not rel.endswith(".go") or "//go:embed" not in text:
+            continue
+        folder = rel.rpartition("/")[0]
+        for line in _EMBED_LINE.findall(text):
+            for pattern in line.split():
+                pattern = pattern.strip("\"`").removeprefix("all:")
+                if pattern and ".." not in pattern:
+                    out.setdefault(f"{folder}/{pattern}" if folder else pattern, rel)
+    return out
+
+
+def embedded_template(path: Path, text: str, top: Path, embedded: dict[str, str]) -> str | None:
+    """Why ``path`` is a template a Go program of the repository fills in:
+    the program embeds it (the file, a glob naming it, or a directory above
+    it) and a value of it is a fill-in marker."""
+    if not embedded:
+        return None
+    rel = _relative(path, top)
+    program = embedded.get(rel) or next(
+        (embedded[pattern] for pattern in embedded
+         if fnmatch.fnmatchcase(rel, pattern) or rel.startswith(pattern.rstrip("/") + "/")), None)
+    if program is None:
+        return None
+    from krmcheck.gitops.placeholders import HELD
+
+    values = [value.strip().strip("\"'") for value in _VALUE.findall(text)]
+    marked = any(_XXX.search(value) or HELD.search(value) for value in values)
+    return f"{program} embeds it (//go:embed) and fills in its placeholders" if marked else None
+
+
 def patched_by(top: Path, run: object = None, pages: Iterable[tuple[Path, str]] | None = None) -> dict[str, str]:
     """Repository-relative YAML paths that a page or a program of the
     repository applies with ``kubectl patch`` -> the first such page or
@@ -1303,6 +1349,7 @@ class Sorter:
         self.sites: dict[Path, bool] = {}  # directory -> whether a documentation site is built from it
         self.bundles: frozenset[str] | None = None  # what a script pipes into operator-sdk generate bundle
         self.run_by: dict[str, str] | None = None  # repo-relative path -> a page giving it to the repo's program
+        self.embedded: dict[str, str] | None = None  # what Go programs embed -> the program
         self.yq: dict[str, str] | None = None  # repo-relative path -> a program that transforms it with yq
         self.fleet: dict[str, str] | None = None  # overlays Fleet applies to a chart's output -> fleet.yaml
         self.commented: dict[Path, Path] | None = None  # files only commented-out entries name
@@ -1435,6 +1482,11 @@ class Sorter:
             if page is not None:
                 return SetAside(path, BUNDLE_INPUT, f"{page} gives it to a program of the repository, "
                                                     f"which reads it")
+            if self.embedded is None:
+                self.embedded = embedded_by(self.top, self)
+            why = embedded_template(path, text, self.top, self.embedded)
+            if why is not None:
+                return SetAside(path, BUNDLE_INPUT, why)
             if self.fleet is None:
                 self.fleet = fleet_overlays(self.top)
             for directory in _below(path, self.top) if self.fleet else ():

@@ -1130,6 +1130,28 @@ def test_a_file_a_page_gives_to_the_repositorys_own_program_is_its_input(tmp_pat
     assert "examples/mcp/config.yaml" in {p for p, _, _ in run.located("warning")}
 
 
+def test_a_template_a_go_program_embeds_and_fills_in_is_its_input(tmp_path: Path) -> None:
+    # the operator compiles yaml-templates/ in, decodes each file and sets
+    # the name written XXX and the image left empty before creating it
+    template = ("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: gateway\nspec:\n  selector:\n"
+                "    matchLabels: {app: gateway, ns: XXX}\n  template:\n    metadata:\n      labels: {app: gateway}\n"
+                "    spec:\n      containers:\n      - name: gateway\n        image:\n")
+    write(tmp_path, "src/utils/yaml-templates/deployment.yaml", template)
+    write(tmp_path, "src/utils/yaml-templates/crd-like.yaml", template.replace("ns: XXX", "ns: fixed"))
+    write(tmp_path, "src/utils/utils.go", "package utils\n\nimport \"embed\"\n\n//go:embed yaml-templates\n"
+                                          "var Templates embed.FS\n")
+    write(tmp_path, "deploy/deployment.yaml", template)  # the same text, embedded by nothing
+    run = check(tmp_path)
+    errors = {p for p, _, _ in run.located("error")}
+    assert errors == {"src/utils/yaml-templates/crd-like.yaml", "deploy/deployment.yaml"}, errors
+    assert "src/utils/yaml-templates/deployment.yaml" in {p for p, _, _ in run.located("warning")}
+    assert any("a template a Go program embeds and fills in" in n["message"] for n in run.report["notes"])
+    # a glob of the program's own directory names the file too
+    write(tmp_path, "src/utils/utils.go", "package utils\n\nimport \"embed\"\n\n"
+                                          "//go:embed yaml-templates/*.yaml\nvar Templates embed.FS\n")
+    assert "src/utils/yaml-templates/deployment.yaml" not in {p for p, _, _ in check(tmp_path).located("error")}
+
+
 def test_a_file_the_page_of_a_programs_own_directory_gives_to_it_is_its_input(tmp_path: Path) -> None:
     # datadog-operator's yaml-mapper: cmd/yaml-mapper/README.md runs
     # `yaml-mapper --headerPath=examples/example_header.yaml ...`, a header
