@@ -816,6 +816,37 @@ def yq_inputs(top: Path, run: object = None) -> dict[str, str]:
     return out
 
 
+# `sed -e "s/service_name/$name/" ./external-services/template.yaml >
+# env/$name.yaml` (or `| kubectl apply -f -`), in a program or a page's
+# commands: the file is a template sed turns into what is applied; its words
+# are no values. An in-place `sed -i` names no other output: no evidence.
+_SED_COMMAND = re.compile(r"(?<![\w-])sed\s(?:[^'\"\n|>;&]|'[^'\n]*'|\"[^\"\n]*\")*?(?=[|>]|$)", re.MULTILINE)
+_SED_SUBSTITUTES = re.compile(r"(?<![A-Za-z0-9\\])s([/|#,:@])[^\n]+?\1[^\n]*?\1")
+
+
+def sed_inputs(top: Path, run: object = None, pages: Iterable[tuple[Path, str]] = ()) -> dict[str, str]:
+    """Repository-relative YAML files a program or a Markdown page of the
+    repository gives to a ``sed`` substitution whose output goes on (to a
+    file or a pipe) -> that program or page. A path names the file from the
+    top, or from the program's or page's directory."""
+    out: dict[str, str] = {}
+    sources = [(rel, text) for rel, text in _programs(top, run) if "sed" in text]
+    sources += [(_relative(page, top), text) for page, text in pages if "sed" in text]
+    for rel, text in sources:
+        here = (top / rel).parent
+        for command in _SED_COMMAND.finditer(text.replace("\\\n", " ")):
+            end = command.end()
+            rest = text.replace("\\\n", " ")[end:end + 2]
+            if not rest.startswith(("|", ">")) or "-i" in command.group(0).split():
+                continue
+            if not _SED_SUBSTITUTES.search(command.group(0)):
+                continue
+            for path in _ARG_PATH.findall(command.group(0)):
+                for candidate in (_relative(Path(os.path.normpath(here / path)), top), os.path.normpath(path)):
+                    out.setdefault(candidate, rel)
+    return out
+
+
 def markdown_pages(top: Path) -> list[tuple[Path, str]]:
     """(path, text) of the repository's Markdown pages, bounded in time and size."""
     out = []
@@ -1350,6 +1381,7 @@ class Sorter:
         self.bundles: frozenset[str] | None = None  # what a script pipes into operator-sdk generate bundle
         self.run_by: dict[str, str] | None = None  # repo-relative path -> a page giving it to the repo's program
         self.embedded: dict[str, str] | None = None  # what Go programs embed -> the program
+        self.sed: dict[str, str] | None = None  # what a program or page gives to sed -> the program or page
         self.yq: dict[str, str] | None = None  # repo-relative path -> a program that transforms it with yq
         self.fleet: dict[str, str] | None = None  # overlays Fleet applies to a chart's output -> fleet.yaml
         self.commented: dict[Path, Path] | None = None  # files only commented-out entries name
@@ -1476,6 +1508,11 @@ class Sorter:
             program = self.yq.get(_relative(path, self.top))
             if program is not None:
                 return SetAside(path, BUNDLE_INPUT, f"{program} transforms it with yq into the file it applies")
+            if self.sed is None:
+                self.sed = sed_inputs(self.top, self, self._pages())
+            program = self.sed.get(_relative(path, self.top))
+            if program is not None:
+                return SetAside(path, BUNDLE_INPUT, f"{program} turns it with sed into what it applies")
             if self.run_by is None:
                 self.run_by = run_by(self.top, self._pages(), self)
             page = self.run_by.get(_relative(path, self.top))

@@ -1152,6 +1152,24 @@ def test_a_template_a_go_program_embeds_and_fills_in_is_its_input(tmp_path: Path
     assert "src/utils/yaml-templates/deployment.yaml" not in {p for p, _, _ in check(tmp_path).located("error")}
 
 
+def test_a_template_a_page_or_program_turns_with_sed_into_what_it_applies_is_its_input(tmp_path: Path) -> None:
+    # the page's commands replace service_name and target_port, writing the
+    # result elsewhere (or piping it to kubectl): the template's words are no values
+    template = ("apiVersion: v1\nkind: Service\nmetadata:\n  name: service_name\nspec:\n  ports:\n"
+                "  - port: 80\n    targetPort: target_port\n")
+    write(tmp_path, "ingress/external/template.yaml", template)
+    write(tmp_path, "ingress/external/readme.md", '```bash\nsed \\\n  -e "s/service_name/$name/" \\\n'
+          '  -e "s/target_port/$port/" \\\n  ./ingress/external/template.yaml \\\n'
+          '  > ./ingress/external/env/$name.yaml\n```\n')
+    write(tmp_path, "net/cp.gen.yaml", template)
+    write(tmp_path, "net/apply.sh", 'sed "s/service_name/web/" cp.gen.yaml | kubectl apply -f -\n')
+    write(tmp_path, "other/template.yaml", template)  # edited in place: no other output
+    write(tmp_path, "other/fix.sh", 'sed -i "s/service_name/web/" other/template.yaml\n')
+    run = check(tmp_path)
+    assert {p for p, _, _ in run.located("error")} == {"other/template.yaml"}
+    assert {p for p, _, _ in run.located("warning")} >= {"ingress/external/template.yaml", "net/cp.gen.yaml"}
+
+
 def test_a_file_the_page_of_a_programs_own_directory_gives_to_it_is_its_input(tmp_path: Path) -> None:
     # datadog-operator's yaml-mapper: cmd/yaml-mapper/README.md runs
     # `yaml-mapper --headerPath=examples/example_header.yaml ...`, a header

@@ -179,7 +179,7 @@ def as_test_inputs(reports: tuple[RootReport, ...], test_inputs: Sequence[applie
                          (applied.BUNDLE_INPUT, "that a tool reads before anything is applied (an OLM bundle or "
                                                 "package, a build a script pipes into operator-sdk generate "
                                                 "bundle or into a program kept in the built directory, a file a page gives to the "
-                                                "repository's own program, a file a program transforms with yq into another, a "
+                                                "repository's own program, a file a program transforms with yq or sed into another, a "
                                                 "template a Go program embeds and fills in, an overlay Rancher "
                                                 "Fleet applies to a chart's output), "
                                                 "not kubectl")):

@@ -515,6 +515,11 @@ def _bundle(schema: dict[str, Any], definitions: dict[str, Any]) -> dict[str, An
     return bundled
 
 
+def _is_quantity(alternatives: Any) -> bool:
+    """Whether ``alternatives`` are Quantity's: a string or a number, each nullable."""
+    return alternatives == [{"type": ["string", "null"]}, {"type": ["number", "null"]}]
+
+
 def _localize(schema: Any, defs: dict[str, Any], used: dict[str, Any]) -> Any:
     if not isinstance(schema, dict):
         return schema
@@ -528,6 +533,13 @@ def _localize(schema: Any, defs: dict[str, Any], used: dict[str, Any]) -> Any:
                 used[name] = _localize(defs[name], defs, used)
         elif key in _SCHEMA_MAPS:
             out[key] = {name: _localize(sub, defs, used) for name, sub in value.items()}
+        elif key == "oneOf" and _is_quantity(value):
+            # Quantity is oneOf [string|null, number|null]: a null matches
+            # both, which oneOf refuses; the API server decodes it as zero
+            # (resource.Quantity.UnmarshalJSON), so either alternative will do.
+            # (IntOrString's null is the integer 0, which a port refuses: its
+            # oneOf stays, and says null is no port.)
+            out["anyOf"] = [_localize(sub, defs, used) for sub in value]
         elif key in _SCHEMA_LISTS:
             out[key] = [_localize(sub, defs, used) for sub in value]
         elif key in _SCHEMA_ONE:

@@ -110,6 +110,21 @@ spec:
     assert result.message == "spec.ports[0].targetPort: a list is not of type 'string' or 'integer'"
 
 
+def test_a_null_quantity_is_zero_and_a_null_port_is_none() -> None:
+    # Helm output unsets a default with `cpu: null`: the API server decodes
+    # a null Quantity as zero; an IntOrString null is the integer 0, no port
+    text = deployment(extra="name: http") + """\
+        readinessProbe:
+          httpGet: {port: null}
+        resources:
+          limits: {cpu: null, memory: true}
+          requests: {cpu: null}
+"""
+    assert sorted((r.field_path, r.message.partition(": ")[2]) for r in run(text)) == [
+        ("spec.template.spec.containers[0].readinessProbe.httpGet.port", "null is not of type 'string' or 'integer'"),
+        ("spec.template.spec.containers[0].resources.limits.memory", "true is not of type 'string' or 'number'")]
+
+
 def test_keys_with_dots_and_slashes_are_bracketed_in_the_path() -> None:
     [result] = run(deployment(version="1"))
     assert result.field_path == 'metadata.labels["app.kubernetes.io/version"]'
