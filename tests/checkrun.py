@@ -36,6 +36,18 @@ spec:
         image: nginx:1.27
 """
 
+# a Service the API server refuses: protocols are TCP, UDP or SCTP, in capitals (line 8)
+SERVICE_LOWERCASE_PROTOCOL = """\
+apiVersion: v1
+kind: Service
+metadata:
+  name: web
+spec:
+  ports:
+  - port: 80
+    protocol: tcp
+"""
+
 def crd(kind: str, schema: str, group: str = "example.com", plural: str | None = None,
         version: str = "v1", scope: str = "Namespaced") -> str:
     """A CustomResourceDefinition of one served, stored version whose

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from krmcheck import applied
-from tests.checkrun import DEPLOYMENT, WIDGET_CRD, check, write
+from tests.checkrun import DEPLOYMENT, SERVICE_LOWERCASE_PROTOCOL, WIDGET_CRD, check, write
 
 KIND_CLUSTER = """\
 kind: Cluster
@@ -30,16 +30,6 @@ users: []
 """
 
 # a partial Deployment, as an assert of a test framework holds it
-SERVICE_LOWERCASE_PROTOCOL = """\
-apiVersion: v1
-kind: Service
-metadata:
-  name: web
-spec:
-  ports:
-  - port: 80
-    protocol: tcp
-"""
 PARTIAL = """\
 apiVersion: apps/v1
 kind: Deployment

@@ -5,7 +5,7 @@ order, substitution, commonMetadata."""
 from __future__ import annotations
 
 from krmcheck.gitops.envsubst import Unknown
-from tests.checkrun import WIDGET_CRD
+from tests.checkrun import SERVICE_LOWERCASE_PROTOCOL, WIDGET_CRD
 from tests.gitops.conftest import Repo, dedent
 
 SYNC = """
@@ -471,8 +471,7 @@ def test_controller_objects_of_a_cluster_directory_that_reads_outside_it_and_nee
     write(tmp_path, "infra/monitoring/kustomization.yaml", "configMapGenerator:\n- name: dashboards\n  files:\n"
                                                            "  - https://example.com/dashboards/cluster.json\n")
     write(tmp_path, "apps/kustomization.yaml", "resources: [web.yaml]\n")
-    write(tmp_path, "apps/web.yaml", "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n"
-                                     "  ports:\n  - port: 80\n    protocol: tcp\n")
+    write(tmp_path, "apps/web.yaml", SERVICE_LOWERCASE_PROTOCOL)
     run = check(tmp_path)
     roots = {r["root"] for r in run.report["roots"]}
     assert "flux:flux-system/apps" in roots, roots
@@ -515,8 +514,7 @@ def test_a_base_no_flux_kustomization_applies_that_its_overlays_complete_has_war
 
     write(tmp_path, "clusters/prod/apps.yaml", ks("apps", "./apps"))
     write(tmp_path, "bases/web/kustomization.yaml", "resources: [web.yaml]\n")
-    write(tmp_path, "bases/web/web.yaml", "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n"
-                                          "  ports:\n  - port: 80\n    protocol: tcp\n")
+    write(tmp_path, "bases/web/web.yaml", SERVICE_LOWERCASE_PROTOCOL)
     write(tmp_path, "apps/kustomization.yaml", "resources: [../bases/web/web.yaml]\npatches:\n"
                                                "- target: {kind: Service, name: web}\n  patch: |-\n"
                                                "    - op: replace\n      path: /spec/ports/0/protocol\n"
