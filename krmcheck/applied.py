@@ -571,6 +571,8 @@ def in_documentation(path: Path, top: Path, sites: dict[Path, bool] | None = Non
             if sites[p]:
                 return True
     return False
+
+
 _TOP_KEY = re.compile(r"\n(?=\S)")
 
 
@@ -834,10 +836,9 @@ def sed_inputs(top: Path, run: object = None, pages: Iterable[tuple[Path, str]] 
     sources += [(_relative(page, top), text) for page, text in pages if "sed" in text]
     for rel, text in sources:
         here = (top / rel).parent
-        for command in _SED_COMMAND.finditer(text.replace("\\\n", " ")):
-            end = command.end()
-            rest = text.replace("\\\n", " ")[end:end + 2]
-            if not rest.startswith(("|", ">")) or "-i" in command.group(0).split():
+        joined = text.replace("\\\n", " ")  # a command continued over lines
+        for command in _SED_COMMAND.finditer(joined):
+            if not joined.startswith(("|", ">"), command.end()) or "-i" in command.group(0).split():
                 continue
             if not _SED_SUBSTITUTES.search(command.group(0)):
                 continue

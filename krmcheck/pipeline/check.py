@@ -20,8 +20,9 @@ from krmcheck.validators import ValidatorOptions, duplicate, schema
 from krmcheck.pipeline.report import prepare_outputs, write_report
 from krmcheck.pipeline.run import Progress, start
 from krmcheck.pipeline.select import PLAIN_MODE, excludes_of, readers_of, set_aside_notes, to_check
-from krmcheck.pipeline.triage import (as_test_inputs, completed_bases, unreached_failures, baseline_of, ignore_comments, overrides_of,
-                                      csv_bases, disabled_roots, template_failures, with_refused, with_yaml_defects)
+from krmcheck.pipeline.triage import (as_test_inputs, completed_bases, unreached_failures, baseline_of,
+                                      ignore_comments, overrides_of, csv_bases, disabled_roots, template_failures,
+                                      with_refused, with_yaml_defects)
 from krmcheck.pipeline.validate import check_validator_options, schema_settings, crds_rendered_beyond_files
 from krmcheck.pipeline.workers import check_all
 from krmcheck.pipeline.policy import with_policy_findings
