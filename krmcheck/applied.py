@@ -102,7 +102,7 @@ SAID = {
                     "and match their asserts against them",
     UNUSED_INPUT: "beside a kustomization (or in a patches directory of one) that does not read them: "
                   "kustomize inputs not listed at present",
-    PATCH_FILE: "patches ($patch and other strategic-merge directives, or applied with kubectl patch) that no kustomization reads",
+    PATCH_FILE: "patches ($patch and other strategic-merge directives, applied with kubectl patch, or a program's kustomization lists them as patches) that no kustomization of the repository reads",
     TEMPLATE: "templates (placeholders such as {{ ... }}, {% ... %}, <#if>, ${...}, @NAME@) that are not YAML until their "
               "tool renders them",
     VENDORED: "vendored dependencies (a Go vendor/ directory), not the repository's manifests",
@@ -751,6 +751,26 @@ def patched_by(top: Path, run: object = None, pages: Iterable[tuple[Path, str]] 
     return out
 
 
+# A kustomization a program writes (Terraform's yamlencode of a map whose
+# patchesStrategicMerge holds file("${path.module}/kustomize/kured.yaml")):
+# the files in its patches list are patches, not objects.
+_PATCHES_LIST = re.compile(r"\bpatches(?:StrategicMerge)?\b[\"']?\s*[=:]\s*(?:concat\(\s*)?\[([^\]]*)\]")
+_LISTED_FILE = re.compile(r"[\"'](?:\$\{path\.module\}/)?" + _YAML_PATH + r"[\"']")
+
+
+def kustomize_patches_by(top: Path, run: object = None) -> dict[str, str]:
+    """Repository-relative YAML paths a program of the repository lists
+    among the patches of a kustomization it writes -> the program. A path
+    names the file from the program's directory."""
+    out: dict[str, str] = {}
+    for rel, text in _programs(top, run):
+        if not rel.endswith(".tf") or "patches" not in text:
+            continue
+        for listed in _PATCHES_LIST.findall(text):
+            _note_paths(_LISTED_FILE.findall(listed), top / rel, top, rel, out)
+    return out
+
+
 def _patch_arguments(text: str) -> list[str]:
     """The files a program's kubectl argument list patches with."""
     found = []
@@ -1093,7 +1113,7 @@ def fleet_overlays(top: Path) -> dict[str, str]:
 # Programs that write a kustomization's inputs before it is built: build
 # scripts, and test code that writes an overlay's files.
 _PROGRAM_NAMES = frozenset({"Makefile", "makefile", "GNUmakefile", "Taskfile.yaml", "Taskfile.yml", "justfile"})
-_PROGRAM_SUFFIXES = (".sh", ".bash", ".bats", ".mk", ".go", ".py")
+_PROGRAM_SUFFIXES = (".sh", ".bash", ".bats", ".mk", ".go", ".py", ".tf")
 _PROGRAMS_BYTES = 64 << 20  # read at most this much program text in all
 _PROGRAMS_SECONDS = 10.0
 # Ansible's task lists (``tasks/NAME.yml`` calling ``ansible.builtin.template``,
@@ -1383,6 +1403,7 @@ class Sorter:
         self.run_by: dict[str, str] | None = None  # repo-relative path -> a page giving it to the repo's program
         self.embedded: dict[str, str] | None = None  # what Go programs embed -> the program
         self.sed: dict[str, str] | None = None  # what a program or page gives to sed -> the program or page
+        self.listed_patches: dict[str, str] | None = None  # what a program lists as kustomize patches -> it
         self.yq: dict[str, str] | None = None  # repo-relative path -> a program that transforms it with yq
         self.fleet: dict[str, str] | None = None  # overlays Fleet applies to a chart's output -> fleet.yaml
         self.commented: dict[Path, Path] | None = None  # files only commented-out entries name
@@ -1432,11 +1453,18 @@ class Sorter:
         return self.pages
 
     def _patched(self, path: Path) -> str | None:
-        """A file a page or a program of the repository applies with ``kubectl patch``."""
+        """A file a page or a program of the repository applies with
+        ``kubectl patch``, or that a program lists among the patches of a
+        kustomization it writes."""
         if self.patched is None:
             self.patched = patched_by(self.top, self, self._pages())
         by = self.patched.get(_relative(path, self.top))
-        return None if by is None else f"{by} applies it with kubectl patch"
+        if by is not None:
+            return f"{by} applies it with kubectl patch"
+        if self.listed_patches is None:
+            self.listed_patches = kustomize_patches_by(self.top, self)
+        by = self.listed_patches.get(_relative(path, self.top))
+        return None if by is None else f"{by} lists it among the patches of a kustomization it writes"
 
     def _envsubst(self, path: Path, text: str) -> str | None:
         """A file a program of the repository renders with envsubst, and

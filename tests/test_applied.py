@@ -1009,6 +1009,25 @@ def test_a_file_a_go_program_gives_kubectl_patch_is_a_patch(tmp_path: Path) -> N
     assert {p for p, _, _ in run.located("error")} == {"cmd/demo/config/other.yaml"}
 
 
+def test_a_file_a_program_lists_among_the_patches_of_a_kustomization_it_writes_is_a_patch(tmp_path: Path) -> None:
+    # a Terraform module writes the kustomization it applies on the node,
+    # kured's release as the resource and this partial DaemonSet as its patch
+    partial = ("apiVersion: apps/v1\nkind: DaemonSet\nmetadata:\n  name: kured\n  namespace: kube-system\n"
+               "spec:\n  selector:\n    matchLabels: {name: kured}\n  template:\n    metadata:\n"
+               "      labels: {name: kured}\n    spec:\n      containers:\n      - name: kured\n"
+               "        command: [/usr/bin/kured]\n")
+    write(tmp_path, "modules/k3s/kustomize/kured.yaml", partial)
+    write(tmp_path, "modules/k3s/kustomize/other.yaml", partial)  # listed nowhere: judged
+    write(tmp_path, "modules/k3s/init.tf", 'resource "null_resource" "kustomization" {\n'
+          '  provisioner "file" {\n    content = yamlencode({\n      kind = "Kustomization"\n'
+          '      resources = ["https://example.com/kured.yaml"]\n      patchesStrategicMerge = concat(\n'
+          '        [\n          file("${path.module}/kustomize/kured.yaml"),\n        ],\n        []\n      )\n'
+          '    })\n  }\n}\n')
+    run = check(tmp_path)
+    assert aside(run.report).get("modules/k3s/kustomize/kured.yaml") == "patch-file"
+    assert {p for p, _, _ in run.located("error")} == {"modules/k3s/kustomize/other.yaml"}
+
+
 def test_a_file_a_page_or_script_applies_with_kubectl_patch_is_a_patch(tmp_path: Path) -> None:
     partial = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: repo-server\nspec:\n  template:\n" \
               "    spec:\n      containers:\n      - name: cmp\n        image: alpine:3.20\n" \
