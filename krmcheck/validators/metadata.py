@@ -25,11 +25,16 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Sequence
 
+from krmcheck.kustomize.buildmetadata import MANAGED_BY, MANAGED_BY_VALUE
 from krmcheck.results import Result
 from krmcheck.tree.node import Mapping
 from krmcheck.validators.base import CIPHERTEXT, ValidatorOptions, field_path, make_result, scalar_text
 
 id = "metadata"
+# The rule of a value a tool writes for its own build (kubectl's kustomize
+# says "(devel)" where a release says its version): a warning, not the
+# repository's error.
+TOOL_VERSION = "tool-version"
 description = "names, label keys and values, and annotation keys are valid for Kubernetes"
 
 _LABEL = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?"
@@ -100,7 +105,8 @@ def validate(items: Sequence[Mapping], options: ValidatorOptions) -> list[Result
         if isinstance(kind, str) and _CIPHERTEXT.match(kind):
             continue
         for path, message, rule in _problems(item):
-            results.append(make_result(id, item, message, path, rule=rule))
+            severity = "warning" if rule == TOOL_VERSION else "error"
+            results.append(make_result(id, item, message, path, severity=severity, rule=rule))
     return results
 
 
@@ -168,7 +174,13 @@ def _label_value_problems(meta: Mapping, at: tuple[str | int, ...]) -> Iterator[
     labels = meta.mapping("labels")
     for key, node in labels.items.items() if labels else ():
         why = label_value_problem(scalar_text(node))
-        if why:
+        if why and key == MANAGED_BY and scalar_text(node) == MANAGED_BY_VALUE:
+            path = field_path([*at, "labels", key])
+            yield path, (f"{path}: {MANAGED_BY_VALUE!r}, which buildMetadata's managedByLabel writes as kubectl's "
+                         f"embedded kustomize names itself, is not a valid label value: the API server refuses it "
+                         f"from kubectl apply -k; a released kustomize (its CLI, Argo CD) writes kustomize-vX.Y.Z"), \
+                TOOL_VERSION
+        elif why:
             path = field_path([*at, "labels", key])
             yield path, f"{path}: {scalar_text(node)!r} is not a valid label value: {why}", "label-value"
 

@@ -150,3 +150,19 @@ def test_an_object_encrypted_whole_is_known_only_once_decrypted() -> None:
     # a name that is ciphertext in a kind written in clear is judged as written
     [result] = run(f"apiVersion: v1\nkind: Secret\nmetadata:\n  name: {enc.format('bmFtZQ==')}\n")
     assert result.field_path == "metadata.name"
+
+
+def test_the_managed_by_label_kubectls_kustomize_writes_is_a_warning(tmp_path) -> None:
+    # buildMetadata: [managedByLabel] writes kustomize-(devel) with kubectl's
+    # embedded kustomize (as the oracle does), kustomize-vX.Y.Z with a release:
+    # the value depends on the tool, so the finding is a warning naming it
+    from tests.checkrun import check, write
+
+    write(tmp_path, "app/kustomization.yaml", "resources: [cm.yaml]\nbuildMetadata: [managedByLabel]\n")
+    write(tmp_path, "app/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cfg\n")
+    run_ = check(tmp_path / "app")
+    [found] = [d for d in run_.report["defects"] if d["validator"] == "metadata"]
+    assert found["severity"] == "warning" and "kubectl apply -k" in found["message"]
+    # the same value written by hand in another label is the repository's own: an error
+    [result] = run(labelled("{team: kustomize-(devel)}"))
+    assert result.severity == "error"
