@@ -701,6 +701,8 @@ def run_by(top: Path, pages: Iterable[tuple[Path, str]] | None = None, run: obje
 _EMBED_LINE = re.compile(r"^//go:embed\s+(.+)$", re.MULTILINE)
 _VALUE = re.compile(r"^[ \t-]*[\w./\"'-]+:[ \t]+([^\n#]+)", re.MULTILINE)
 _XXX = re.compile(r"(?:\A|[-_.\s{\[,])X{3,}(?:\Z|[-_.\s}\],])")  # a name written XXX, or my-secret-XXX
+# ${VAR}, {{ expression }}, a <MARKER> in capitals, or a value wholly <what to write>
+_MARKER = re.compile(r"\$\{[^{}]+\}|\{\{.*?\}\}|<[A-Z][A-Z0-9_]{2,}>|\A<[^<>\n]+>\Z")
 
 
 def embedded_by(top: Path, run: object = None) -> dict[str, str]:
@@ -731,10 +733,8 @@ def embedded_template(path: Path, text: str, top: Path, embedded: dict[str, str]
          if fnmatch.fnmatchcase(rel, pattern) or rel.startswith(pattern.rstrip("/") + "/")), None)
     if program is None:
         return None
-    from krmcheck.gitops.placeholders import HELD
-
     values = [value.strip().strip("\"'") for value in _VALUE.findall(text)]
-    marked = any(_XXX.search(value) or HELD.search(value) for value in values)
+    marked = any(_XXX.search(value) or _MARKER.search(value) for value in values)
     return f"{program} embeds it (//go:embed) and fills in its placeholders" if marked else None
 
 

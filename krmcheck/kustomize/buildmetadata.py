@@ -27,7 +27,7 @@ import yaml
 from krmcheck.kustomize.kustomization import Kustomization
 from krmcheck.kustomize.remote import RemoteFiles
 from krmcheck.resource.files import Files
-from krmcheck.resource.resource import Resource
+from krmcheck.resource.resource import MANAGED_BY, MANAGED_BY_VALUE, Resource
 from krmcheck.tree.emit import emit
 from krmcheck.tree.load import FAST_LOADER
 from krmcheck.tree.node import Mapping, Node, Scalar
@@ -35,9 +35,6 @@ from krmcheck.tree.origin import Origin
 
 ORIGIN = "config.kubernetes.io/origin"
 TRANSFORMATIONS = "alpha.config.kubernetes.io/transformations"
-MANAGED_BY = "app.kubernetes.io/managed-by"
-# The version kubectl's embedded kustomize reports for itself (the oracle).
-MANAGED_BY_VALUE = "kustomize-(devel)"
 ORIGIN_ANNOTATIONS, TRANSFORMER_ANNOTATIONS, MANAGED_BY_LABEL = (
     "originAnnotations", "transformerAnnotations", "managedByLabel")
 BY = "buildMetadata"

@@ -8,6 +8,12 @@ from krmcheck.resource.resid import Gvk, ResId
 from krmcheck.tree.node import Mapping, Node, Scalar
 from krmcheck.tree.origin import Origin
 
+# The label buildMetadata's managedByLabel writes, and the value kubectl's
+# embedded kustomize gives it, naming its own build "(devel)" (a released
+# kustomize writes kustomize-vX.Y.Z): the oracle's value, and so the build's.
+MANAGED_BY = "app.kubernetes.io/managed-by"
+MANAGED_BY_VALUE = "kustomize-(devel)"
+
 
 @dataclass
 class GeneratorInfo:

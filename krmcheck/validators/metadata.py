@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Sequence
 
-from krmcheck.kustomize.buildmetadata import MANAGED_BY, MANAGED_BY_VALUE
+from krmcheck.resource.resource import MANAGED_BY, MANAGED_BY_VALUE
 from krmcheck.results import Result
 from krmcheck.tree.node import Mapping
 from krmcheck.validators.base import CIPHERTEXT, ValidatorOptions, field_path, make_result, scalar_text
