@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import posixpath
 from pathlib import Path
 from typing import NamedTuple
 
@@ -83,6 +84,19 @@ class _Refs(NamedTuple):
         return confined(self.top, rest) if self.ours.get(name) else None
 
 
+def _value_file(chart_dir: Path, top: Path, value: str) -> Path | None:
+    """Where Argo CD reads a value file (ResolveValueFilePathOrUrl): a
+    relative path from the application's path, which may climb out of the
+    chart as long as it stays in the repository; an absolute one from the
+    repository's top. None where it leaves the repository."""
+    if value.startswith("/"):
+        return confined(top, value)
+    where = posixpath.normpath(posixpath.join(Path(os.path.relpath(chart_dir, top)).as_posix(), value))
+    if where == ".." or where.startswith("../"):
+        return None
+    return top / where if where != "." else top
+
+
 def _values(root: ControllerRoot, options: Mapping, files: Files,
             problems: list[Problem], refs: _Refs, remote: bool = False) -> tuple[Mapping, list[Path]]:
     values = Mapping({}, options.origin)
@@ -114,10 +128,14 @@ def _values(root: ControllerRoot, options: Mapping, files: Files,
                                     f"its values are not passed to the chart", "info", entry.origin,
                                     validator=chart.VALIDATOR))
             continue
-        path = confined(root.directory, entry.value)
+        path = _value_file(root.directory, files.repo_root, entry.value)
+        if path is None:
+            problems.append(Problem(f"valueFiles: {entry.value} climbs out of the repository, which Argo CD "
+                                    f"refuses", "error", entry.origin, validator=chart.VALIDATOR))
+            continue
         if not os.path.isfile(path):
             if not ignore_missing:
-                problems.append(Problem(f"valueFiles: {entry.value} does not exist in the chart directory",
+                problems.append(Problem(f"valueFiles: {entry.value} does not exist ({files.display(path)})",
                                         "error", entry.origin, validator=chart.VALIDATOR))
             continue
         loaded = chart.load_file_or_say(path, files, entry.origin, problems)

@@ -333,6 +333,26 @@ def test_argocd_helm_source(repo: Repo) -> None:
     assert lookup(dep.node, ["spec", "replicas"]).value == 4  # type: ignore[union-attr]
 
 
+def test_argocd_value_files_climb_out_of_the_chart_but_not_out_of_the_repository(repo: Repo) -> None:
+    # Argo CD joins a relative value file to the application's path and
+    # lets it climb within the repository; an absolute one starts at the top
+    for path, text in CHART.items():
+        repo.write(path, text)
+    repo.write("envs/prod/values.yaml", "image:\n  tag: \"4.0\"\n")
+    repo.write("envs/top.yaml", "fromTop: true\n")
+    app = APPLICATION.replace("      - values-prod.yaml\n",
+                              "      - ../../envs/prod/values.yaml\n      - /envs/top.yaml\n")
+    repo.write("argocd/web.yaml", app.replace('      values: |\n        image:\n          tag: "5.0"\n', ""))
+    helm = with_helm(repo)
+    rendered = repo.render("argocd:web", ("https://github.com/example/repo",))
+    assert not [p for p in rendered.problems if p.severity == "error"], rendered.problems
+    assert 'tag: "4.0"' in calls(helm)[1]["values"][0] and "fromTop: true" in calls(helm)[1]["values"][0]
+    # out of the repository, Argo CD refuses it
+    repo.write("argocd/web.yaml", app.replace("../../envs/prod/values.yaml", "../../../outside.yaml"))
+    rendered = repo.render("argocd:web", ("https://github.com/example/repo",))
+    assert any("climbs out of the repository" in p.message for p in rendered.problems)
+
+
 def test_argocd_remote_chart_is_not_rendered(repo: Repo) -> None:
     repo.write("argocd/redis.yaml", """
         apiVersion: argoproj.io/v1alpha1
