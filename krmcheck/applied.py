@@ -1285,7 +1285,7 @@ def sed_words(top: Path, run: object = None) -> dict[str, str]:
     for rel, text in _programs(top, run):
         if "sed" not in text:
             continue
-        for line in _SED_LINE.finditer(text):
+        for line in _SED_LINE.finditer(text.replace("\\\n", " ")):  # a command continued over lines
             for found in _SED_WORD.finditer(line.group(0)):
                 word = found.group(2)
                 if len(word) >= 3 and any(c.isalpha() for c in word):

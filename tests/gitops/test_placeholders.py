@@ -133,6 +133,11 @@ def test_a_word_a_script_of_the_repository_replaces_is_a_placeholder(repo: Repo)
     # `placeholders: check` judges templates as written
     repo.write(".krmcheck.yaml", "placeholders: check\n")
     assert len([f for f in kept(run(repo)) if f[2] != "substitution"]) == 4
+    # a sed command continued over lines replaces every word of its -e lines
+    (repo.top / ".krmcheck.yaml").unlink()
+    repo.write("hack/wipe.sh", 'sed \\\n  -e "s|HOSTNAME|$node|g" \\\n  -e "s|NODE|$node|g" \\\n'
+                               '  "$FILE" > "$out"\n')
+    assert [v for _, _, v, _ in kept(run(repo)) if v != "substitution"] == []
 
 
 def test_a_replace_me_value_and_a_field_commented_out_with_a_placeholder_are_for_the_reader(repo: Repo) -> None:
