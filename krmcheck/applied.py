@@ -70,6 +70,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -227,26 +228,43 @@ def _patch_shape(text: str) -> str | None:
 
 
 def _patch_shape_of(text: str) -> str | None:
+    docs = _documents(text)
+    if docs is None or not docs or not all(patch_shaped(doc) for doc in docs):
+        return None
+    return f"a {docs[0]['kind']} with no selector and no container image: a patch's shape"
+
+
+def _documents(text: str) -> list[Any] | None:
     try:
-        docs = [d for d in yaml.load_all(text, Loader=FAST_LOADER) if d is not None]
+        return [d for d in yaml.load_all(text, Loader=FAST_LOADER) if d is not None]
     except (yaml.YAMLError, RecursionError, ValueError):
         return None
-    kinds = []
-    for doc in docs:
-        if not isinstance(doc, dict) or not isinstance(doc.get("kind"), str) or \
-                doc.get("kind") not in _SELECTED_WORKLOADS:
-            return None
-        spec = doc.get("spec")
-        if not isinstance(spec, dict) or "selector" in spec:
-            return None
-        template = spec.get("template")
-        pod = template.get("spec") if isinstance(template, dict) else None
-        containers = pod.get("containers") if isinstance(pod, dict) else None
-        if not (isinstance(containers, list) and containers and
-                all(isinstance(c, dict) and "image" not in c for c in containers)):
-            return None
-        kinds.append(doc["kind"])
-    return f"a {kinds[0]} with no selector and no container image: a patch's shape" if kinds else None
+
+
+def patch_shaped(doc: Any) -> bool:
+    """A workload with neither a selector nor an image in any container:
+    only its name and the fields to change, what a strategic-merge patch of a
+    workload made elsewhere (or ``kubectl apply`` onto a live one) holds; the
+    API server creates no such object."""
+    if not isinstance(doc, dict) or not isinstance(doc.get("kind"), str) or doc["kind"] not in _SELECTED_WORKLOADS:
+        return False
+    spec = doc.get("spec")
+    if not isinstance(spec, dict) or "selector" in spec:
+        return False
+    template = spec.get("template")
+    pod = template.get("spec") if isinstance(template, dict) else None
+    containers = pod.get("containers") if isinstance(pod, dict) else None
+    return isinstance(containers, list) and bool(containers) and \
+        all(isinstance(c, dict) and "image" not in c for c in containers)
+
+
+def patch_shaped_objects(text: str) -> frozenset[tuple[str, str]]:
+    """(kind, name) of each workload of a manifest file shaped as a patch
+    (:func:`patch_shaped`)."""
+    if "containers" not in text:
+        return frozenset()
+    return frozenset((d["kind"], str((d.get("metadata") or {}).get("name", "")))
+                     for d in _documents(text) or () if patch_shaped(d) and isinstance(d.get("metadata"), dict))
 
 
 def _unused_input(path: Path, top: Path, kustomizations: frozenset[Path],

@@ -1105,6 +1105,29 @@ def test_a_workload_with_neither_selector_nor_image_is_a_patch(tmp_path: Path) -
     assert [p for p, _, _ in run.located("error")] == ["docs/whole.yaml"]
 
 
+def test_a_workload_shaped_as_a_patch_among_complete_objects_has_warnings(tmp_path: Path) -> None:
+    # a production file a page applies with kubectl apply: ConfigMaps, and a
+    # patch of the Deployment made elsewhere (no selector, no image)
+    patch = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: keycloak}\n"
+             "spec:\n  template:\n    spec:\n      containers:\n      - name: keycloak\n"
+             "        args: [start, --optimized]\n")
+    config = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: keycloak-env}\ndata: {KC_DB: postgres}\n"
+    write(tmp_path, "app/deployment.yaml", DEPLOYMENT)
+    write(tmp_path, "security/production.yaml", config + "---\n" + patch + "---\n" +
+          config.replace("keycloak-env", "Bad_Name"))
+    run = check(tmp_path)
+    assert "security/production.yaml" not in aside(run.report)  # the file is judged, its ConfigMaps too
+    assert run.located("error") == [("security/production.yaml", 18, "metadata")]
+    assert {(p, line) for p, line, _ in run.located("warning")} >= {("security/production.yaml", 9),
+                                                                   ("security/production.yaml", 13)}
+    [note] = [n for n in run.report["notes"] if "shaped as patches" in n["message"]]
+    assert note["message"].startswith("2 errors at workloads shaped as patches")
+    # the same Deployment with an image is an object missing its selector: an error
+    write(tmp_path, "security/production.yaml", config + "---\n" +
+          patch.replace("        args:", "        image: quay.io/keycloak/keycloak:26.0\n        args:"))
+    assert [(p, line) for p, line, _ in check(tmp_path).located("error")] == [("security/production.yaml", 9)]
+
+
 def test_an_ansible_play_that_renders_the_missing_file_completes_the_kustomization(tmp_path: Path) -> None:
     # the play copies the kustomization elsewhere and renders the file it
     # lists beside the copy (ansible.builtin.template)

@@ -11,7 +11,7 @@ from typing import Sequence
 
 from krmcheck.pipeline.run import CheckOptions, Run, anchored
 from krmcheck import discover, redact, suppression
-from krmcheck.applied import BUNDLE_INPUT, DISABLED, TEMPLATE
+from krmcheck.applied import BUNDLE_INPUT, DISABLED, PATCH_FILE, TEMPLATE
 from krmcheck.gitops import summary as gitops_summary
 from krmcheck.results import Note, RootReport, RunReport
 from krmcheck.schemas import sources as schema_sources
@@ -21,7 +21,8 @@ from krmcheck.pipeline.report import prepare_outputs, write_report
 from krmcheck.pipeline.run import Progress, start
 from krmcheck.pipeline.select import PLAIN_MODE, excludes_of, readers_of, set_aside_notes, to_check
 from krmcheck.pipeline.triage import (as_test_inputs, completed_bases, unreached_failures, baseline_of,
-                                      ignore_comments, overrides_of, csv_bases, disabled_roots, template_failures,
+                                      ignore_comments, overrides_of, csv_bases, disabled_roots, patch_objects,
+                                      template_failures,
                                       with_refused, with_yaml_defects)
 from krmcheck.pipeline.validate import check_validator_options, schema_settings, crds_rendered_beyond_files
 from krmcheck.pipeline.workers import check_all
@@ -74,6 +75,9 @@ def check_run(run: Run, progress: Progress) -> RunReport:
         if BUNDLE_INPUT in config.not_applied:
             reports, csv_notes = csv_bases(reports, files)
             test_notes += csv_notes
+        if PATCH_FILE in config.not_applied:
+            reports, patch_notes = patch_objects(reports, files)
+            test_notes += patch_notes
         if DISABLED in config.not_applied:
             reports, disabled_notes = disabled_roots(reports, roots, selection.infos, files)
             test_notes += disabled_notes

@@ -225,6 +225,45 @@ def csv_bases(reports: tuple[RootReport, ...],
                              Location(first, 1, 1)),)
 
 
+def patch_objects(reports: tuple[RootReport, ...],
+                  files: Files) -> tuple[tuple[RootReport, ...], tuple[Note, ...]]:
+    """The errors of a workload shaped as a patch (neither a selector nor a
+    container image: :func:`applied.patch_shaped`) in a manifest file no
+    kustomization reads, among complete objects, as warnings: the API server
+    creates no such object, ``kubectl apply`` merges it onto the live one.
+    (A file of nothing but such workloads is set aside as a patch file.)
+    YAML-level defects stay errors; one note."""
+    out, lowered, where = [], 0, []
+    for report in reports:
+        errors = [f for f in report.findings if f.severity == "error" and not is_yaml_level(f)
+                  and f.result.resource_ref is not None and f.location.path == report.root]
+        shaped: frozenset[tuple[str, str]] = frozenset()
+        if errors and report.root.endswith((".yaml", ".yml")) and (files.repo_root / report.root).is_file():
+            try:
+                shaped = applied.patch_shaped_objects(read_text_bounded(files.repo_root / report.root))
+            except (OSError, ValueError):
+                pass
+        if not shaped:
+            out.append(report)
+            continue
+        kept, judged = [], {id(e) for e in errors}
+        for f in report.findings:
+            ref = f.result.resource_ref
+            if id(f) in judged and ref is not None and (ref.kind, ref.name) in shaped:
+                f = as_warning(f)
+                lowered += 1
+                where.append(f.location)
+            kept.append(f)
+        out.append(dataclasses.replace(report, findings=tuple(kept)))
+    if not lowered:
+        return reports, ()
+    count = "1 error" if lowered == 1 else f"{lowered} errors"
+    return tuple(out), (Note(f"{count} at workloads shaped as patches (neither a selector nor a container image: "
+                             f"the API server creates no such object, kubectl apply merges one onto the live "
+                             f"object) among complete objects, shown as warnings [{applied.PATCH_FILE}]",
+                             min(where, key=lambda w: (w.path, w.line))),)
+
+
 def template_failures(reports: tuple[RootReport, ...],
                       files: Files) -> tuple[tuple[RootReport, ...], tuple[Note, ...]]:
     """A root whose every build error lies on a line holding a templating
