@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 from pathlib import Path
 
 from krmcheck import discover
@@ -121,8 +122,9 @@ def kustomization(root: ControllerRoot, files: Files) -> Kustomization:
     if not os.path.isdir(root.directory):
         raise BuildError(f"application path does not exist: {files.display(root.directory)}", path_origin)
     if kfile.find_file(root.directory) is None:
-        recurse = lookup(source, ["directory", "recurse"])
-        node = _directory(root.directory, path_origin, isinstance(recurse, Scalar) and recurse.value is True)
+        entries = [Scalar("./" + p.relative_to(root.directory).as_posix(), path_origin)
+                   for p in directory_files(root.directory, source)]
+        node = Mapping({"resources": Sequence(entries, path_origin)}, path_origin)
         return Kustomization(root.directory / "kustomization.yaml",
                              f"{files.display(root.directory)} (directory application)", node)
     k = kfile.load(root.directory, files, path_origin)
@@ -133,15 +135,54 @@ def kustomization(root: ControllerRoot, files: Files) -> Kustomization:
     return Kustomization(k.path, k.display, node)
 
 
-def _directory(directory: Path, origin: Origin, recurse: bool) -> Mapping:
-    entries: list[Node] = []
+def directory_files(directory: Path, source: Mapping | None) -> list[Path]:
+    """The manifest files Argo CD reads of a plain directory: its own, and
+    those below it with ``directory.recurse``; a file whose path relative to
+    the directory matches ``directory.exclude``, or does not match a given
+    ``directory.include``, is left out."""
+    options = source.mapping("directory") if source is not None else None
+    recurse = lookup(options, ["recurse"]) if options is not None else None
+    include, exclude = (_glob(options, key) for key in ("include", "exclude"))
+    out = []
     for here, dirnames, filenames in os.walk(directory):
-        dirnames[:] = sorted(d for d in dirnames if recurse and not d.startswith("."))
+        dirnames[:] = sorted(d for d in dirnames
+                             if isinstance(recurse, Scalar) and recurse.value is True and not d.startswith("."))
         for name in sorted(filenames):
             path = Path(here) / name
+            rel = path.relative_to(directory).as_posix()
+            if (exclude is not None and exclude.fullmatch(rel)) or (include is not None and not include.fullmatch(rel)):
+                continue
             if path.suffix in discover.MANIFEST_SUFFIXES + (".json",) and discover.is_manifest(path):
-                entries.append(Scalar("./" + path.relative_to(directory).as_posix(), origin))
-    return Mapping({"resources": Sequence(entries, origin)}, origin)
+                out.append(path)
+    return out
+
+
+def _glob(options: Mapping | None, key: str) -> re.Pattern[str] | None:
+    """``directory.include`` or ``.exclude`` as Argo CD matches it (a glob
+    with no separator: ``*`` spans directories; ``{a,b}`` alternatives)."""
+    value = lookup(options, [key]) if options is not None else None
+    if not (isinstance(value, Scalar) and isinstance(value.value, str) and value.value):
+        return None
+    out, depth = [], 0
+    for i, c in enumerate(value.value):
+        if c == "*":
+            out.append("" if value.value[i - 1:i] == "*" else ".*")
+        elif c == "?":
+            out.append(".")
+        elif c == "{":
+            depth += 1
+            out.append("(?:")
+        elif c == "}" and depth:
+            depth -= 1
+            out.append(")")
+        elif c == "," and depth:
+            out.append("|")
+        else:
+            out.append(re.escape(c))
+    try:
+        return re.compile("".join(out) + ")" * depth, re.DOTALL)
+    except re.error:
+        return None
 
 
 def amend(node: Mapping, options: Mapping) -> None:

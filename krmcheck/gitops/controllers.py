@@ -41,7 +41,7 @@ from krmcheck.gitops.markers import has_marker as _has_marker
 from krmcheck.gitops.markers import mentions_controllers as _mentions_controllers
 from krmcheck.gitops.objects import Objects
 from krmcheck.gitops.render import render
-from krmcheck.gitops.root import FLUX, ControllerRoot
+from krmcheck.gitops.root import ARGOCD, FLUX, ControllerRoot
 from krmcheck.gitops.source import FLUX_SYSTEM, describe, elsewhere, normalise, same_repository
 from krmcheck.gitops.sourceignore import SourceIgnore
 from krmcheck.kustomize.target import Builder
@@ -632,6 +632,7 @@ class _Discovery:
                 self._drop(e)
         alive = [e for e in self.entries if e.alive]
         unreached = self._unreached(alive)
+        unreached |= self._left_out(alive)
         alive = [e for e in self.entries if e.alive]
         roots = _qualified(alive)
         # a chart's root replaces nothing: its objects are checked where they are written
@@ -648,6 +649,37 @@ class _Discovery:
                 f"reads them (left-overs, such as an archived cluster), so they are not rendered", first[1]))
         return Found(tuple(sorted(roots, key=lambda r: r.name)), frozenset(replaced | unreached),
                      tuple(self.notes.values()))
+
+    def _left_out(self, alive: list[_Entry]) -> set[Path]:
+        """Argo CD objects in files no Application reads, lying below the
+        directory of an Application that renders it as plain files and
+        leaves them out (no ``directory.recurse``, or its ``exclude``): the
+        repository's own Application says they are not applied (an
+        ``archived/`` beside the applied ones). Neither they nor their files
+        are checked; one note says how many."""
+        directories = [(e, e.root.directory.resolve()) for e in alive
+                       if e.root.controller == ARGOCD and e.root.helm is None and not e.root.elsewhere
+                       and not e.root.also and os.path.isdir(e.root.directory)
+                       and not discover.find_kustomization(e.root.directory)]
+        dropped = []
+        for e in alive:
+            if e.via_controller or e.root.controller != ARGOCD:
+                continue
+            written = (self.c.top / e.written.path).resolve()
+            for other, directory in directories:
+                if other is not e and directory in written.parents and written not in other.root.reads:
+                    self._drop(e)
+                    dropped.append((e.written, other))
+                    break
+        if not dropped:
+            return set()
+        where, by = min(dropped, key=lambda d: (d[0].path, d[0].line))
+        count = "1 Argo CD object lies" if len(dropped) == 1 else f"{len(dropped)} Argo CD objects lie"
+        self.notes.setdefault("left-out", (
+            f"{count} in files below the directory of an Application that leaves them out "
+            f"({by.root.name} reads {self.c.files.display(by.root.directory)} without them: no "
+            f"directory.recurse, or its exclude): not applied to the cluster, so not rendered", where))
+        return {(self.c.top / w.path).resolve() for w, _ in dropped}
 
     def _unreached(self, alive: list[_Entry]) -> set[Path]:
         """Plain roots of Flux objects (Kustomizations, HelmReleases, their
@@ -827,6 +859,10 @@ def _with_reads(root: ControllerRoot, infos: dict[Path, discover.KustomizationIn
         return dataclasses.replace(root, reads=tuple(sorted(set(root.reads) | more))) if more else root
     if discover.find_kustomization(d):  # (two kustomization files are the build's error to report)
         reads = discover.reads(d, infos)
+    elif root.controller == ARGOCD:  # what the Application's directory options let it read
+        reads = set()
+        for p in argocd.directory_files(d, _source_of(root)):
+            reads |= discover.reads(p.resolve(), infos) | {p.resolve()}
     else:
         reads = set()
         for rel in flux.scan(d, root.ignore):
@@ -836,6 +872,11 @@ def _with_reads(root: ControllerRoot, infos: dict[Path, discover.KustomizationIn
         c = (d / component).resolve()
         reads |= {c} | discover.reads(c, infos)
     return dataclasses.replace(root, reads=tuple(sorted(reads | more)))
+
+
+def _source_of(root: ControllerRoot) -> Mapping | None:
+    source = lookup(root.obj, ["spec", "source"])
+    return source if isinstance(source, Mapping) else None
 
 
 def _components(root: ControllerRoot) -> list[str]:

@@ -126,3 +126,38 @@ def test_objects_without_a_namespace_go_to_the_destination_namespace(repo: Repo)
     origin = rendered["Deployment"].node.mapping("metadata").items["namespace"].origin
     assert (origin.path, origin.line) == ("argocd/web.yaml", 13)  # destination.namespace
     assert rendered["Namespace"].namespace == ""  # cluster-scoped: left alone
+
+
+def test_a_directory_application_leaves_out_what_its_exclude_matches(repo: Repo) -> None:
+    # Argo CD matches include and exclude against the path relative to the
+    # directory; `*` spans directories, `{a,b}` gives alternatives
+    repo.write("manifests/deployment.yaml", DEPLOYMENT)
+    repo.write("manifests/old/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: old\n")
+    repo.write("manifests/extra.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: extra\n")
+    directory = "    directory:\n      recurse: true\n"
+    repo.write("argocd/web.yaml", app(path="manifests") + directory + "      exclude: 'old/*'\n")
+    assert sorted(r.name for r in repo.render("argocd:web", urls=(URL,)).resources) == ["extra", "web"]
+    repo.write("argocd/web.yaml", app(path="manifests") + directory + "      exclude: '{old/*,extra.yaml}'\n")
+    assert [r.name for r in repo.render("argocd:web", urls=(URL,)).resources] == ["web"]
+    repo.write("argocd/web.yaml", app(path="manifests") + directory + "      include: '*/cm.yaml'\n")
+    assert [r.name for r in repo.render("argocd:web", urls=(URL,)).resources] == ["old"]
+
+
+def test_applications_an_app_of_apps_leaves_out_are_not_applied(repo: Repo) -> None:
+    # the root Application reads apps/ (not below it, and it excludes
+    # archived/*): the archived Applications name paths long gone
+    root = app(path="apps").replace("name: web", "name: root") + "    directory:\n      exclude: 'archived/*'\n"
+    repo.write("root-app.yaml", root)
+    repo.write("apps/web.yaml", app(path="manifests"))
+    repo.write("manifests/deployment.yaml", DEPLOYMENT)
+    repo.write("apps/archived/old.yaml", app(path="gone").replace("name: web", "name: old"))
+    found = repo.found(urls=(URL,))
+    assert sorted(r.name for r in found.roots) == ["argocd:root", "argocd:web"]
+    [(note, where)] = [n for n in found.notes if "leaves them out" in n[0]]
+    assert note.startswith("1 Argo CD object lies") and where.path == "apps/archived/old.yaml"
+    assert repo.top / "apps/archived/old.yaml" in found.replaced  # nor checked as a plain file
+    # with directory.recurse and no exclude, the root applies it: its missing path is the root's error
+    repo.write("root-app.yaml", root.replace("exclude: 'archived/*'", "recurse: true"))
+    found = repo.found(urls=(URL,))
+    assert "argocd:old" in {r.name for r in found.roots}
+    assert not [n for n in found.notes if "leaves them out" in n[0]]
