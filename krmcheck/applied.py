@@ -220,11 +220,11 @@ _SELECTED_WORKLOADS = frozenset({"Deployment", "StatefulSet", "DaemonSet", "Repl
 
 
 def _patch_shape(text: str) -> str | None:
-    """A file whose every object is a workload with neither a selector nor
-    an image in any container (only its name, and the container fields to
-    change): what a strategic-merge patch of a workload made elsewhere looks
+    """A file whose every object is a workload shaped as a patch
+    (:func:`patch_shaped`: only its name, and the pod fields to change):
+    what a strategic-merge patch of a workload made elsewhere looks
     like; no such object can be created."""
-    return _patch_shape_of(text) if "containers" in text else None
+    return _patch_shape_of(text) if "template" in text else None
 
 
 def _patch_shape_of(text: str) -> str | None:
@@ -242,8 +242,9 @@ def _documents(text: str) -> list[Any] | None:
 
 
 def patch_shaped(doc: Any) -> bool:
-    """A workload with neither a selector nor an image in any container:
-    only its name and the fields to change, what a strategic-merge patch of a
+    """A workload with neither a selector nor an image in any container (or
+    no containers at all, only what goes beside them): only its name and the
+    fields to change, what a strategic-merge patch of a
     workload made elsewhere (or ``kubectl apply`` onto a live one) holds; the
     API server creates no such object."""
     if not isinstance(doc, dict) or not isinstance(doc.get("kind"), str) or doc["kind"] not in _SELECTED_WORKLOADS:
@@ -253,7 +254,11 @@ def patch_shaped(doc: Any) -> bool:
         return False
     template = spec.get("template")
     pod = template.get("spec") if isinstance(template, dict) else None
-    containers = pod.get("containers") if isinstance(pod, dict) else None
+    if not isinstance(pod, dict) or not pod:
+        return False
+    containers = pod.get("containers")
+    if containers is None:  # only what to add beside them (an init container, volumes)
+        return True
     return isinstance(containers, list) and bool(containers) and \
         all(isinstance(c, dict) and "image" not in c for c in containers)
 
@@ -261,7 +266,7 @@ def patch_shaped(doc: Any) -> bool:
 def patch_shaped_objects(text: str) -> frozenset[tuple[str, str]]:
     """(kind, name) of each workload of a manifest file shaped as a patch
     (:func:`patch_shaped`)."""
-    if "containers" not in text:
+    if "template" not in text:
         return frozenset()
     return frozenset((d["kind"], str((d.get("metadata") or {}).get("name", "")))
                      for d in _documents(text) or () if patch_shaped(d) and isinstance(d.get("metadata"), dict))

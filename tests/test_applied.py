@@ -1100,8 +1100,12 @@ def test_a_workload_with_neither_selector_nor_image_is_a_patch(tmp_path: Path) -
     # one container with an image: an object missing its selector, judged
     write(tmp_path, "docs/whole.yaml", patch.replace("      - name: manager\n",
                                                      "      - name: manager\n        image: nginx:1.27\n"))
+    # no containers at all, only an init container to add to the live one
+    write(tmp_path, "docs/init.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: observer}\n"
+                                      "spec:\n  template:\n    spec:\n      initContainers:\n"
+                                      "      - {name: events, image: 'node:18-alpine'}\n")
     run = check(tmp_path)
-    assert aside(run.report) == {"docs/tuning.yaml": "patch-file"}
+    assert aside(run.report) == {"docs/tuning.yaml": "patch-file", "docs/init.yaml": "patch-file"}
     assert [p for p, _, _ in run.located("error")] == ["docs/whole.yaml"]
 
 

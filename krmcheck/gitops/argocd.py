@@ -122,8 +122,8 @@ def kustomization(root: ControllerRoot, files: Files) -> Kustomization:
     if not os.path.isdir(root.directory):
         raise BuildError(f"application path does not exist: {files.display(root.directory)}", path_origin)
     if kfile.find_file(root.directory) is None:
-        entries = [Scalar("./" + p.relative_to(root.directory).as_posix(), path_origin)
-                   for p in directory_files(root.directory, source)]
+        entries: list[Node] = [Scalar("./" + p.relative_to(root.directory).as_posix(), path_origin)
+                               for p in directory_files(root.directory, source)]
         node = Mapping({"resources": Sequence(entries, path_origin)}, path_origin)
         return Kustomization(root.directory / "kustomization.yaml",
                              f"{files.display(root.directory)} (directory application)", node)
