@@ -22,7 +22,7 @@ from krmcheck.kustomize import kustomization as kfile
 from krmcheck.resource.image import split
 from krmcheck.kustomize.kustomization import Kustomization
 from krmcheck.resource.errors import BuildError
-from krmcheck.resource.files import ROOT_ONLY, Files
+from krmcheck.resource.files import REPOSITORY, ROOT_ONLY, Files, read_text_bounded
 from krmcheck.resource.resource import Resource
 from krmcheck.tree.node import Mapping, Node, Scalar, Sequence, lookup
 from krmcheck.tree.origin import Origin
@@ -93,15 +93,42 @@ def make_root(res: Resource, source: Mapping, top: Path, files: Files,
     return root
 
 
+# ``kustomize.buildOptions`` of the argocd-cm ConfigMap (or the Argo CD
+# chart's ``configs.cm``, the operator's ``kustomizeBuildOptions``): the flags
+# Argo CD gives every kustomize build it runs
+_BUILD_OPTIONS = re.compile(r"""^\s*["']?kustomize(?:\.buildOptions|BuildOptions)["']?\s*:(.*)$""", re.MULTILINE)
+_LIFTED = re.compile(r"--load[-_]restrictor[= ]+[\"']?LoadRestrictionsNone")
+
+
+def build_restrictor(top: Path) -> str:
+    """The load restrictor Argo CD builds this repository's applications
+    with: lifted (within the repository, as a Flux build) where the
+    repository's Argo CD configuration gives ``kustomize.buildOptions``
+    holding ``--load-restrictor LoadRestrictionsNone``, else kustomize's
+    default, RootOnly."""
+    for here, names in discover.walk([top]):
+        for name in names:
+            if not name.endswith(discover.MANIFEST_SUFFIXES):
+                continue
+            try:
+                text = read_text_bounded(here / name)
+            except (OSError, ValueError):
+                continue
+            if "uildOptions" in text and any(_LIFTED.search(m) for m in _BUILD_OPTIONS.findall(text)):
+                return REPOSITORY
+    return ROOT_ONLY
+
+
 def application_root(res: Resource, top: Path, files: Files, urls: frozenset[str],
-                     tree: str = "") -> ControllerRoot | None:
+                     tree: str = "", restrictor: str = ROOT_ONLY) -> ControllerRoot | None:
     """The root of an Application: its first rendering source, the others
-    rendered with it (``ControllerRoot.also``); None when none renders."""
+    rendered with it (``ControllerRoot.also``), built with ``restrictor``
+    (:func:`build_restrictor`); None when none renders."""
     sources = sources_of(res, urls)
     if not sources:
         return None
     refs = refs_of(res, urls)
-    roots = [make_root(res, s, top, files, tree=tree, refs=refs) for s in sources]
+    roots = [make_root(res, s, top, files, restrictor=restrictor, tree=tree, refs=refs) for s in sources]
     url = sources[0].value("repoURL")
     return dataclasses.replace(roots[0], also=tuple(roots[1:]), source=url if isinstance(url, str) else "")
 

@@ -154,6 +154,7 @@ class _Discovery:
         self.unknown_paths: set[int] = set()  # id() of spec.path values holding unknowable variables
         self.copied: dict[str, str] = {}  # a flux-system source's file -> where another repository's copy lies
         self.left_over: list[tuple[str, Location, str]] = []  # Kustomizations their own source leaves out
+        self._restrictor: str | None = None  # what Argo CD builds with (its kustomize.buildOptions)
 
     def run(self, plain_roots: Sequence[Path]) -> None:
         pending: deque[_Pending] = deque()
@@ -410,7 +411,7 @@ class _Discovery:
                 self.left_over.append((written, res.node.origin.location, ignore.describe(left_out)))
                 return None
             return dataclasses.replace(root, source=where, ignore=ignore)
-        app = argocd.application_root(res, c.top, c.files, c.urls, tree)
+        app = argocd.application_root(res, c.top, c.files, c.urls, tree, self._argocd_restrictor())
         if app is None and not c.urls:
             self._no_urls(res)
         return app
@@ -512,8 +513,14 @@ class _Discovery:
         apps, problems = appset.expand(res, c.top, c.urls)
         for p in problems:
             self.notes.setdefault(p.message, (p.message, p.origin.location))
-        made = [argocd.application_root(app, c.top, c.files, c.urls, tree) for app in apps]
+        made = [argocd.application_root(app, c.top, c.files, c.urls, tree, self._argocd_restrictor()) for app in apps]
         return [r for r in made if r is not None]
+
+    def _argocd_restrictor(self) -> str:
+        """The load restrictor of Argo CD builds (:func:`argocd.build_restrictor`), read once."""
+        if self._restrictor is None:
+            self._restrictor = argocd.build_restrictor(self.c.top)
+        return self._restrictor
 
     def _no_urls(self, res: Resource) -> None:
         """An Argo CD Application names its repository by URL only: without

@@ -161,3 +161,27 @@ def test_applications_an_app_of_apps_leaves_out_are_not_applied(repo: Repo) -> N
     found = repo.found(urls=(URL,))
     assert "argocd:old" in {r.name for r in found.roots}
     assert not [n for n in found.notes if "leaves them out" in n[0]]
+
+
+def test_the_repository_argo_cd_build_options_lift_the_load_restrictor(repo: Repo) -> None:
+    # a base that reads a script beside it: Argo CD builds it only because
+    # the repository's argocd-cm gives --load-restrictor LoadRestrictionsNone
+    repo.write("argocd/web.yaml", app(path="app/base"))
+    repo.write("app/base/kustomization.yaml", "configMapGenerator:\n- name: script\n  files:\n  - ../scripts/run.sh\n")
+    repo.write("app/scripts/run.sh", "echo hello\n")
+    assert repo.root("argocd:web", urls=(URL,)).restrictor == "LoadRestrictionsRootOnly"
+    repo.write("argocd-install/argocd-cm.yaml", dedent("""
+        apiVersion: v1
+        kind: ConfigMap
+        metadata:
+          name: argocd-cm
+        data:
+          kustomize.buildOptions: "--enable-helm --load-restrictor LoadRestrictionsNone"
+        """))
+    root = repo.root("argocd:web", urls=(URL,))
+    assert root.restrictor != "LoadRestrictionsRootOnly"
+    [cm] = repo.render("argocd:web", urls=(URL,)).resources
+    assert cm.kind == "ConfigMap" and cm.name.startswith("script-")
+    # the Argo CD chart's values say it the same way (configs.cm)
+    repo.write("argocd-install/argocd-cm.yaml", "configs:\n  cm:\n    kustomize.buildOptions: --load-restrictor=LoadRestrictionsNone\n")
+    assert repo.root("argocd:web", urls=(URL,)).restrictor != "LoadRestrictionsRootOnly"
