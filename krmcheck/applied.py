@@ -1211,7 +1211,7 @@ def written_by(top: Path, missing: Path, directory: Path | None = None, run: obj
     script that puts the overlay beside the files it fetches): the build is
     completed when that program runs. A program that only builds the
     directory is no evidence: its build would fail too."""
-    made = _made_beside(top, missing, run) or _from_template(top, missing, run)
+    made = _made_beside(top, missing, run) or _made_at(top, missing, run) or _from_template(top, missing, run)
     if made is not None:
         return made
     name = missing.name
@@ -1288,6 +1288,38 @@ def _made_beside(top: Path, missing: Path, run: object) -> str | None:
     for rel, text in _programs(top, run):
         if _relative((top / rel).parent, top) == here and name in text and makes.search(text):
             return rel
+    return None
+
+
+_MAKES = re.compile(r"^\s*(?:@?\s*)(mkdir|cp|rsync|git\s+clone)\s+(.*)$", re.MULTILINE)
+_PATH_PREFIX = re.compile(r"^(?:\./|\$\((?:CURDIR|PWD|ROOT_DIR|PROJECT_DIR)\)/|\$\{?(?:PWD|ROOT_DIR|PROJECT_DIR)\}?/)")
+
+
+def _made_at(top: Path, missing: Path, run: object) -> str | None:
+    """A program that makes the missing path's first absent directory,
+    naming it by its path from the program's own directory: ``mkdir -p
+    config/crd-small``, or as the destination of ``cp -R config/crd/
+    config/crd-small`` (a Makefile that copies a base and generates into the
+    copy before it builds the overlays that read it)."""
+    absent = Path(os.path.normpath(missing))  # the entry itself may be the directory made
+    while absent.parent != absent and not os.path.lexists(absent.parent):
+        absent = absent.parent
+    if top not in absent.parents:
+        return None  # outside the repository
+    for rel, text in _programs(top, run):
+        home = (top / rel).parent
+        if home not in absent.parents or absent.name not in text:
+            continue
+        wanted = _relative(absent, home)
+        if "/" not in wanted:
+            continue  # a bare name is _made_beside's to judge
+        for command, rest in _MAKES.findall(text):
+            args = [_PATH_PREFIX.sub("", a.strip("\"'")).rstrip("/") for a in rest.split() if not a.startswith("-")]
+            if not args:
+                continue
+            made = args if command == "mkdir" else args[-1:]
+            if wanted in made:
+                return rel
     return None
 
 

@@ -831,6 +831,23 @@ def test_a_directory_a_program_beside_it_makes_completes_a_copy(tmp_path: Path) 
     assert "hack/dev-env/setup.sh writes it" in written["message"]
 
 
+def test_a_directory_a_program_makes_by_its_path_is_made_before_the_build(tmp_path: Path) -> None:
+    # the Makefile copies the CRD base and generates into the copy before it
+    # builds the overlays that read it (cp -R config/crd/ config/crd-small)
+    write(tmp_path, "config/crd/kustomization.yaml", "resources: []\n")
+    write(tmp_path, "config/default/kustomization.yaml", "resources:\n- ../crd-small\n")
+    write(tmp_path, "config/other/kustomization.yaml", "resources:\n- ../crd-tiny\n")
+    write(tmp_path, "Makefile", "clean:\n\trm -rf config/crd-tiny\nmanifests:\n\tcp -R config/crd/ config/crd-small\n"
+                                "\tcp -R config/crd-tiny/x.yaml build/\n")
+    run = check(tmp_path)
+    # removing a directory, or copying from it, does not make it
+    assert [p for p, _, _ in run.located("error")] == ["config/other/kustomization.yaml"]
+    [written] = [d for d in run.report["defects"] if d["validator"] == "written"]
+    assert written["path"] == "config/default/kustomization.yaml" and "Makefile writes it" in written["message"]
+    write(tmp_path, "Makefile", "manifests:\n\t@mkdir -p ./config/crd-tiny\n")
+    assert [p for p, _, _ in check(tmp_path).located("error")] == ["config/default/kustomization.yaml"]
+
+
 def test_a_kustomization_a_program_fills_in_from_its_template_is_made_before_the_build(tmp_path: Path) -> None:
     # `cd $(call dir,$*)/manager && cp -f kustomization.yaml.in kustomization.yaml && kustomize edit set image`
     write(tmp_path, "config/aws/manager/kustomization.yaml.in", "resources: [manager.yaml]\n")
