@@ -1493,7 +1493,7 @@ class Sorter:
             (DISABLED, lambda: self._disabled(path)),
             (DATA, lambda: _data(text, self.served)),
             (TEMPLATE, lambda: _template(text) or self._envsubst(path, text) or self._replaced(text)
-             or _ansible_role(path, self.top)),
+             or _ansible_role(path, self.top) or _blank_form(text)),
         )
         for reason, check in checks:
             if reason in self.reasons:
@@ -1658,6 +1658,27 @@ def _template(text: str) -> str | None:
     if found is None or _loads(text):
         return None
     return f"{found.group(0)[:40]} placeholders; not YAML as written"
+
+
+_BLANK_NAME = re.compile(r"^[ \t]+name:[ \t]*(?:#.*)?$", re.MULTILINE)
+
+
+def _blank_form(text: str) -> str | None:
+    """Why the text is a form to fill in: every object in it writes its
+    ``metadata.name`` key with no value (and no generateName), a name left
+    blank for the reader, as a template to copy is; an object that omits
+    the key is judged."""
+    if _BLANK_NAME.search(text) is None:
+        return None
+    docs = _documents(text)
+    if not docs:
+        return None
+    for doc in docs:
+        metadata = doc.get("metadata") if isinstance(doc, dict) else None
+        if not (isinstance(metadata, dict) and "name" in metadata and metadata["name"] in (None, "")
+                and not metadata.get("generateName")):
+            return None
+    return "metadata.name written blank: a form to fill in"
 
 
 _ROLE_PARTS = ("defaults", "vars", "meta", "handlers", "templates")

@@ -848,6 +848,19 @@ def test_a_directory_a_program_makes_by_its_path_is_made_before_the_build(tmp_pa
     assert [p for p, _, _ in check(tmp_path).located("error")] == ["config/default/kustomization.yaml"]
 
 
+def test_an_object_whose_name_is_written_blank_is_a_form_to_fill_in(tmp_path: Path) -> None:
+    # an Application to copy: `name:` and `path:` left for the reader
+    form = ("apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name:\n  namespace: argocd\n"
+            "spec:\n  project: apps\n  source:\n    path:\n    repoURL: https://example.com/repo.git\n")
+    write(tmp_path, "app/deployment.yaml", DEPLOYMENT)
+    write(tmp_path, "argocd/manifest-template.yaml", form)
+    # an object that leaves the key out has no name: judged
+    write(tmp_path, "argocd/broken.yaml", form.replace("  name:\n", ""))
+    run = check(tmp_path)
+    assert aside(run.report) == {"argocd/manifest-template.yaml": "template"}
+    assert [p for p, _, _ in run.located("error")] == ["argocd/broken.yaml"]
+
+
 def test_a_kustomization_a_program_fills_in_from_its_template_is_made_before_the_build(tmp_path: Path) -> None:
     # `cd $(call dir,$*)/manager && cp -f kustomization.yaml.in kustomization.yaml && kustomize edit set image`
     write(tmp_path, "config/aws/manager/kustomization.yaml.in", "resources: [manager.yaml]\n")
