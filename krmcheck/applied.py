@@ -171,10 +171,17 @@ def _tool_config(text: str) -> str | None:
 _METADATA = re.compile(r"^metadata:", re.MULTILINE)
 
 
+# What a reference to an object, or a patch entry naming one, holds at its
+# top level (core/v1 ObjectReference, Hive's SyncSet patches)
+_REFERENCE_KEYS = frozenset({"apiVersion", "kind", "name", "namespace", "uid", "resourceVersion", "fieldPath",
+                             "patch", "patchType", "applyMode"})
+
+
 def _data(text: str, served: Served) -> str | None:
     """Why the text is data, when every document lacks what every API object
     has (a kind; metadata with a name or generateName) and is of a kind
-    nothing serves."""
+    nothing serves, or names an object at its top level (``name:`` beside
+    apiVersion and kind, no metadata): a reference to an object."""
     documents = [d for d in _DOCUMENT.split(text) if API_VERSION.search(d) or _KIND.search(d)]
     if all(_KIND.search(d) and _METADATA.search(d) for d in documents):
         return None  # the common case, without parsing: every document looks like an object
@@ -182,7 +189,8 @@ def _data(text: str, served: Served) -> str | None:
         loaded = [d for d in yaml.load_all(text, Loader=FAST_LOADER) if d is not None]
     except (yaml.YAMLError, RecursionError, ValueError):
         return None  # the build says what is wrong with it
-    kinds = []
+    kinds: list[str] = []
+    refers: list[str] = []
     for doc in loaded:
         if not isinstance(doc, dict):
             return None
@@ -194,12 +202,22 @@ def _data(text: str, served: Served) -> str | None:
                 return None  # the build says what is wrong with it
             kinds.append("a document with neither apiVersion nor kind")
             continue
+        if meta is None and isinstance(doc.get("name"), str) and isinstance(kind, str) and kind \
+                and set(doc) <= _REFERENCE_KEYS:
+            # a name at the top level, beside apiVersion and kind and nothing of
+            # an object's body, refers to an object (a Hive SyncSet's patch
+            # entry, an object reference): an API object keeps its name in
+            # metadata, and one that forgot it still has its spec or data
+            refers.append(f"{api_version} {kind} named at its top level")
+            continue
         if isinstance(kind, str) and kind and served(api_version, kind):
             return None  # an object of a served kind without a name: the API server refuses it
         kinds.append(f"{api_version} {kind}" if isinstance(kind, str) and kind else f"{api_version} (no kind)")
-    if not kinds or all(k.startswith("a document") for k in kinds):
-        return None
     served_by_none = [k for k in kinds if not k.startswith("a document")]
+    if refers and not served_by_none:
+        return f"{refers[0]}, with no metadata: a reference to an object, not one"
+    if not served_by_none:
+        return None
     return f"{served_by_none[0]}: no metadata.name, and no API serves the kind"
 
 

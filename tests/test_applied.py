@@ -249,12 +249,21 @@ def test_data_in_api_object_form_is_set_aside_by_evidence(tmp_path: Path) -> Non
     # so is a kind a CRD of the repository serves
     write(tmp_path, "crds/widget.yaml", WIDGET_CRD)
     write(tmp_path, "samples/widget.yaml", "apiVersion: example.com/v1\nkind: Widget\nspec: {}\n")
+    # a name at the top level, no metadata: a patch entry that refers to a
+    # Namespace (Hive's SyncSet patches), not a Namespace
+    write(tmp_path, "deploy/quotas/10-patch.namespace.yaml", "kind: Namespace\napiVersion: v1\nname: openshift-etcd\n"
+                                                            "patch: '{\"metadata\": {}}'\npatchType: merge\n")
     run = check(tmp_path)
-    assert aside(run.report) == {"conformance/reports/v1/report.yaml": "data", "talos/node-1.yaml": "data"}
+    assert aside(run.report) == {"conformance/reports/v1/report.yaml": "data", "talos/node-1.yaml": "data",
+                                 "deploy/quotas/10-patch.namespace.yaml": "data"}
     assert sorted(p for p, _, _ in run.located("error")) == ["config/cm.yaml", "samples/widget.yaml"]
     why = {s["path"]: s["why"] for s in run.report["setAside"]}
     assert why["conformance/reports/v1/report.yaml"].startswith(
         "gateway.networking.k8s.io/v1 ConformanceReport: no metadata.name")
+    assert why["deploy/quotas/10-patch.namespace.yaml"].startswith("v1 Namespace named at its top level")
+    # an object that wrote its name outside metadata still has its body: judged
+    write(tmp_path, "config/forgot.yaml", "apiVersion: v1\nkind: ConfigMap\nname: settings\ndata: {a: b}\n")
+    assert "config/forgot.yaml" in {p for p, _, _ in check(tmp_path).located("error")}
 
 
 def test_unused_kustomize_inputs_are_set_aside_but_not_the_whole_repository(tmp_path: Path) -> None:
