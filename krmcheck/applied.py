@@ -1288,14 +1288,22 @@ def _from_template(top: Path, missing: Path, run: object) -> str | None:
     return None
 
 
+def _first_absent(missing: Path) -> Path:
+    """The outermost directory of ``missing`` that does not exist (``missing``
+    itself when its directory does), joined lexically as kustomize joins
+    entries (a/b/../c)."""
+    absent = Path(os.path.normpath(missing))
+    while absent.parent != absent and not os.path.lexists(absent.parent):
+        absent = absent.parent
+    return absent
+
+
 def _made_beside(top: Path, missing: Path, run: object) -> str | None:
     """A program in the directory where the missing path's first absent
     directory would be that makes a directory of that name (``mkdir -p
     $TMP/argo-cd``, ``git clone URL argo-cd``): it completes a copy of its
     own directory (``cp -r $SCRIPTPATH/* $TMP``) before the build."""
-    absent = Path(os.path.normpath(missing))  # kustomize joins entries lexically (a/b/../c)
-    while absent.parent != absent and not os.path.lexists(absent.parent):
-        absent = absent.parent
+    absent = _first_absent(missing)
     if absent == Path(os.path.normpath(missing)) or absent.parent == absent or top not in absent.parents:
         return None  # a file, not a directory, is what is missing; or it is outside the repository
     name = absent.name
@@ -1319,9 +1327,7 @@ def _made_at(top: Path, missing: Path, run: object) -> str | None:
     config/crd-small``, or as the destination of ``cp -R config/crd/
     config/crd-small`` (a Makefile that copies a base and generates into the
     copy before it builds the overlays that read it)."""
-    absent = Path(os.path.normpath(missing))  # the entry itself may be the directory made
-    while absent.parent != absent and not os.path.lexists(absent.parent):
-        absent = absent.parent
+    absent = _first_absent(missing)  # the entry itself may be the directory made
     if top not in absent.parents:
         return None  # outside the repository
     for rel, text in _programs(top, run):
