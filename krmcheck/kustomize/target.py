@@ -161,8 +161,7 @@ class Builder:
                         stack: tuple[str, ...], loaded: Kustomization | None = None,
                         fresh: bool = False) -> ResourceList:
         real = os.path.realpath(directory)
-        if real in stack:
-            raise BuildError(f"cycle detected: {self.files.display(directory)} includes itself", origin)
+        self._refuse_cycle(directory, real, stack, origin)
         key = self.tables.cache_key(real)
         cached = None if self.stamper or fresh else self._cache.get(key)  # origins depend on the root
         if cached is not None and self.tables.reuse(key):
@@ -298,16 +297,29 @@ class Builder:
             if sub.files.kind(path, entry.origin) != "dir":
                 raise BuildError(f"component '{entry.value}' is not a directory", entry.origin)
             remote.check_contained(sub.files, path, entry.origin)
+            real = os.path.realpath(path)
+            self._refuse_cycle(path, real, stack, entry.origin)
             comp = kfile.load(path, sub.files, entry.origin)
             self.warnings.extend(deprecation.warnings_of(comp))
             self.tables.offer_schema(comp, sub.files, sub.options.load_restrictor)
             if not comp.is_component:
                 raise BuildError(f"{comp.display} listed under components: must have kind: Component",
                                  entry.origin)
-            real = os.path.realpath(path)
-            if real in stack:
-                raise BuildError(f"cycle detected: {comp.display} includes itself", entry.origin)
             sub._run(comp, acc, stack + (real,))
+
+    def _refuse_cycle(self, directory: Path, real: str, stack: tuple[str, ...],
+                      origin: Origin | None) -> None:
+        """kustomize refuses to enter a directory that is, or contains, one of
+        the directories being built (its loader's check against every root up
+        the chain): the overlay would read itself through its base."""
+        inside = real.rstrip(os.sep) + os.sep
+        for visited in stack:
+            if visited == real:
+                raise BuildError(f"cycle detected: {self.files.display(directory)} includes itself", origin)
+            if visited.startswith(inside):
+                below = Path(self.files.display(directory)) / os.path.relpath(visited, real)
+                raise BuildError(f"cycle detected: {self.files.display(directory)} contains "
+                                 f"{below.as_posix()}, which is being built", origin)
 
     def _remote(self, rel: str, k: Kustomization, origin: Origin) -> tuple[Builder, Path] | None:
         """A remote entry fetched, and a builder for it: files named by URL,
