@@ -310,7 +310,7 @@ _COMMENTED_ENTRY = re.compile(r"^[ \t]*#[ \t]*-[ \t]+[\"']?([^\s\"'#]+)[\"']?[ \
 _YAML_NAME = re.compile(r"\.ya?ml\Z")
 
 
-_KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
+KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 
 
 def flux_kustomizations(path: Path, top: Path) -> list[tuple[Path, str]]:
@@ -348,7 +348,7 @@ def commented_entries(kustomizations: Iterable[Path]) -> dict[Path, Path]:
     file naming them."""
     out: dict[Path, Path] = {}
     for directory in sorted(kustomizations):
-        found = next((directory / n for n in _KUSTOMIZATION_FILES if os.path.isfile(directory / n)), None)
+        found = next((directory / n for n in KUSTOMIZATION_FILES if os.path.isfile(directory / n)), None)
         if found is None:
             continue
         try:
@@ -731,6 +731,64 @@ def run_by(top: Path, pages: Iterable[tuple[Path, str]] | None = None, run: obje
         command = re.compile(rf"^[ \t>$]*(?:\./|bin/)?{re.escape(name)}[ \t]([^\n|;&]*)", re.MULTILINE)
         found = [path for line in command.findall(text) for path in _ARG_PATH.findall(line)]
         _note_paths(found, page, top, _relative(page, top), out)
+    return out
+
+
+# `argo submit .argo/deploy.yaml --generate-name="$APP-" -p ...` in a CI
+# pipeline or a script: the Argo CLI writes metadata.name or generateName
+# from its option before it creates the Workflow, so a file that leaves
+# both out is complete as submitted. A pipeline runs in its repository's
+# top (the directory holding .github/ or .gitlab-ci.yml), a script in its
+# own directory or the repository's.
+_ARGO_SUBMIT = re.compile(r"(?:^|[\s/;&|(])argo[\w.-]*\s+submit\s([^\n;&|#]*)", re.MULTILINE)
+_ARGO_NAMES = re.compile(r"(?:^|\s)--(?:generate-)?name[=\s]")
+_ARGO_VALUED = frozenset({"-p", "--parameter", "-f", "--parameter-file", "-o", "--output", "-l", "--labels",
+                          "--from", "--entrypoint", "--serviceaccount", "--instanceid", "-n", "--namespace"})
+_CI_FILES = (".gitlab-ci.yml", ".gitlab-ci.yaml")
+_CI_SECONDS = 5.0
+
+
+def _pipelines(top: Path) -> Iterator[tuple[Path, str, Path]]:
+    """(file, text, the directory its commands run in) of the CI pipelines
+    under ``top``: GitHub Actions workflows and GitLab CI files."""
+    for directory, names in _walk(top, _CI_SECONDS, _PROGRAM_SKIP):
+        if directory.name == "workflows" and directory.parent.name == ".github":
+            home = directory.parent.parent
+            files = [n for n in names if n.endswith((".yml", ".yaml"))]
+        else:
+            home, files = directory, [n for n in names if n in _CI_FILES]
+        for name in files:
+            try:
+                text = read_text_bounded(directory / name)
+            except (OSError, ValueError):
+                continue
+            yield directory / name, text, home
+
+
+def argo_submitted(top: Path, run: object = None) -> dict[str, str]:
+    """Repository-relative paths of files a CI pipeline or a program of the
+    repository gives to ``argo submit`` with ``--name`` or
+    ``--generate-name`` -> that pipeline or program."""
+    sources = [(path, text, home) for path, text, home in _pipelines(top)]
+    sources += [(top / rel, text, (top / rel).parent) for rel, text in _programs(top, run) if "submit" in text]
+    out: dict[str, str] = {}
+    for path, text, home in sources:
+        if "submit" not in text:
+            continue
+        for found in _ARGO_SUBMIT.finditer(text.replace("\\\n", " ")):
+            line = found.group(1)
+            if _ARGO_NAMES.search(line) is None:
+                continue
+            words = line.split()
+            for before, word in zip([""] + words, words):
+                word = word.strip("\"'")
+                if before in _ARGO_VALUED or not word.endswith((".yaml", ".yml")) or "=" in word or "$" in word:
+                    continue
+                for base in (home, top):
+                    named = Path(os.path.normpath(base / word))
+                    if top in named.parents and named.is_file():
+                        out.setdefault(_relative(named, top), _relative(path, top))
+                        break
     return out
 
 
@@ -1222,21 +1280,24 @@ def _shebang(path: Path) -> bool:
         return False
 
 
-def written_by(top: Path, missing: Path, directory: Path | None = None, run: object = None) -> str | None:
+def written_by(top: Path, missing: Path, directory: Path | None = None, run: object = None,
+               kustomization: Path | None = None) -> str | None:
     """A program of the repository that names a file a kustomization reads
     and the repository does not hold (a Makefile target, a test that writes
     an overlay), or that copies the kustomization's directory elsewhere (a
-    script that puts the overlay beside the files it fetches): the build is
-    completed when that program runs. A program that only builds the
+    script that puts the overlay beside the files it fetches, or a copy-me
+    template it copies to the depth its paths are written for): the build
+    is completed when that program runs. A program that only builds the
     directory is no evidence: its build would fail too."""
-    made = _made_beside(top, missing, run) or _made_at(top, missing, run) or _from_template(top, missing, run)
+    made = _made_beside(top, missing, run) or _made_at(top, missing, run) or _from_template(top, missing, run) \
+        or (_copied_from(top, kustomization, run) if kustomization is not None else None)
     if made is not None:
         return made
     name = missing.name
     if len(name) < 6 or "." not in name:
         return None  # too short a name to be evidence
     # every kustomize Makefile names kustomization.yaml: only a copy says it is made
-    written = re.compile(r"(?!)") if name in _KUSTOMIZATION_FILES else \
+    written = re.compile(r"(?!)") if name in KUSTOMIZATION_FILES else \
         re.compile(rf"(?<![\w.-]){re.escape(name)}(?![\w-])")
     parts = _relative(directory, top).split("/") if directory is not None else []
     # a directory path of two parts or more, named from the top or from a subproject
@@ -1267,6 +1328,38 @@ def written_by(top: Path, missing: Path, directory: Path | None = None, run: obj
             return rel
         if copied is not None and copied.search(text):
             return rel
+    return None
+
+
+_COMMAND_END = re.compile(r"\s*(?:&&|\|\||[;|])")
+
+
+def _copied_from(top: Path, directory: Path, run: object) -> str | None:
+    """A program that copies the kustomization's directory, or a directory
+    holding it, to somewhere else (``cp -r docs/examples/cluster-template
+    "$PROJECT/ns/cluster"``, then a build of the copy): the directory is a
+    template whose relative paths are written for where the copy lands. The
+    directory is named as a source of the copy, by its path from the
+    program's directory or from the repository's top (two parts or more)."""
+    rel = _relative(directory, top)
+    if rel in ("", "."):
+        return None
+    parts = rel.split("/")
+    held = {"/".join(parts[:end]) for end in range(2, len(parts) + 1)}  # the directory and those holding it
+    for program, text in _programs(top, run):
+        if not any(p in text for p in held):
+            continue
+        home = _relative((top / program).parent, top)
+        for command, rest in _MAKES.findall(text.replace("\\\n", " ")):
+            if command not in ("cp", "rsync"):
+                continue
+            command_line = _COMMAND_END.split(rest, maxsplit=1)[0]
+            args = [_PATH_PREFIX.sub("", a.strip("\"'")).rstrip("/") for a in command_line.split()
+                    if not a.startswith("-")]
+            for source in args[:-1]:
+                for named in (source, os.path.normpath(f"{home}/{source}") if home not in ("", ".") else source):
+                    if named in held:
+                        return program
     return None
 
 
@@ -1481,6 +1574,7 @@ class Sorter:
         self.bundles: frozenset[str] | None = None  # what a script pipes into operator-sdk generate bundle
         self.run_by: dict[str, str] | None = None  # repo-relative path -> a page giving it to the repo's program
         self.embedded: dict[str, str] | None = None  # what Go programs embed -> the program
+        self.submitted: dict[str, str] | None = None  # what argo submit names -> the pipeline or program
         self.sed: dict[str, str] | None = None  # what a program or page gives to sed -> the program or page
         self.listed_patches: dict[str, str] | None = None  # what a program lists as kustomize patches -> it
         self.yq: dict[str, str] | None = None  # repo-relative path -> a program that transforms it with yq
@@ -1627,6 +1721,13 @@ class Sorter:
             if page is not None:
                 return SetAside(path, BUNDLE_INPUT, f"{page} gives it to a program of the repository, "
                                                     f"which reads it")
+            if _unnamed(text):
+                if self.submitted is None:
+                    self.submitted = argo_submitted(self.top, self)
+                program = self.submitted.get(_relative(path, self.top))
+                if program is not None:
+                    return SetAside(path, BUNDLE_INPUT, f"{program} creates it with argo submit, whose "
+                                                        f"--name or --generate-name names it")
             if self.embedded is None:
                 self.embedded = embedded_by(self.top, self)
             why = embedded_template(path, text, self.top, self.embedded)

@@ -685,6 +685,29 @@ def test_an_operator_sdk_csv_base_is_the_bundle_generators_input_but_the_samples
         check(tmp_path, "--roots", "all").located("error")
 
 
+def test_a_workflow_argo_submit_names_is_complete_as_submitted(tmp_path: Path) -> None:
+    # the app's CI runs `argo submit .argo/deploy.yaml --generate-name=...`:
+    # the Argo CLI writes the name the file leaves out
+    workflow = ("apiVersion: argoproj.io/v1alpha1\nkind: Workflow\nmetadata:\n  namespace: argo\n"
+                "spec:\n  entrypoint: main\n  templates:\n  - name: main\n    container: {image: alpine:3.20}\n")
+    write(tmp_path, "app/deployment.yaml", DEPLOYMENT)
+    write(tmp_path, "metaphor/.argo/deploy.yaml", workflow)
+    write(tmp_path, "metaphor/.github/workflows/main.yaml",
+          "jobs:\n  deploy:\n    steps:\n    - run: |\n        ./argo-linux-amd64 submit .argo/deploy.yaml \\\n"
+          "          --generate-name=\"app-${GITHUB_SHA}-\" \\\n          -p appName=app --wait\n")
+    # submitted with no name option, or only named by a parameter: judged
+    write(tmp_path, "metaphor/.argo/release.yaml", workflow)
+    write(tmp_path, "metaphor/.gitlab-ci.yml", "release:\n  script:\n  - argo submit .argo/release.yaml -p x=y\n"
+                                               "  - argo submit -f .argo/params.yaml --name rel .argo/none.yaml\n")
+    write(tmp_path, "metaphor/.argo/params.yaml", workflow)
+    run = check(tmp_path)
+    assert sorted(p for p, _, _ in run.located("error")) == ["metaphor/.argo/params.yaml",
+                                                             "metaphor/.argo/release.yaml"]
+    assert [p for p, _, _ in run.located("warning")] == ["metaphor/.argo/deploy.yaml"]
+    assert any("[bundle-input]" in n["message"] and "argo submit names" in n["message"]
+               for n in run.report["notes"])
+
+
 def test_a_kustomization_piped_into_operator_sdk_generate_bundle_is_its_input(tmp_path: Path) -> None:
     # the generator completes the ClusterServiceVersion base: what is built is not what is applied
     write(tmp_path, "app/deployment.yaml", DEPLOYMENT)
@@ -855,6 +878,30 @@ def test_a_directory_a_program_makes_by_its_path_is_made_before_the_build(tmp_pa
     assert written["path"] == "config/default/kustomization.yaml" and "Makefile writes it" in written["message"]
     write(tmp_path, "Makefile", "manifests:\n\t@mkdir -p ./config/crd-tiny\n")
     assert [p for p, _, _ in check(tmp_path).located("error")] == ["config/default/kustomization.yaml"]
+
+
+def test_a_template_a_program_copies_elsewhere_is_built_at_the_copy(tmp_path: Path) -> None:
+    # a copy-me cluster: scripts/validate.sh copies it to cluster depth and
+    # builds the copy, so its paths (and its apps/ directory's) are written
+    # for there, not for docs/examples/
+    write(tmp_path, "infrastructure/profiles/dev/kustomization.yaml", "resources: []\n")
+    write(tmp_path, "docs/examples/cluster-template/kustomization.yaml", "resources:\n- ../../../../profiles/dev\n")
+    write(tmp_path, "docs/examples/cluster-template/apps/kustomization.yaml",
+          "resources:\n- ../../../../../profiles/dev\n")
+    write(tmp_path, "scripts/validate.sh",
+          'cd "$REPO_ROOT"\nmkdir -p "$TPL/ns"\ncp -r docs/examples/cluster-template "$TPL/ns/cluster" && \\\n'
+          '  kustomize build "$TPL/ns/cluster"\ncp -r build/output docs/examples/other-template\n')
+    # the destination of a copy, and a directory the script only names, are judged
+    write(tmp_path, "docs/examples/other-template/kustomization.yaml", "resources:\n- ../../../../profiles/dev\n")
+    write(tmp_path, "docs/examples/third/kustomization.yaml", "resources:\n- ../../../../profiles/dev\n")
+    run = check(tmp_path)
+    assert sorted(p for p, _, _ in run.located("error")) == ["docs/examples/other-template/kustomization.yaml",
+                                                             "docs/examples/third/kustomization.yaml"]
+    written = {d["path"]: d for d in run.report["defects"] if d["validator"] == "written"}
+    assert sorted(written) == ["docs/examples/cluster-template/apps/kustomization.yaml",
+                               "docs/examples/cluster-template/kustomization.yaml"]
+    assert all(d["severity"] == "warning" and "scripts/validate.sh writes it" in d["message"]
+               for d in written.values())
 
 
 def test_an_object_whose_name_is_written_blank_is_a_form_to_fill_in(tmp_path: Path) -> None:

@@ -223,7 +223,9 @@ def written_at_run_time(e: BuildError, builder: Builder, name: str) -> Finding |
     if not isinstance(e, MissingFile):
         return None
     top = builder.files.repo_root
-    program = applied.written_by(top, e.path, e.path.parent, builder.files)
+    here = top / e.location.path if e.location is not None and e.location.path else None
+    program = applied.written_by(top, e.path, e.path.parent, builder.files,
+                                 here.parent if here is not None and here.name in applied.KUSTOMIZATION_FILES else None)
     if program is not None:
         why = (f"{program} writes it (names it, fills in its template, copies this directory elsewhere, or makes "
                f"the directory that holds it): the kustomization is completed when that program runs")

@@ -181,7 +181,7 @@ def as_test_inputs(reports: tuple[RootReport, ...], test_inputs: Sequence[applie
                                                 "bundle or into a program kept in the built directory, a file a page gives to the "
                                                 "repository's own program, a file a program transforms with yq or sed into another, a "
                                                 "template a Go program embeds and fills in, an overlay Rancher "
-                                                "Fleet applies to a chart's output), "
+                                                "Fleet applies to a chart's output, a Workflow argo submit names), "
                                                 "not kubectl")):
         mine = sorted(name for name, t in names.items() if t.reason == reason)
         if not mine:
