@@ -26,6 +26,21 @@ def realworld_tally() -> dict[str, int]:
     return _REAL
 
 
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """A pytest-xdist worker hands its tallies to the controller, which prints them."""
+    out = getattr(session.config, "workeroutput", None)
+    if out is not None:
+        out["krmcheck-tallies"] = {"conformance": dict(_TALLY), "realworld": dict(_REAL)}
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    tallies = getattr(node, "workeroutput", {}).get("krmcheck-tallies")
+    if tallies:
+        _TALLY.update(tallies["conformance"])
+        _REAL.update(tallies["realworld"])
+
+
 def pytest_terminal_summary(terminalreporter: Any) -> None:
     r = _REAL
     if r.get("run"):

@@ -1,10 +1,12 @@
 """The pre-commit hook (.pre-commit-hooks.yaml), run through real pre-commit.
 
-`pre-commit try-repo` installs the hook repository into its own virtualenv,
-as a user's `pre-commit install` would. The hook repository is a committed
-snapshot of this working tree (package, pyproject, hooks file) so the test
-checks what is on disk now, whatever git state the project is in. Building
-the virtualenv takes a while; it is built once and shared by the module.
+`pre-commit run` with a configuration naming the hook repository installs
+it into its own virtualenv, as a user's `pre-commit install` would (what
+`pre-commit try-repo` does, but with a store that outlives one call). The
+hook repository is a committed snapshot of this working tree (package,
+pyproject, hooks file) so the test checks what is on disk now, whatever git
+state the project is in. Building the virtualenv takes a while; it is built
+once and shared by the module, whose tests run in one worker process.
 """
 
 from __future__ import annotations
@@ -25,9 +27,9 @@ HOOKS_FILE = PROJECT / ".pre-commit-hooks.yaml"
 # What pip needs to install the package; tests, fixtures and .git stay out.
 PACKAGE_PARTS = ("pyproject.toml", "README.md", "LICENSE", "krmcheck", ".pre-commit-hooks.yaml")
 
-pytestmark = pytest.mark.skipif(
-    shutil.which("pre-commit") is None or shutil.which("git") is None,
-    reason="pre-commit and git are needed")
+pytestmark = [pytest.mark.skipif(shutil.which("pre-commit") is None or shutil.which("git") is None,
+                                 reason="pre-commit and git are needed"),
+              pytest.mark.xdist_group("pre-commit")]  # one virtualenv for the module
 
 
 def git(cwd: Path, *args: str) -> None:
@@ -73,11 +75,18 @@ def fixture_repo(source: Path, tmp_path: Path) -> Path:
 
 
 def try_repo(repo: Path, hook_repo: Path, home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``pre-commit run ARGS`` in ``repo`` with the krmcheck hook of
+    ``hook_repo`` at its HEAD, configured outside ``repo`` as try-repo does."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "PRE_COMMIT"))}
     env["PRE_COMMIT_HOME"] = str(home)
     env["PRE_COMMIT_COLOR"] = "never"
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=hook_repo, capture_output=True, text=True,
+                          check=True).stdout.strip()
+    config = home.parent / f"{home.name}-config.yaml"
+    config.write_text(yaml.safe_dump({"repos": [{"repo": str(hook_repo), "rev": head,
+                                                 "hooks": [{"id": "krmcheck"}]}]}))
     # A slow first run builds the hook's virtualenv.
-    return subprocess.run(["pre-commit", "try-repo", str(hook_repo), "krmcheck", *args],
+    return subprocess.run(["pre-commit", "run", "--config", str(config), *args],
                           cwd=repo, env=env, capture_output=True, text=True, timeout=900)
 
 
