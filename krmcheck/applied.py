@@ -769,8 +769,7 @@ def argo_submitted(top: Path, run: object = None) -> dict[str, str]:
     """Repository-relative paths of files a CI pipeline or a program of the
     repository gives to ``argo submit`` with ``--name`` or
     ``--generate-name`` -> that pipeline or program."""
-    sources = [(path, text, home) for path, text, home in _pipelines(top)]
-    sources += [(top / rel, text, (top / rel).parent) for rel, text in _programs(top, run) if "submit" in text]
+    sources = [*_pipelines(top), *((top / rel, text, (top / rel).parent) for rel, text in _programs(top, run))]
     out: dict[str, str] = {}
     for path, text, home in sources:
         if "submit" not in text:
