@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+from collections.abc import Callable, Collection
 from pathlib import Path
 
 from krmcheck import discover
@@ -182,6 +183,71 @@ def directory_files(directory: Path, source: Mapping | None) -> list[Path]:
             if path.suffix in discover.MANIFEST_SUFFIXES + (".json",) and discover.is_manifest(path):
                 out.append(path)
     return out
+
+
+def excluded_roots(roots: Collection[ControllerRoot], plain: Collection[Path],
+                   infos: dict[Path, discover.KustomizationInfo],
+                   display: Callable[[Path], str]) -> tuple[frozenset[Path], tuple[str, Origin] | None]:
+    """The plain roots an Argo CD Application of the repository leaves out by
+    name: it reads a directory as plain files, and its ``directory.exclude``
+    matches the root's own files (the kustomization and what it reads in its
+    directory and below, or the manifest file), while no Application renders
+    any of them. The repository's own Application says they are not applied
+    (a ``deprecated/**`` kept beside the applied apps): they are not checked,
+    and a note says how many. An exclude that names only kustomization files
+    (Argo CD then applies the files beside them) leaves no root out."""
+    rendered = {p.resolve() for r in roots for q in (r, *r.also) for p in (q.directory, *q.reads)}
+    apps = []
+    for r in roots:
+        source = lookup(r.obj, ["spec", "source"])
+        if (r.controller != ARGOCD or r.helm is not None or r.elsewhere or not isinstance(source, Mapping)
+                or not os.path.isdir(r.directory) or _kustomization_file(r.directory) is not None):
+            continue
+        options = source.mapping("directory")
+        pattern = _glob(options, "exclude")
+        if pattern is not None and options is not None:
+            apps.append((r, r.directory.resolve(), pattern, options.items["exclude"].origin))
+    if not apps:
+        return frozenset(), None
+    left_out: dict[Path, tuple[ControllerRoot, Origin]] = {}
+    for p in plain:
+        own = _own_files(p.resolve(), infos.get(p))
+        if not own or any(f in rendered for f in own) or p.resolve() in rendered:
+            continue
+        for app, directory, pattern, origin in apps:
+            if all(directory in f.parents and pattern.fullmatch(f.relative_to(directory).as_posix())
+                   for f in own):
+                left_out[p] = (app, origin)
+                break
+    if not left_out:
+        return frozenset(), None
+    app, origin = left_out[min(left_out, key=display)]
+    count = "1 root lies" if len(left_out) == 1 else f"{len(left_out)} roots lie"
+    exclude = lookup(app.obj, ["spec", "source", "directory", "exclude"])
+    shown = exclude.value if isinstance(exclude, Scalar) else ""
+    return frozenset(left_out), (
+        f"{count} where an Application of the repository excludes them ({app.name} reads "
+        f"{display(app.directory)} with directory.exclude {shown!r}: {', '.join(sorted(map(display, left_out))[:3])}"
+        f"{f' and {len(left_out) - 3} more' if len(left_out) > 3 else ''}), and no Application renders them: "
+        f"not applied to the cluster, so not checked", origin)
+
+
+def _own_files(root: Path, info: discover.KustomizationInfo | None) -> list[Path]:
+    """A plain root's own files: the manifest file, or the kustomization file
+    and the files it reads in its directory and below."""
+    if info is None:
+        return [root] if root.is_file() else []
+    found = _kustomization_file(root)
+    if found is None:
+        return []
+    return [found.resolve()] + sorted(f.resolve() for f in info.files if root in f.resolve().parents)
+
+
+def _kustomization_file(directory: Path) -> Path | None:
+    try:
+        return kfile.find_file(directory)
+    except BuildError:  # several: the build says so
+        return next(directory / n for n in kfile.FILENAMES if (directory / n).is_file())
 
 
 def _glob(options: Mapping | None, key: str) -> re.Pattern[str] | None:

@@ -668,16 +668,22 @@ class _Discovery:
                        if e.root.controller == ARGOCD and e.root.helm is None and not e.root.elsewhere
                        and not e.root.also and os.path.isdir(e.root.directory)
                        and not discover.find_kustomization(e.root.directory)]
-        dropped = []
+        leaving: dict[int, tuple[_Entry, _Entry]] = {}
         for e in alive:
             if e.via_controller or e.root.controller != ARGOCD:
                 continue
             written = (self.c.top / e.written.path).resolve()
             for other, directory in directories:
                 if other is not e and directory in written.parents and written not in other.root.reads:
-                    self._drop(e)
-                    dropped.append((e.written, other))
+                    leaving[id(e)] = (e, other)
                     break
+        # an Application itself left out says nothing: two bootstrap
+        # Applications side by side, each reading what the other is not, are both applied
+        dropped = []
+        for e, other in leaving.values():
+            if id(other) not in leaving:
+                self._drop(e)
+                dropped.append((e.written, other))
         if not dropped:
             return set()
         where, by = min(dropped, key=lambda d: (d[0].path, d[0].line))

@@ -256,6 +256,7 @@ def with_controller_roots(run: Run, selection: discover.Selection, excludes: tup
     found_roots: tuple[ControllerRoot, ...] = ()
     replaced: frozenset[Path] = frozenset()
     if candidates:
+        from krmcheck.gitops import argocd
         from krmcheck.gitops import controllers as gitops_controllers
         from krmcheck.gitops.source import repository_urls
 
@@ -267,8 +268,14 @@ def with_controller_roots(run: Run, selection: discover.Selection, excludes: tup
                                                              builders.for_root, config.cluster_objects,
                                                              lifted))
         found_roots, replaced = found.roots, found.replaced
+        excluded, why = run.memo.get(("argocd excluded", files.repo_root, whole.roots, urls),
+                                     lambda: argocd.excluded_roots(found.roots, whole.roots, whole.infos,
+                                                                   files.display))
+        replaced |= excluded
         if notes is not None:
             notes += [Note(message, location) for message, location in found.notes]
+            if why is not None:
+                notes.append(Note(why[0], Location(why[1].path, why[1].line, why[1].col)))
         if refused is not None:
             refused += found.refused
     plain: list[Root] = [r for r in selection.roots

@@ -163,6 +163,59 @@ def test_applications_an_app_of_apps_leaves_out_are_not_applied(repo: Repo) -> N
     assert not [n for n in found.notes if "leaves them out" in n[0]]
 
 
+def test_two_bootstrap_applications_side_by_side_are_both_applied(repo: Repo) -> None:
+    # each reads the whole repository for one kind of file, so each lies where
+    # the other leaves it out; neither is applied by the other: both are the
+    # repository's entry points, applied by hand
+    def root(name: str, include: str) -> str:
+        return (app(path=".").replace("name: web", f"name: {name}")
+                + f"    directory:\n      recurse: true\n      include: '{include}'\n")
+
+    repo.write("root-apps.yaml", root("root-apps", "**/application.yaml"))
+    repo.write("root-projects.yaml", root("root-projects", "**/appproject.yaml"))
+    repo.write("apps/web/application.yaml", app(path="manifests"))
+    repo.write("manifests/deployment.yaml", DEPLOYMENT)
+    found = repo.found(urls=(URL,))
+    assert sorted(r.name for r in found.roots) == ["argocd:root-apps", "argocd:root-projects", "argocd:web"]
+    assert not [n for n in found.notes if "leaves them out" in n[0]]
+
+
+def test_roots_an_application_excludes_by_name_are_not_checked(tmp_path) -> None:
+    # the root Application reads the repository for Applications and
+    # excludes retired/**: the retired kustomization no Application renders is
+    # not applied, whatever it holds
+    from tests.checkrun import check, write
+
+    root = (app(path=".").replace("name: web", "name: root")
+            + "    directory:\n      recurse: true\n      include: '**/application.yaml'\n"
+              "      exclude: 'retired/**'\n")
+    write(tmp_path, ".krmcheck.yaml", f"gitops:\n  repo-urls: [{URL}]\n")
+    write(tmp_path, "root.yaml", root)
+    write(tmp_path, "apps/web/application.yaml", app(path="manifests"))
+    write(tmp_path, "manifests/kustomization.yaml", "resources: [deployment.yaml]\n")
+    write(tmp_path, "manifests/deployment.yaml", DEPLOYMENT)
+    write(tmp_path, "retired/old/kustomization.yaml", "resources: [gone.yaml]\n")
+    write(tmp_path, "retired/loose.yaml", "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n")
+    run = check(tmp_path)
+    assert run.code == 0, run.report["defects"]
+    [note] = [n for n in run.report["notes"] if "excludes them" in n["message"]]
+    assert note["message"].startswith("2 roots lie where an Application of the repository excludes them "
+                                      "(argocd:root reads . with directory.exclude 'retired/**'")
+    assert note["path"] == "root.yaml"
+    # --roots all checks every kustomization: the missing file is an error again
+    assert check(tmp_path, "--roots", "all").code == 2
+    # an Application that renders it makes it applied, exclude or not
+    write(tmp_path, "apps/old/application.yaml",
+          app(path="retired/old").replace("name: web", "name: old"))
+    built = [d for d in check(tmp_path).report["defects"] if d["validator"] == "build"]
+    assert [(d["path"], d["severity"]) for d in built] == [("retired/old/kustomization.yaml", "error")]
+    (tmp_path / "apps/old/application.yaml").unlink()
+    # an exclude of kustomization files only: Argo CD applies the files beside
+    # them, so the root is not left out by name
+    write(tmp_path, "root.yaml", root.replace("retired/**", "**/kustomization.yaml"))
+    assert check(tmp_path).code == 2
+
+
 def test_the_repository_argo_cd_build_options_lift_the_load_restrictor(repo: Repo) -> None:
     # a base that reads a script beside it: Argo CD builds it only because
     # the repository's argocd-cm gives --load-restrictor LoadRestrictionsNone
