@@ -39,8 +39,8 @@ from krmcheck.schemas import builtin, crds, defaults, lists, rules
 from krmcheck.schemas.locations import LocationError
 from krmcheck.schemas.webhooks import CONTROLLER_DEFAULTS, controller_defaults
 from krmcheck.schemas.sources import BUILTIN, CACHE, LOCATION, Checker, SchemaSettings, Sources, sources_for
-from krmcheck.tree.node import Mapping
-from krmcheck.validators.base import CIPHERTEXT, ValidatorOptions, field_path, make_result, resource_ref
+from krmcheck.tree.node import Mapping, lookup
+from krmcheck.validators.base import CIPHERTEXT, ValidatorOptions, field_path, make_result, resource_ref, scalar_text
 
 if TYPE_CHECKING:  # the checkers of krmcheck.schemas.sources import it when they first validate
     import jsonschema
@@ -78,7 +78,8 @@ def validate(items: Sequence[Mapping], options: ValidatorOptions) -> list[Result
         mapped = _map_lists(item, data, checker)
         results.extend(mapped)
         if checker.source == BUILTIN:
-            results.extend(_field_rules(item, ref.apiVersion, ref.kind, version, {r.field_path for r in mapped}))
+            found = _field_rules(item, ref.apiVersion, ref.kind, version, {r.field_path for r in mapped})
+            results.extend(_completed_by_pod_webhook(item, found, items) if ref.kind == "StatefulSet" else found)
             if ref.kind == crds.CRD_KIND:
                 results.extend(_crd_schemas(item, data, version))
         elif checker.structural is not None:
@@ -405,6 +406,64 @@ def _field_rules(item: Mapping, api_version: str, kind: str, version: str,
                         rule=v.rule.id, extra_tags=tags)
             for v in rules.check(item, api_version, kind, version)
             if not (v.rule.check == "unique" and {field_path(v.path), field_path(v.path[:-1])} & listed)]
+
+
+# Rules the API server applies to a StatefulSet's pods only when its
+# controller creates them (ValidatePodTemplateSpecForStatefulSet leaves the
+# pod spec out), where a mutating webhook may add what the template lacks.
+POD_TIME = frozenset({"statefulset-volume-mount-refers-to-volume"})
+
+
+def _completed_by_pod_webhook(item: Mapping, found: list[Result], items: Sequence[Mapping]) -> list[Result]:
+    """A StatefulSet's pod-time errors, as warnings where the root installs a
+    MutatingWebhookConfiguration whose webhook selects the StatefulSet's pods
+    by their labels (a non-empty ``objectSelector`` the template's labels
+    satisfy; a ``namespaceSelector`` on ``kubernetes.io/metadata.name`` that
+    names the namespace; ``rules``, where written, taking pods on CREATE):
+    the pods pass through it before the API server judges them, and it may
+    add the volume the template mounts (Knative's dispatchers)."""
+    if not any(r.severity == "error" and _rule_of(r) in POD_TIME for r in found):
+        return found
+    from krmcheck.validators import selector  # (a StatefulSet with such an error)
+
+    template = lookup(item, ["spec", "template", "metadata", "labels"])
+    labels = selector.string_map(template)
+    namespace = selector.namespace_of(item)
+    for other in items:
+        if resource_ref(other).kind != "MutatingWebhookConfiguration":
+            continue
+        hooks = other.sequence("webhooks")
+        for hook in hooks.items if hooks is not None else ():
+            if isinstance(hook, Mapping) and _selects_pods(hook, labels, namespace, selector):
+                note = (f"; the pods it creates pass through the mutating webhook {scalar_text(hook.get('name'))} "
+                        f"the root installs, which selects them by label and may add what the template lacks")
+                return [dataclasses.replace(r, severity="warning", message=r.message + note)
+                        if r.severity == "error" and _rule_of(r) in POD_TIME else r for r in found]
+    return found
+
+
+def _selects_pods(hook: Mapping, labels: dict[str, str], namespace: str, selector: Any) -> bool:
+    terms = selector.label_selector(hook.get("objectSelector"), ())
+    if not terms or not all(t.matches(labels) for t in terms):
+        return False  # no objectSelector: nothing ties the webhook to these pods
+    for t in selector.label_selector(hook.get("namespaceSelector"), ()) or ():
+        if t.key == "kubernetes.io/metadata.name" and namespace and not t.matches({t.key: namespace}):
+            return False
+    written = hook.sequence("rules")
+    if written is None:
+        return True  # rules a webhook server fills in when it starts (Knative)
+    for rule in written.items:
+        if not isinstance(rule, Mapping):
+            continue
+        resources = {scalar_text(v) for v in rule.sequence("resources") or ()}
+        operations = {scalar_text(v) for v in rule.sequence("operations") or ()}
+        if resources & {"pods", "*", "*/*"} and operations & {"CREATE", "*"}:
+            return True
+    return False
+
+
+def _rule_of(result: Result) -> str:
+    return dict(result.tags).get("rule", "")
 
 
 def _crd_schemas(item: Mapping, data: Any, version: str) -> list[Result]:

@@ -372,6 +372,43 @@ def test_a_statefulset_mount_may_name_a_volume_claim_template() -> None:
         ("statefulset-volume-mount-refers-to-volume", 13)]
 
 
+def test_a_statefulset_mount_a_pod_webhook_of_the_root_may_complete_is_a_warning() -> None:
+    # the API server judges a StatefulSet's pods only when they are created,
+    # after mutating admission: a webhook the root installs, whose
+    # objectSelector takes these pods, may add the volume (Knative's dispatchers)
+    sts = ("apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: d, namespace: ev}\nspec:\n  serviceName: d\n"
+           "  selector: {matchLabels: {app: d}}\n  template:\n    metadata: {labels: {app: d, kind: dispatcher}}\n"
+           "    spec:\n      containers:\n      - name: d\n        image: dispatcher:1.0\n"
+           "        volumeMounts: [{name: contract, mountPath: /etc/contract}]\n")
+    hook = ("apiVersion: admissionregistration.k8s.io/v1\nkind: MutatingWebhookConfiguration\n"
+            "metadata: {name: pods.defaulting}\nwebhooks:\n- name: pods.defaulting.example.dev\n"
+            "  admissionReviewVersions: [v1]\n  sideEffects: None\n"
+            "  clientConfig: {service: {name: webhook, namespace: ev}}\n"
+            "  namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: ev}}\n"
+            "  objectSelector: {matchLabels: {kind: dispatcher}}\n")
+
+    def severities(*texts: str) -> list[tuple[str, str]]:
+        items = [i for t in texts for i in load_documents(t, "r.yaml")]
+        return [(dict(r.tags).get("rule", ""), r.severity) for r in schema.validate(items, ValidatorOptions(NEWEST))
+                if dict(r.tags).get("rule", "") == "statefulset-volume-mount-refers-to-volume"]
+
+    mount = "statefulset-volume-mount-refers-to-volume"
+    assert severities(sts) == [(mount, "error")]
+    assert severities(sts, hook) == [(mount, "warning")]
+    # rules written must take pods on CREATE
+    rules = "  rules: [{operations: [CREATE], apiGroups: [''], apiVersions: [v1], resources: [pods]}]\n"
+    assert severities(sts, hook + rules) == [(mount, "warning")]
+    assert severities(sts, hook + rules.replace("pods", "services")) == [(mount, "error")]
+    # a webhook that selects other pods, another namespace, or nothing by label says nothing of these
+    assert severities(sts, hook.replace("{kind: dispatcher}", "{kind: broker}")) == [(mount, "error")]
+    assert severities(sts, hook.replace("metadata.name: ev}", "metadata.name: other}")) == [(mount, "error")]
+    assert severities(sts, hook.replace("  objectSelector: {matchLabels: {kind: dispatcher}}\n", "")) == [
+        (mount, "error")]
+    # a Deployment's template is judged when the Deployment is created, before any pod exists
+    deploy = sts.replace("kind: StatefulSet", "kind: Deployment").replace("  serviceName: d\n", "")
+    assert [r for r in findings(deploy) if r[0] == "pod-volume-mount-refers-to-volume"]
+
+
 def test_a_tls_secret_holds_a_certificate_and_a_key() -> None:
     secret = "apiVersion: v1\nkind: Secret\nmetadata: {name: t}\ntype: kubernetes.io/tls\ndata:\n  tls.crt: eA==\n"
     assert rule_lines(secret) == [("secret-tls-keys", 5)]
