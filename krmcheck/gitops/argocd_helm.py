@@ -111,7 +111,9 @@ def _values(root: ControllerRoot, options: Mapping, files: Files,
             path = refs.path(entry.value)
             assert path is not None
             if os.path.isfile(path):
-                values = chart.merge(values, chart.load_file(path, files, entry.origin))
+                loaded = chart.load_file_or_say(path, files, entry.origin, problems)
+                if loaded is not None:
+                    values = chart.merge(values, loaded)
                 reads.append(path)
             elif not ignore_missing:
                 problems.append(Problem(f"valueFiles: {entry.value} is not in the repository "

@@ -209,6 +209,37 @@ def test_multi_source_application_reads_values_of_its_ref_source(repo: Repo) -> 
     assert [r.name for r in rendered.resources] == ["extra"]  # the chart needs --enable-helm --network
 
 
+def test_a_broken_values_file_of_the_ref_source_is_a_finding_at_its_line(repo: Repo) -> None:
+    """A ``$values/...`` file with a key given twice: Argo CD's helm fails on
+    it; the root is still found, with an error at the repeated key."""
+    repo.write("argocd/web.yaml", dedent(f"""
+        apiVersion: argoproj.io/v1alpha1
+        kind: Application
+        metadata:
+          name: web
+          namespace: argocd
+        spec:
+          sources:
+          - repoURL: https://charts.example.com
+            chart: web
+            targetRevision: 1.2.3
+            helm:
+              valueFiles:
+              - $values/values/web.yaml
+          - repoURL: {URL}
+            targetRevision: main
+            ref: values
+          destination:
+            namespace: web
+        """))
+    repo.write("values/web.yaml", "speaker:\n  a: 1\nother: 2\nspeaker:\n  b: 2\n")
+    root = repo.root("argocd:web", (URL,))
+    [problem] = [p for r in (root, *root.also) for p in r.problems]
+    assert (problem.severity, problem.origin.path, problem.origin.line) == ("error", "values/web.yaml", 4)
+    assert "speaker" in problem.message
+    assert repo.top / "values/web.yaml" in root.reads
+
+
 def test_without_a_url_for_this_repository_a_note_says_why(tmp_path: Path) -> None:
     """Argo CD names sources by URL only: with no origin remote and no
     gitops.repo-urls nothing can be matched, and the run says so."""
