@@ -966,6 +966,33 @@ def sed_inputs(top: Path, run: object = None, pages: Iterable[tuple[Path, str]] 
     return out
 
 
+# `istioctl manifest generate -f ./istio-operator.yml > ./istio-kubernetes.yml`,
+# in a program or a page's commands: the file given with -f is the input of a
+# generator whose output, another YAML file, is what is applied. Programs
+# that apply what they are given (kubectl, helm...) are no such evidence.
+_GENERATED = re.compile(r"(?:^|[\s;&|(`$>])([\w.-]+)\s(?:[^\n|;&>]*?\s)?(?:-f|--filename|--file)(?:=|\s+)[\"']?"
+                        r"\.?/?((?:[\w.-]+/)*[\w.-]+\.ya?ml)[\"']?[^\n|;&>]*>\s*[\"']?\.?/?"
+                        r"((?:[\w.$-]+/)*[\w.$-]+\.ya?ml)", re.MULTILINE)
+
+
+def generated_from(top: Path, run: object = None, pages: Iterable[tuple[Path, str]] = ()) -> dict[str, str]:
+    """Repository-relative YAML files a program or a Markdown page of the
+    repository gives with ``-f`` to a command whose output it writes into
+    another YAML file -> that program or page. A path names the file from
+    the top, or from the program's or page's directory."""
+    out: dict[str, str] = {}
+    sources = [(rel, text) for rel, text in _programs(top, run) if ">" in text]
+    sources += [(_relative(page, top), text) for page, text in pages if ">" in text]
+    for rel, text in sources:
+        here = (top / rel).parent
+        for command, path, output in _GENERATED.findall(text.replace("\\\n", " ")):
+            if command in _APPLIERS or os.path.basename(path) == os.path.basename(output):
+                continue
+            for candidate in (_relative(Path(os.path.normpath(here / path)), top), os.path.normpath(path)):
+                out.setdefault(candidate, rel)
+    return out
+
+
 def markdown_pages(top: Path) -> list[tuple[Path, str]]:
     """(path, text) of the repository's Markdown pages, bounded in time and size."""
     out = []
@@ -1572,6 +1599,7 @@ class Sorter:
         self.sites: dict[Path, bool] = {}  # directory -> whether a documentation site is built from it
         self.bundles: frozenset[str] | None = None  # what a script pipes into operator-sdk generate bundle
         self.run_by: dict[str, str] | None = None  # repo-relative path -> a page giving it to the repo's program
+        self.generated: dict[str, str] | None = None  # repo-relative path -> what gives it to a generator
         self.embedded: dict[str, str] | None = None  # what Go programs embed -> the program
         self.submitted: dict[str, str] | None = None  # what argo submit names -> the pipeline or program
         self.sed: dict[str, str] | None = None  # what a program or page gives to sed -> the program or page
@@ -1714,6 +1742,12 @@ class Sorter:
             program = self.sed.get(_relative(path, self.top))
             if program is not None:
                 return SetAside(path, BUNDLE_INPUT, f"{program} turns it with sed into what it applies")
+            if self.generated is None:
+                self.generated = generated_from(self.top, self, self._pages())
+            program = self.generated.get(_relative(path, self.top))
+            if program is not None:
+                return SetAside(path, BUNDLE_INPUT, f"{program} gives it to a generator whose output, "
+                                                    f"another file, is what is applied")
             if self.run_by is None:
                 self.run_by = run_by(self.top, self._pages(), self)
             page = self.run_by.get(_relative(path, self.top))

@@ -1396,6 +1396,23 @@ def test_a_file_a_program_transforms_with_yq_into_another_is_its_input(tmp_path:
     assert [p for p, _, _ in check(tmp_path).located("error")] == ["installers/olm/bundle.csv.yaml"]
 
 
+def test_a_file_a_page_gives_to_a_generator_writing_another_file_is_its_input(tmp_path: Path) -> None:
+    # istioctl's input, which needs no name: the page writes what it generates
+    # into the file that is applied
+    write(tmp_path, "istio/istio-operator.yml", "apiVersion: install.istio.io/v1alpha1\nkind: IstioOperator\n"
+                                                "metadata:\n  namespace: istio-system\nspec:\n  profile: default\n")
+    write(tmp_path, "istio/README.md", "Apply it with kubectl and it fails.\n")
+    assert [p for p, _, _ in check(tmp_path).located("error")] == ["istio/istio-operator.yml"]
+    write(tmp_path, "istio/README.md", "```bash\nistioctl manifest generate -f ./istio-operator.yml \\\n"
+                                       "  --set values.global.jwtPolicy=first-party-jwt > ./istio-kubernetes.yml\n```\n")
+    run = check(tmp_path)
+    assert run.located("error") == []
+    assert [p for p, _, _ in run.located("warning")] == ["istio/istio-operator.yml"]
+    # a program that applies what it is given is no such evidence, whatever it prints
+    write(tmp_path, "istio/README.md", "kubectl apply -f ./istio-operator.yml > applied.yaml\n")
+    assert [p for p, _, _ in check(tmp_path).located("error")] == ["istio/istio-operator.yml"]
+
+
 def test_a_script_without_a_suffix_beside_the_kustomization_writes_its_input(tmp_path: Path) -> None:
     # a Helm post-renderer: `cat <&0 > $BASEDIR/template.yaml; kustomize build $BASEDIR`
     write(tmp_path, "examples/kustomize/sidecar/kustomization.yaml", "resources: [template.yaml]\n")

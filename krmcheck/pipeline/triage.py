@@ -179,7 +179,8 @@ def as_test_inputs(reports: tuple[RootReport, ...], test_inputs: Sequence[applie
                          (applied.BUNDLE_INPUT, "that a tool reads before anything is applied (an OLM bundle or "
                                                 "package, a build a script pipes into operator-sdk generate "
                                                 "bundle or into a program kept in the built directory, a file a page gives to the "
-                                                "repository's own program, a file a program transforms with yq or sed into another, a "
+                                                "repository's own program, a file a program transforms with yq or sed into another, the "
+                                                "input of a generator whose output is another file (istioctl manifest generate), a "
                                                 "template a Go program embeds and fills in, an overlay Rancher "
                                                 "Fleet applies to a chart's output, a Workflow argo submit names), "
                                                 "not kubectl")):
