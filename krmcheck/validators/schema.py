@@ -41,6 +41,7 @@ from krmcheck.schemas.webhooks import CONTROLLER_DEFAULTS, controller_defaults
 from krmcheck.schemas.sources import BUILTIN, CACHE, LOCATION, Checker, SchemaSettings, Sources, sources_for
 from krmcheck.tree.node import Mapping, lookup
 from krmcheck.validators.base import CIPHERTEXT, ValidatorOptions, field_path, make_result, resource_ref, scalar_text
+from krmcheck.validators.selector import label_selector, namespace_of, string_map
 
 if TYPE_CHECKING:  # the checkers of krmcheck.schemas.sources import it when they first validate
     import jsonschema
@@ -424,17 +425,15 @@ def _completed_by_pod_webhook(item: Mapping, found: list[Result], items: Sequenc
     add the volume the template mounts (Knative's dispatchers)."""
     if not any(r.severity == "error" and _rule_of(r) in POD_TIME for r in found):
         return found
-    from krmcheck.validators import selector  # (a StatefulSet with such an error)
-
     template = lookup(item, ["spec", "template", "metadata", "labels"])
-    labels = selector.string_map(template)
-    namespace = selector.namespace_of(item)
+    labels = string_map(template)
+    namespace = namespace_of(item)
     for other in items:
         if resource_ref(other).kind != "MutatingWebhookConfiguration":
             continue
         hooks = other.sequence("webhooks")
         for hook in hooks.items if hooks is not None else ():
-            if isinstance(hook, Mapping) and _selects_pods(hook, labels, namespace, selector):
+            if isinstance(hook, Mapping) and _selects_pods(hook, labels, namespace):
                 note = (f"; the pods it creates pass through the mutating webhook {scalar_text(hook.get('name'))} "
                         f"the root installs, which selects them by label and may add what the template lacks")
                 return [dataclasses.replace(r, severity="warning", message=r.message + note)
@@ -442,11 +441,11 @@ def _completed_by_pod_webhook(item: Mapping, found: list[Result], items: Sequenc
     return found
 
 
-def _selects_pods(hook: Mapping, labels: dict[str, str], namespace: str, selector: Any) -> bool:
-    terms = selector.label_selector(hook.get("objectSelector"), ())
+def _selects_pods(hook: Mapping, labels: dict[str, str], namespace: str) -> bool:
+    terms = label_selector(hook.get("objectSelector"), ())
     if not terms or not all(t.matches(labels) for t in terms):
         return False  # no objectSelector: nothing ties the webhook to these pods
-    for t in selector.label_selector(hook.get("namespaceSelector"), ()) or ():
+    for t in label_selector(hook.get("namespaceSelector"), ()) or ():
         if t.key == "kubernetes.io/metadata.name" and namespace and not t.matches({t.key: namespace}):
             return False
     written = hook.sequence("rules")
