@@ -49,6 +49,10 @@ def with_chart(root: ControllerRoot, res: Resource, source: Mapping, files: File
         values, reads = _values(root, options, files, problems, _Refs(top, refs), remote=True)
         helm = HelmSource(None, release, ns, values, origin, remote=where, pull=_pull(source))
         return dataclasses.replace(root, helm=helm, problems=tuple(problems), reads=tuple(reads))
+    if not os.path.isdir(root.directory):
+        path = source.get("path")
+        problems.append(Problem(f"application path does not exist: {files.display(root.directory)}", "error",
+                                path.origin if path is not None else origin, validator="build"))
     values, reads = _values(root, options, files, problems, _Refs(top, refs))
     helm = HelmSource(root.directory, release, ns, values, origin)
     chart_files = [os.path.join(here, f) for here, _, names in os.walk(root.directory) for f in names]

@@ -17,11 +17,12 @@ does), which points at that value's line, the chart line kept in the trail.
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
 from krmcheck.gitops import NOT_HELD
-from krmcheck.gitops.root import ControllerRoot, HelmSource
+from krmcheck.gitops.root import ARGOCD, ControllerRoot, HelmSource
 from krmcheck.gitops.substitute import Problem
 from krmcheck.kustomize.builtins import helm
 from krmcheck.kustomize.remote import network_allowed
@@ -62,6 +63,8 @@ def render(builder: Builder, root: ControllerRoot) -> tuple[list[Resource], list
         env = helm.HelmEnv(root.directory, builder.files, True, builder.options.helm_command, network=True)
     else:
         assert source.chart is not None
+        if root.controller == ARGOCD and not os.path.isdir(source.chart):
+            return [], []  # the application's path is not there: its root's problems say so
         if not enabled:
             return [], [Problem(f"the chart {builder.files.display(source.chart)} is not rendered: "
                                 f"pass --enable-helm (and --helm-command if helm is not on PATH) to check "

@@ -216,6 +216,26 @@ def test_roots_an_application_excludes_by_name_are_not_checked(tmp_path) -> None
     assert check(tmp_path).code == 2
 
 
+def test_a_helm_application_whose_path_is_gone_is_an_error_at_the_path(tmp_path) -> None:
+    # a clean-up deleted chart/: Argo CD cannot render the application, with
+    # or without --enable-helm
+    from tests.checkrun import check, write
+
+    write(tmp_path, ".krmcheck.yaml", f"gitops:\n  repo-urls: [{URL}]\n")
+    write(tmp_path, "argocd/web.yaml", app(path="chart") + "    helm:\n      releaseName: web\n")
+    run = check(tmp_path)
+    built = [(d["path"], d["line"], d["severity"]) for d in run.report["defects"] if d["validator"] == "build"]
+    assert built == [("argocd/web.yaml", 10, "error")]
+    [message] = [d["message"] for d in run.report["defects"] if d["validator"] == "build"]
+    assert message == "application path does not exist: chart"
+    assert not [d for d in run.report["defects"] if "--enable-helm" in d["message"]]
+    # with the chart there, it is a chart not rendered without --enable-helm
+    write(tmp_path, "chart/Chart.yaml", "apiVersion: v2\nname: web\nversion: 0.1.0\n")
+    run = check(tmp_path)
+    assert not [d for d in run.report["defects"] if d["severity"] == "error"]
+    assert [d for d in run.report["defects"] if "--enable-helm" in d["message"]]
+
+
 def test_the_repository_argo_cd_build_options_lift_the_load_restrictor(repo: Repo) -> None:
     # a base that reads a script beside it: Argo CD builds it only because
     # the repository's argocd-cm gives --load-restrictor LoadRestrictionsNone
