@@ -173,11 +173,11 @@ def test_go_template_missing_key_error() -> None:
         render("{{ .missing }}", {}, ("missingkey=error",))
 
 
-def test_multi_source_application_reads_values_of_its_ref_source(repo: Repo) -> None:
-    """``sources``: the path source renders, the chart source is rendered
-    with it, and its ``$values/...`` value file is read from this checkout
-    (the ``ref: values`` source is this repository)."""
-    repo.write("argocd/web.yaml", dedent(f"""
+def chart_with_values(more_sources: str = "") -> str:
+    """A multi-source Application: a chart whose value file is
+    ``$values/values/web.yaml`` of this repository (the ``ref: values``
+    source), and ``more_sources`` after it."""
+    return dedent(f"""
         apiVersion: argoproj.io/v1alpha1
         kind: Application
         metadata:
@@ -194,11 +194,14 @@ def test_multi_source_application_reads_values_of_its_ref_source(repo: Repo) -> 
           - repoURL: {URL}
             targetRevision: main
             ref: values
-          - repoURL: {URL}
-            path: extra
-          destination:
-            namespace: web
-        """))
+        """) + more_sources + "  destination:\n    namespace: web\n"
+
+
+def test_multi_source_application_reads_values_of_its_ref_source(repo: Repo) -> None:
+    """``sources``: the path source renders, the chart source is rendered
+    with it, and its ``$values/...`` value file is read from this checkout
+    (the ``ref: values`` source is this repository)."""
+    repo.write("argocd/web.yaml", chart_with_values(f"  - repoURL: {URL}\n    path: extra\n"))
     repo.write("values/web.yaml", "replicaCount: 3\n")
     repo.write("extra/cm.yaml", CM.format(name="extra"))
     root = repo.root("argocd:web", (URL,))
@@ -212,26 +215,7 @@ def test_multi_source_application_reads_values_of_its_ref_source(repo: Repo) -> 
 def test_a_broken_values_file_of_the_ref_source_is_a_finding_at_its_line(repo: Repo) -> None:
     """A ``$values/...`` file with a key given twice: Argo CD's helm fails on
     it; the root is still found, with an error at the repeated key."""
-    repo.write("argocd/web.yaml", dedent(f"""
-        apiVersion: argoproj.io/v1alpha1
-        kind: Application
-        metadata:
-          name: web
-          namespace: argocd
-        spec:
-          sources:
-          - repoURL: https://charts.example.com
-            chart: web
-            targetRevision: 1.2.3
-            helm:
-              valueFiles:
-              - $values/values/web.yaml
-          - repoURL: {URL}
-            targetRevision: main
-            ref: values
-          destination:
-            namespace: web
-        """))
+    repo.write("argocd/web.yaml", chart_with_values())
     repo.write("values/web.yaml", "speaker:\n  a: 1\nother: 2\nspeaker:\n  b: 2\n")
     root = repo.root("argocd:web", (URL,))
     [problem] = [p for r in (root, *root.also) for p in r.problems]
