@@ -185,6 +185,13 @@ def directory_files(directory: Path, source: Mapping | None) -> list[Path]:
     return out
 
 
+def renders_plain_files(root: ControllerRoot) -> bool:
+    """Whether an Argo CD root renders a directory of this checkout as plain
+    files (no chart, no kustomization), the files ``directory_files`` reads."""
+    return (root.controller == ARGOCD and root.helm is None and not root.elsewhere
+            and os.path.isdir(root.directory) and not discover.find_kustomization(root.directory))
+
+
 def excluded_roots(roots: Collection[ControllerRoot], plain: Collection[Path],
                    infos: dict[Path, discover.KustomizationInfo],
                    display: Callable[[Path], str]) -> tuple[frozenset[Path], tuple[str, Origin] | None]:
@@ -200,8 +207,7 @@ def excluded_roots(roots: Collection[ControllerRoot], plain: Collection[Path],
     apps = []
     for r in roots:
         source = lookup(r.obj, ["spec", "source"])
-        if (r.controller != ARGOCD or r.helm is not None or r.elsewhere or not isinstance(source, Mapping)
-                or not os.path.isdir(r.directory) or _kustomization_file(r.directory) is not None):
+        if not (renders_plain_files(r) and isinstance(source, Mapping)):
             continue
         options = source.mapping("directory")
         pattern = _glob(options, "exclude")

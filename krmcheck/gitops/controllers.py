@@ -665,9 +665,7 @@ class _Discovery:
         ``archived/`` beside the applied ones). Neither they nor their files
         are checked; one note says how many."""
         directories = [(e, e.root.directory.resolve()) for e in alive
-                       if e.root.controller == ARGOCD and e.root.helm is None and not e.root.elsewhere
-                       and not e.root.also and os.path.isdir(e.root.directory)
-                       and not discover.find_kustomization(e.root.directory)]
+                       if argocd.renders_plain_files(e.root) and not e.root.also]
         leaving: dict[int, tuple[_Entry, _Entry]] = {}
         for e in alive:
             if e.via_controller or e.root.controller != ARGOCD:
