@@ -254,6 +254,14 @@ def _values_from(res: Resource, ref: Mapping, files: Files, objects: Objects,
                                     f"its values are not passed to the chart", "info", ref.origin,
                                     validator=chart.VALIDATOR))
         return None
+    if found is None and not any(obj.mapping(field) for field in ("data", "stringData", "binaryData")):
+        # written with no data at all: a shell something else fills (an
+        # operator writing a token, a reflector), as the reference check reads it
+        if not optional:
+            problems.append(Problem(f"{where} holds no data in the repository (something else fills it): "
+                                    f"its values are not passed to the chart", "info", ref.origin,
+                                    validator=chart.VALIDATOR))
+        return None
     if found is None:
         if not optional:
             problems.append(Problem(f"{where} has no key '{key}': helm-controller fails the release",

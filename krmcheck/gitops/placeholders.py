@@ -40,6 +40,14 @@ REPLACE_ME = re.compile(r"\A(?i:(?:replace|change|fill|edit)[-_ ]?(?:me|this|it)
 HELD = re.compile(r"\$\{[^{}]+\}|\{\{.*?\}\}|\A<[^<>\n]+>\Z|\$[A-Z_][A-Z0-9_]{2,}\b|" + REPLACE_ME.pattern + "|"
                   r"(?<![{$])\{[A-Za-z_][A-Za-z0-9_]*\}(?!\})|\(\([ \t]*[A-Za-z_][A-Za-z0-9_.-]*[ \t]*\)\)|"
                   r"<[A-Z][A-Z0-9_]{2,}>|<[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)+>")
+# A variable's name written where a Kubernetes name goes: a capitalised
+# word joined by underscores (``APP_NAME``, ``loop-TASK_ID``), the way shells,
+# Make and environments spell what they fill in. No Kubernetes name can
+# hold it, so a name finding about it is about a word to fill in; a finding
+# of another kind (a ConfigMap key ``LOG_LEVEL`` missing) stays judged.
+VARIABLE = re.compile(r"(?<![A-Za-z0-9_])([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)(?![A-Za-z0-9_])")
+_AS_NAME = "(a variable's name where a name goes)"
+_NAME_FINDING = re.compile(r": '[^']*' (?:is not a valid .*?\b(?:name|prefix)\b|does not match '\^\[a-z0-9\])")
 QUOTED = re.compile(r"""['"]\$\{[^'"]*\}['"]""")
 # (a key holding an envsubst pattern may lose its closing brace to YAML:
 # ``${ROLE/#arn/eks.amazonaws.com/role-arn: arn}``)
@@ -67,7 +75,8 @@ def split(findings: Sequence[Finding], locator: Locator, holding: bool = False,
     is a variable whose value is not known here). With ``holding``,
     ``words`` (word -> the program that replaces it, ``applied.sed_words``)
     are placeholders too, as a whole value or a part of one
-    (``disk-wipe-HOSTNAME``). With ``holding`` and ``source`` (a file's text
+    (``disk-wipe-HOSTNAME``), and so is a variable's name (``APP_NAME``) in a
+    value a name finding is about. With ``holding`` and ``source`` (a file's text
     by its repository path), a required field that is missing where the
     object writes it commented out with a placeholder value
     (``# namespace: <your-namespace>``) is left for the reader to fill in."""
@@ -84,6 +93,9 @@ def split(findings: Sequence[Finding], locator: Locator, holding: bool = False,
             exempt.append(Suppressed(f, "placeholder", line))
         elif filled is not None and words and (word := _about_word(f.result, locator, filled)) is not None:
             exempt.append(Suppressed(f, "placeholder", f"{word} ({words[word]} replaces it)"))
+        elif holding and _NAME_FINDING.search(f.result.message) and \
+                (word := _about_word(f.result, locator, VARIABLE)) is not None:
+            exempt.append(Suppressed(f, "placeholder", f"{word} {_AS_NAME}"))
         else:
             kept.append(f)
     return kept, exempt
@@ -225,14 +237,15 @@ def _value(result: Result, locator: Locator) -> Scalar | None:
 
 def summarise(reports: Sequence[RootReport]) -> tuple[RootReport, ...]:
     """One info finding for the run, on the first root with exempt findings,
-    per kind of placeholder (``${...}``; a word a program replaces; a field
-    written commented out)."""
+    per kind of placeholder (``${...}``; a word a program replaces; a
+    variable's name where a name goes; a field written commented out)."""
     out = list(reports)
 
     def kind(where: str) -> str:
-        return "${...}" if where == "${...}" else "comment" if where.startswith("#") else "word"
+        return "${...}" if where == "${...}" else "comment" if where.startswith("#") else \
+            "variable" if where.endswith(_AS_NAME) else "word"
 
-    for wanted in ("${...}", "word", "comment"):
+    for wanted in ("${...}", "word", "variable", "comment"):
         exempt = [s for r in reports for s in r.suppressed if s.by == "placeholder" and kind(s.where) == wanted]
         if not exempt:
             continue
@@ -241,6 +254,11 @@ def summarise(reports: Sequence[RootReport]) -> tuple[RootReport, ...]:
             message = (f"{len(exempt)} {plural} about a required field that the object writes commented out "
                        f"with a placeholder value, for the reader to fill in, were not judged "
                        f"({exempt[0].where})")
+        elif wanted == "variable":
+            named = sorted({s.where.split(" ", 1)[0] for s in exempt})
+            shown = ", ".join(named[:3]) + (f" and {len(named) - 3} more" if len(named) > 3 else "")
+            message = (f"{len(exempt)} {plural} about names written as a variable's name in capitals "
+                       f"({shown}), a word to fill in, were not judged")
         elif wanted == "word":
             named = sorted({s.where for s in exempt})
             shown = "; ".join(named[:3]) + (f"; and {len(named) - 3} more" if len(named) > 3 else "")

@@ -271,6 +271,29 @@ def test_missing_values_key_is_an_error(chart_repo: Repo) -> None:
     assert "no key 'nope'" in problems[0].message
 
 
+def test_a_values_object_written_with_no_data_is_filled_elsewhere(chart_repo: Repo) -> None:
+    """A Secret written with no data at all (an operator writes the token
+    into it, a reflector copies it) has keys the repository cannot show: not
+    an error, one info at the reference (a key missing beside others is:
+    test_missing_values_key_is_an_error)."""
+    chart_repo.write("apps/release.yaml", RELEASE.replace("valuesKey: greeting", "valuesKey: token")
+                     .replace("    name: web-values\n    valuesKey", "    name: filled\n    valuesKey")
+                     .replace("  - kind: ConfigMap\n    name: filled", "  - kind: Secret\n    name: filled"))
+    chart_repo.write("apps/filled.yaml", """
+        apiVersion: v1
+        kind: Secret
+        metadata:
+          name: filled
+          namespace: apps
+          annotations:
+            reflector.v1.k8s.emberstack.com/reflection-allowed: "true"
+        """)
+    with_helm(chart_repo)
+    problems = chart_repo.render("flux-helm:apps/web").problems
+    assert [(p.severity, p.origin.line) for p in problems] == [("info", 19)]
+    assert "Secret/filled holds no data in the repository" in problems[0].message
+
+
 def test_post_renderers_are_not_silently_skipped(chart_repo: Repo) -> None:
     chart_repo.write("apps/release.yaml", RELEASE + "  postRenderers:\n  - kustomize:\n      images: []\n")
     with_helm(chart_repo)

@@ -174,7 +174,7 @@ def test_a_replace_me_value_and_a_field_commented_out_with_a_placeholder_are_for
         apiVersion: v1
         kind: ServiceAccount
         metadata:
-          name: PLACEHOLDERS_LIST
+          name: PLACEHOLDERS-list
         ---
         apiVersion: v1
         kind: ServiceAccount
@@ -266,3 +266,48 @@ def test_the_paths_a_cel_rule_reads() -> None:
     assert read_paths("self.refs.all(r, r.group == 'gateway.networking.k8s.io')") == [("refs", "*", "group")]
     assert read_paths("self.name.matches('^a')") == [("name",)]
     assert read_paths("self == oldSelf") == [()]
+
+
+def test_a_variables_name_where_a_name_goes_is_a_word_to_fill_in(repo: Repo) -> None:
+    # a documentation template: a name written APP_NAME (capitals joined by
+    # underscores, as variables are spelled) is a word to fill in, whole or
+    # as a part; a capitalised word alone (HOSTNAME) is judged, and so is a
+    # finding of another kind about such a word (a missing key LOG_LEVEL)
+    repo.write("docs/templates/app.yaml", """
+        apiVersion: v1
+        kind: ServiceAccount
+        metadata:
+          name: APP_NAME
+        ---
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: loop-TASK_ID
+        spec:
+          nodeName: HOSTNAME
+          containers:
+          - name: main
+            image: busybox:1.36
+            env:
+            - name: LOG_LEVEL
+              valueFrom:
+                configMapKeyRef:
+                  name: settings
+                  key: LOG_LEVEL
+        ---
+        apiVersion: v1
+        kind: ConfigMap
+        metadata:
+          name: settings
+        data:
+          LOG_FORMAT: json
+        """)
+    report = run(repo)
+    assert [(line, v) for _, line, v, _ in kept(report) if v != "substitution"] == [(11, "schema"), (20, "reference")]
+    assert sorted(s["line"] for s in report["suppressed"] if s["by"] == "placeholder") == [4, 9]
+    [note] = [m for _, _, v, m in kept(report) if v == "substitution"]
+    assert note == ("2 findings about names written as a variable's name in capitals (APP_NAME, TASK_ID), "
+                    "a word to fill in, were not judged")
+    # `placeholders: check` judges templates as written
+    repo.write(".krmcheck.yaml", "placeholders: check\n")
+    assert [line for _, line, v, _ in kept(run(repo)) if v != "substitution"] == [4, 9, 11, 20]
