@@ -29,6 +29,7 @@ from krmcheck.tree.node import Mapping, Node, Scalar, Sequence, lookup
 from krmcheck.tree.origin import Origin
 
 GROUP = "argoproj.io/"
+DIRECTORY_APPLICATION = " (directory application)"  # how a plain directory's build is named
 
 
 def is_application(res: Resource) -> bool:
@@ -154,7 +155,7 @@ def kustomization(root: ControllerRoot, files: Files) -> Kustomization:
                                for p in directory_files(root.directory, source)]
         node = Mapping({"resources": Sequence(entries, path_origin)}, path_origin)
         return Kustomization(root.directory / "kustomization.yaml",
-                             f"{files.display(root.directory)} (directory application)", node)
+                             f"{files.display(root.directory)}{DIRECTORY_APPLICATION}", node)
     k = kfile.load(root.directory, files, path_origin)
     node = k.node.copy()
     options = source.mapping("kustomize")

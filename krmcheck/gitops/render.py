@@ -7,11 +7,13 @@ import dataclasses
 from krmcheck.gitops import Rendered, argocd, chart, flux, helmrelease
 from krmcheck.gitops.root import FLUX, FLUX_HELM, ControllerRoot
 from krmcheck.gitops.substitute import Problem, disabled, substitute
+from krmcheck.kustomize import order
+from krmcheck.kustomize.kustomization import Kustomization
 from krmcheck.kustomize.target import Builder
 from krmcheck.resource.errors import BuildError
-from krmcheck.resource.resid import is_cluster_scoped
+from krmcheck.resource.resid import id_key, is_cluster_scoped
 from krmcheck.resource.resource import Resource
-from krmcheck.tree.node import Scalar, lookup, walk
+from krmcheck.tree.node import Mapping, Scalar, Sequence, lookup, walk
 
 SOURCE = "source"  # the id of findings about a controller's source
 
@@ -42,15 +44,16 @@ def _render(builder: Builder, root: ControllerRoot) -> Rendered:
         if root.controller == FLUX:
             _check_in_source(root, builder)
             k = flux.kustomization(root, builder.files)
+            resources, repeated = builder.build(root.directory, k), []
         else:
             k = argocd.kustomization(root, builder.files)
-        resources = builder.build(root.directory, k)
+            resources, repeated = _argocd_build(builder, root, k)
     except BuildError as e:
         raise e.add_context(f"rendering {root.name}")
     # kustomize's deprecation warnings about fields the controller wrote
     # (Argo CD's commonLabels) are not the user's to fix
     builder.warnings[:] = [w for w in builder.warnings if w.origin.path != root.origin.path]
-    problems = list(root.problems)
+    problems = list(root.problems) + repeated
     placeholders = 0
     unknown: frozenset[int] = frozenset()
     if root.controller == FLUX:
@@ -66,6 +69,47 @@ def _render(builder: Builder, root: ControllerRoot) -> Rendered:
     else:
         _destination_namespace(resources, root)
     return Rendered(resources, problems, placeholders, unknown)
+
+
+# kustomize's words for an object added twice (krmcheck.kustomize.accumulator)
+_REPEATED = "may not add resource with an already registered id"
+
+
+def _argocd_build(builder: Builder, root: ControllerRoot, k: Kustomization) -> tuple[list[Resource], list[Problem]]:
+    """An Argo CD application's build. A plain directory is no kustomization
+    to Argo CD: an object two of its files define is not refused, the
+    controller keeps the last one and sets a RepeatedResourceWarning
+    condition (controller/state.go). Such a directory is built file by file
+    then, the last copy kept, and each repeat is a warning at its line."""
+    try:
+        return builder.build(root.directory, k), []
+    except BuildError as e:
+        entries = k.node.sequence("resources")
+        if _REPEATED not in e.message or not k.display.endswith(argocd.DIRECTORY_APPLICATION) or entries is None:
+            raise
+    by_id: dict[tuple[str, ...], list[Resource]] = {}
+    carried: tuple[list, ...] = ([], [], [])
+    secrets: set[str] = set()
+    for entry in entries.items:
+        part = Kustomization(k.path, k.display, Mapping({"resources": Sequence([entry], entry.origin)}, k.node.origin))
+        for res in builder.build(root.directory, part):
+            by_id.setdefault(id_key(res.id()), []).append(res)
+        for kept, now in zip(carried, (builder.warnings, builder.document_errors, list(builder.secret_places))):
+            kept.extend(now)
+        secrets |= builder.secrets
+    builder.warnings[:], builder.document_errors[:] = carried[0], carried[1]
+    builder.secrets.update(secrets)
+    builder.secret_places.update(carried[2])
+    problems = []
+    for copies in by_id.values():
+        for earlier in copies[:-1]:
+            at = copies[-1].node.origin
+            problems.append(Problem(
+                f"{copies[-1].id().describe()} appears {len(copies)} times among the application's files "
+                f"(also {at.path}:{at.line}): Argo CD applies the last one and reports a "
+                f"RepeatedResourceWarning", "warning", earlier.node.origin, validator="build"))
+    resources = order.apply([copies[-1] for copies in by_id.values()], order.options_of(None))
+    return resources, problems
 
 
 def _unsubstituted(resources: list[Resource], root: ControllerRoot,

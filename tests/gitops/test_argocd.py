@@ -3,6 +3,9 @@ written into the kustomization as ``kustomize edit`` writes them."""
 
 from __future__ import annotations
 
+import pytest
+
+from krmcheck.resource.errors import BuildError
 from tests.gitops.conftest import Repo, dedent
 
 URL = "https://github.com/org/repo"
@@ -113,6 +116,29 @@ def test_a_directory_application(repo: Repo) -> None:
     assert [r.name for r in repo.render("argocd:web", urls=(URL,)).resources] == ["web"]
     repo.write("argocd/web.yaml", app(path="manifests") + "    directory:\n      recurse: true\n")
     assert sorted(r.name for r in repo.render("argocd:web", urls=(URL,)).resources) == ["nested", "web"]
+
+
+def test_an_object_two_files_of_a_directory_application_define_is_a_warning(repo: Repo) -> None:
+    # Argo CD reads a plain directory's files, keeps the last copy of an
+    # object given twice and sets a RepeatedResourceWarning condition; it
+    # refuses nothing, so neither does the build; a kustomization would
+    cm = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: route\ndata:\n  host: {}\n"
+    repo.write("argocd/web.yaml", app(path="manifests"))
+    repo.write("manifests/deployment.yaml", DEPLOYMENT)
+    repo.write("manifests/a-route.yaml", cm.format("old"))
+    repo.write("manifests/b-route.yaml", cm.format("new"))
+    rendered = repo.render("argocd:web", urls=(URL,))
+    assert sorted((r.kind, r.name) for r in rendered.resources) == [("ConfigMap", "route"), ("Deployment", "web")]
+    [route] = [r for r in rendered.resources if r.kind == "ConfigMap"]
+    assert route.node.to_data()["data"] == {"host": "new"}
+    [problem] = rendered.problems
+    assert (problem.severity, problem.origin.path, problem.origin.line) == ("warning", "manifests/a-route.yaml", 1)
+    assert problem.message == ("ConfigMap route appears 2 times among the application's files (also "
+                               "manifests/b-route.yaml:1): Argo CD applies the last one and reports a "
+                               "RepeatedResourceWarning")
+    repo.write("manifests/kustomization.yaml", "resources:\n- a-route.yaml\n- b-route.yaml\n")
+    with pytest.raises(BuildError, match="already registered id: ConfigMap route"):
+        repo.render("argocd:web", urls=(URL,))
 
 
 def test_objects_without_a_namespace_go_to_the_destination_namespace(repo: Repo) -> None:
