@@ -41,7 +41,7 @@ from krmcheck.gitops.markers import has_marker as _has_marker
 from krmcheck.gitops.markers import mentions_controllers as _mentions_controllers
 from krmcheck.gitops.objects import Objects
 from krmcheck.gitops.render import render
-from krmcheck.gitops.root import ARGOCD, FLUX, ControllerRoot
+from krmcheck.gitops.root import ARGOCD, FLUX, FLUX_HELM, ControllerRoot
 from krmcheck.gitops.source import FLUX_SYSTEM, describe, elsewhere, normalise, same_repository
 from krmcheck.gitops.sourceignore import SourceIgnore
 from krmcheck.kustomize.target import Builder
@@ -146,6 +146,7 @@ class _Discovery:
         self.branches = frozenset(b for b in (context.checkout.branch, context.checkout.default_branch) if b)
         self._pushed: list[tuple[re.Pattern[str], oci.Pushed]] | None = None  # artifacts the repository pushes
         self.kustomization_files: dict[Path, str] = {}  # plain roots of Flux objects only -> shown
+        self.application_files: dict[Path, str] = {}  # plain roots of Argo CD objects, none of Flux's -> shown
         self._helmfile: list[oci.Sync] | None = None  # what helmfile releases of the flux-instance chart sync
         self._copies: dict[int, tuple[Builder, Builder]] = {}  # builder -> the copy discovery builds with
         # the sources a FluxInstance's sync makes (flux-system, or the
@@ -170,6 +171,8 @@ class _Discovery:
             pending += [_Pending(r, False, tree, None) for r in resources if _is_controller(r)]
             if _flux_only(resources):
                 self.kustomization_files[p] = tree
+            elif any(argocd.is_application(r) or appset.is_application_set(r) for r in resources):
+                self.application_files[p] = tree
         for item, root in self._helmfile_roots():
             entry = self._add(item, root)
             if entry is not None:
@@ -692,6 +695,27 @@ class _Discovery:
             f"directory.recurse, or its exclude): not applied to the cluster, so not rendered", where))
         return {(self.c.top / w.path).resolve() for w, _ in dropped}
 
+    @staticmethod
+    def _argocd_reached(alive: list[_Entry]) -> bool:
+        """Whether what the Flux sync applies holds Argo CD: an Application
+        or ApplicationSet found from a Flux object down, or a HelmRelease of
+        the argo-cd chart (Argo CD installed, its root Application then
+        applied by hand)."""
+        for e in alive:
+            if e.root.controller == ARGOCD and e.via_controller:
+                top = e
+                while top.parent is not None:
+                    top = top.parent
+                if top.root.controller != ARGOCD:
+                    return True
+            if e.root.controller == FLUX_HELM:
+                chart = lookup(e.root.obj, ["spec", "chart", "spec", "chart"])
+                named = chart.value if isinstance(chart, Scalar) and isinstance(chart.value, str) else ""
+                remote = e.root.helm.remote if e.root.helm is not None else ""
+                if any(_ARGO_CD_CHART.search(text) for text in (named, remote)):
+                    return True
+        return False
+
     def _unreached(self, alive: list[_Entry]) -> set[Path]:
         """Plain roots of Flux objects (Kustomizations, HelmReleases, their
         sources) that the repository's sync does not reach, where a sync is
@@ -708,19 +732,34 @@ class _Discovery:
         inside = {parent for q in read for parent in q.parents}  # a directory root some of whose files are read
         unreached = {p: shown for p, shown in self.kustomization_files.items()
                      if p not in read and p not in inside and shown not in starts}
-        if not unreached:
+        applications = {} if self._argocd_reached(alive) else {
+            # the sync applies nothing of Argo CD: Applications written aside
+            # (an archive kept from a move to Flux, examples) reach no cluster
+            p: shown for p, shown in self.application_files.items() if p not in read and p not in inside}
+        if not unreached and not applications:
             return set()
-        trees = set(unreached.values())
-        for e in alive:
-            if not e.via_controller and e.root.tree in trees and e.parent is None:
-                self._drop(e)
-        first = sorted(trees)[0]
-        count = "1 root holds" if len(trees) == 1 else f"{len(trees)} roots hold"
-        self.notes.setdefault("unreached", (
-            f"{count} Flux objects (Kustomizations, HelmReleases, their sources) that no Kustomization of "
-            f"the repository applies, while its sync applies others: not applied to the cluster, so "
-            f"neither they nor what they point at are checked", Location(first, 1, 1)))
-        return set(unreached)
+        for found, key, what in ((unreached, "unreached", "Flux objects (Kustomizations, HelmReleases, their "
+                                  "sources) that no Kustomization of the repository applies, while its sync "
+                                  "applies others"),
+                                 (applications, "unreached-argocd", "Argo CD Applications that nothing "
+                                  "applies: the repository's Flux sync applies no Argo CD object and "
+                                  "installs no Argo CD")):
+            trees = set(found.values())
+            if not trees:
+                continue
+            for e in alive:
+                if not e.via_controller and e.root.tree in trees and e.parent is None:
+                    self._drop(e)
+            first = sorted(trees)[0]
+            count = "1 root holds" if len(trees) == 1 else f"{len(trees)} roots hold"
+            self.notes.setdefault(key, (
+                f"{count} {what}: not applied to the cluster, so neither they nor what they point at "
+                f"are checked", Location(first, 1, 1)))
+        return set(unreached) | set(applications)
+
+
+# the Argo CD chart, by name or at the end of where it is pulled from
+_ARGO_CD_CHART = re.compile(r"(?:\A|/)argo-cd\Z")
 
 
 def _flux_only(resources: list[Resource]) -> bool:

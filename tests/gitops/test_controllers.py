@@ -648,6 +648,45 @@ def test_kustomization_files_the_sync_does_not_reach_are_not_applied(repo: Repo)
     assert "flux:flux-system/off" in [r.name for r in repo.found().roots]
 
 
+def test_argocd_applications_are_not_applied_where_the_flux_sync_applies_no_argocd(repo: Repo) -> None:
+    """A repository moved from Argo CD to Flux keeps its Applications in an
+    archive, or writes ApplicationSets as examples: where the Flux sync
+    applies no Argo CD object and installs no Argo CD, nothing applies them."""
+    mine = "https://github.com/me/homeops"
+    repo.write("clusters/prod/apps.yaml", flux("apps", "./apps"))
+    repo.write("apps/kustomization.yaml", "resources:\n- on/ks.yaml\n")
+    repo.write("apps/on/ks.yaml", flux("on", "./apps/on/app"))
+    repo.write("apps/on/app/cm.yaml", CM.format(name="on"))
+    repo.write("archive/old.yaml", dedent(APP.format(name="old", url=mine, path="apps/default/old")))
+    found = repo.found((mine,))
+    assert "argocd:old" not in [r.name for r in found.roots]
+    assert repo.top / "archive/old.yaml" in found.replaced  # not checked as a manifest either
+    [(note, where)] = [n for n in found.notes if "Argo CD Applications that nothing applies" in n[0]]
+    assert note.startswith("1 root holds") and where.path == "archive/old.yaml"
+    # the sync installs Argo CD (its chart): a root Application applied by
+    # hand then applies the rest, so an Application no other reads may be one
+    repo.write("apps/on/app/argocd.yaml", """
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata: {name: argocd, namespace: argocd}
+        spec:
+          interval: 1h
+          chart:
+            spec:
+              chart: argo-cd
+              sourceRef: {kind: HelmRepository, name: argo, namespace: flux-system}
+        """)
+    assert "argocd:old" in [r.name for r in repo.found((mine,)).roots]
+    # or it applies an Application itself
+    (repo.top / "apps/on/app/argocd.yaml").unlink()
+    repo.write("apps/on/app/web.yaml", dedent(APP.format(name="web", url=mine, path="apps/on/app")))
+    assert {"argocd:old", "argocd:web"} <= {r.name for r in repo.found((mine,)).roots}
+    # without a Flux sync, an Application no other reads is a bootstrap, applied by hand
+    (repo.top / "apps/on/app/web.yaml").unlink()
+    repo.write("apps/kustomization.yaml", "resources: []\n")
+    assert "argocd:old" in [r.name for r in repo.found((mine,)).roots]
+
+
 GOTK_SYNC = """
 apiVersion: source.toolkit.fluxcd.io/v1
 kind: GitRepository
