@@ -645,8 +645,11 @@ class _Discovery:
         unreached |= self._left_out(alive)
         alive = [e for e in self.entries if e.alive]
         roots = _qualified(alive)
-        # a chart's root replaces nothing: its objects are checked where they are written
-        replaced = {p for r in roots if r.helm is None and not r.elsewhere for p in (r.directory, *r.reads)}
+        # a chart's root replaces nothing: its objects are checked where they
+        # are written; each other source of an Application does (a chart
+        # first, then a directory of this repository: that directory's files)
+        replaced = {p for r in roots for part in (r, *r.also) if part.helm is None and not part.elsewhere
+                    for p in (part.directory, *part.reads)}
         if self.left_over:
             files = sorted({w for w, _, _ in self.left_over})
             first = min(self.left_over)

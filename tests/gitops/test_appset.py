@@ -210,6 +210,8 @@ def test_multi_source_application_reads_values_of_its_ref_source(repo: Repo) -> 
     assert repo.top / "values/web.yaml" in root.reads
     rendered = repo.render("argocd:web", (URL,))
     assert [r.name for r in rendered.resources] == ["extra"]  # the chart needs --enable-helm --network
+    # the path source's files are checked through the Application, not also plainly
+    assert repo.top / "extra/cm.yaml" in repo.found((URL,)).replaced
 
 
 def test_a_broken_values_file_of_the_ref_source_is_a_finding_at_its_line(repo: Repo) -> None:
