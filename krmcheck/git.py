@@ -12,6 +12,7 @@ import os
 import posixpath
 import re
 import shutil
+import subprocess
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
@@ -302,7 +303,7 @@ def export_tree(top: Path, tree: str, target: Path) -> int:
                 continue
             path = target / _text(entry.path)
             path.parent.mkdir(parents=True, exist_ok=True)
-            data = store[entry.sha].as_raw_string()
+            data = _blob(top, store, entry.sha, _text(entry.path))
             if entry.mode & 0o170000 == 0o120000:  # a symbolic link: the blob is its target
                 os.symlink(os.fsdecode(data), path)
             else:
@@ -311,6 +312,25 @@ def export_tree(top: Path, tree: str, target: Path) -> int:
                     path.chmod(0o755)
             written += 1
     return written
+
+
+def _blob(top: Path, store: Any, sha: bytes, path: str) -> bytes:
+    """A file's content by its object id. A partial clone (``--filter=blob:none``)
+    holds no blob it has not needed yet; git fetches one from the clone's
+    remote when asked, so git is asked before giving up."""
+    try:
+        return cast(bytes, store[sha].as_raw_string())
+    except KeyError:
+        pass
+    try:
+        done = subprocess.run(["git", "cat-file", "blob", sha.decode()], cwd=top, capture_output=True,
+                              timeout=120, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        done = None
+    if done is None or done.returncode != 0:
+        raise GitError(f"{path}: its content (object {sha.decode()[:12]}) is not in this clone, and git "
+                       f"could not fetch it (a partial or incomplete clone): fetch the revision in full")
+    return done.stdout
 
 
 def ignored(top: Path, paths: Sequence[str]) -> list[str]:

@@ -45,7 +45,10 @@ def against_revision(opts: CheckOptions, progress: Progress) -> RunReport:
             raise UsageError(f"--diff-against {ref}: {files.display(top) or '.'} is not in a git "
                              f"work tree; run krmcheck inside a clone of the repository") from None
         raise UsageError(f"--diff-against {ref}: {e}") from None
-    base_top = kdiff.base_tree(top, tree, cache.directory() / "trees")
+    try:
+        base_top = kdiff.base_tree(top, tree, cache.directory() / "trees")
+    except git.GitError as e:
+        raise UsageError(f"--diff-against {ref}: {e}") from None
     key = kdiff.secret_key(cache.directory())
 
     def on_base(p: Path) -> Path:

@@ -248,6 +248,45 @@ def test_an_unknown_revision_is_a_usage_error(repo: Path) -> None:
     assert "--diff-against no-such-branch: no such commit, branch or tag" in run.err
 
 
+def test_a_file_the_clone_does_not_hold_is_a_usage_error_naming_it(repo: Path) -> None:
+    # a partial or incomplete clone: the base revision's blob is not in the
+    # object store, and git cannot fetch it (no remote): a clear error, not a traceback
+    with Repo(str(repo)) as r:
+        blob = r.object_store[r[r.head()].tree][b"other"]
+        sha = r.object_store[blob[1]][b"cm.yaml"][1].decode()
+    (repo / ".git" / "objects" / sha[:2] / sha[2:]).unlink()
+    run = check(repo, "--diff-against", "HEAD")
+    assert run.code == 2
+    assert f"--diff-against HEAD: other/cm.yaml: its content (object {sha[:12]}) is not in this clone" in run.err
+    assert "Traceback" not in run.err
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_a_partial_clone_fetches_the_base_revisions_files(tmp_path: Path) -> None:
+    # `git clone --filter=blob:none` (CI's blobless checkouts) holds no blob
+    # of an older revision until git is asked for it: krmcheck asks
+    import subprocess
+
+    def git(*args: str, cwd: Path) -> None:
+        subprocess.run(["git", "-c", "user.email=a@b", "-c", "user.name=a", *args], cwd=cwd, check=True,
+                       capture_output=True)
+
+    source = tmp_path / "source"
+    write(source, "other/kustomization.yaml", "resources:\n- cm.yaml\n")
+    write(source, "other/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: other\n")
+    git("init", "-q", cwd=source)
+    git("add", "-A", cwd=source)
+    git("commit", "-qm", "one", cwd=source)
+    write(source, "other/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: Other\n")
+    git("commit", "-qam", "two", cwd=source)
+    git("config", "uploadpack.allowFilter", "true", cwd=source)
+    git("clone", "-q", "--filter=blob:none", source.as_uri(), "clone", cwd=tmp_path)
+    run = check(tmp_path / "clone", "--diff-against", "HEAD~1")
+    assert "Traceback" not in run.err and run.code == 1
+    assert [(f["path"], f["validator"]) for f in run.report["findings"] if f["severity"] == "error"] == [
+        ("other/cm.yaml", "metadata")]
+
+
 def test_the_base_tree_is_written_once_and_reused(repo: Path, tmp_path: Path) -> None:
     write(repo, "base/deployment.yaml", DEPLOYMENT.format(app="web", image="nginx:1.28"))
     check(repo, "--diff-against", "HEAD")
