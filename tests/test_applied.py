@@ -147,7 +147,7 @@ def test_kuttl_test_dirs_numbered_asserts_and_test_steps(tmp_path: Path) -> None
 def test_files_in_test_directories_are_test_inputs_judged_with_warnings(tmp_path: Path) -> None:
     write(tmp_path, "internal/controllers/testdata/expected.yaml", PARTIAL)
     write(tmp_path, "test/e2e/lint/malformed-spec.yaml", PARTIAL)
-    write(tmp_path, "test/e2e/template.yaml", DEPLOYMENT.replace("name: web\n", "name: ROLLOUT_NAME\n", 1))
+    write(tmp_path, "test/e2e/template.yaml", DEPLOYMENT.replace("name: web\n", "name: Rollout-Name\n", 1))
     write(tmp_path, "hack/invalid-examples/route.yaml", PARTIAL)  # a directory of cases invalid on purpose
     write(tmp_path, "deploy/invalid-example.yaml", PARTIAL)  # a name alone decides nothing: judged
     write(tmp_path, "client/hack/cel-tests/vs-source-empty.yaml", PARTIAL)  # a directory of some kind of tests

@@ -14,6 +14,7 @@ from krmcheck.resource.errors import BuildError
 from krmcheck.resource.resid import id_key, is_cluster_scoped
 from krmcheck.resource.resource import Resource
 from krmcheck.tree.node import Mapping, Scalar, Sequence, lookup, walk
+from krmcheck.tree.origin import Location
 
 SOURCE = "source"  # the id of findings about a controller's source
 
@@ -44,7 +45,7 @@ def _render(builder: Builder, root: ControllerRoot) -> Rendered:
         if root.controller == FLUX:
             _check_in_source(root, builder)
             k = flux.kustomization(root, builder.files)
-            resources, repeated = builder.build(root.directory, k), []
+            resources, repeated = builder.build(root.directory, k), list[Problem]()
         else:
             k = argocd.kustomization(root, builder.files)
             resources, repeated = _argocd_build(builder, root, k)
@@ -88,18 +89,21 @@ def _argocd_build(builder: Builder, root: ControllerRoot, k: Kustomization) -> t
         if _REPEATED not in e.message or not k.display.endswith(argocd.DIRECTORY_APPLICATION) or entries is None:
             raise
     by_id: dict[tuple[str, ...], list[Resource]] = {}
-    carried: tuple[list, ...] = ([], [], [])
+    warnings, document_errors = [], []
     secrets: set[str] = set()
+    places: set[Location] = set()
     for entry in entries.items:
         part = Kustomization(k.path, k.display, Mapping({"resources": Sequence([entry], entry.origin)}, k.node.origin))
         for res in builder.build(root.directory, part):
             by_id.setdefault(id_key(res.id()), []).append(res)
-        for kept, now in zip(carried, (builder.warnings, builder.document_errors, list(builder.secret_places))):
-            kept.extend(now)
+        # each build starts these afresh: the directory's are every file's
+        warnings += builder.warnings
+        document_errors += builder.document_errors
         secrets |= builder.secrets
-    builder.warnings[:], builder.document_errors[:] = carried[0], carried[1]
+        places |= builder.secret_places
+    builder.warnings[:], builder.document_errors[:] = warnings, document_errors
     builder.secrets.update(secrets)
-    builder.secret_places.update(carried[2])
+    builder.secret_places.update(places)
     problems = []
     for copies in by_id.values():
         for earlier in copies[:-1]:
