@@ -169,6 +169,18 @@ metadata: {name: c}
     assert ("rule", "no-schema") in results[0].tags
 
 
+def test_an_object_encrypted_whole_has_no_kind_to_find_a_schema_for() -> None:
+    # sops without encrypted_regex encrypts apiVersion and kind too: no
+    # "no schema for ENC[...]" info, nothing judged until it is decrypted
+    enc = "ENC[AES256_GCM,data:{},iv:aXY=,tag:dGFn,type:str]"
+    text = (f"apiVersion: {enc.format('djE=')}\nkind: {enc.format('U2VjcmV0')}\n"
+            f"metadata:\n  name: {enc.format('bmFtZQ==')}\nstringData:\n  token: {enc.format('eA==')}\n")
+    assert run(text) == []
+    # a kind written in clear beside it is still looked up
+    [missing] = run("apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\n")
+    assert missing.message.startswith("no schema for Widget")
+
+
 def test_custom_group_sharing_a_builtin_file_name_is_not_checked_as_the_builtin() -> None:
     # deployment-apps-v1.json would match "apps.example.com" by file name alone.
     text = """\
