@@ -80,7 +80,8 @@ def split(findings: Sequence[Finding], locator: Locator, holding: bool = False,
     value a name finding is about. With ``holding`` and ``source`` (a file's text
     by its repository path), a required field that is missing where the
     object writes it commented out with a placeholder value
-    (``# namespace: <your-namespace>``) is left for the reader to fill in."""
+    (``# namespace: <your-namespace>``), or as two commented-out blocks or
+    more to choose from, is left for the reader to fill in."""
     kept: list[Finding] = []
     exempt: list[Suppressed] = []
     filled = _filled(words) if holding and words else None
@@ -112,8 +113,11 @@ _MISSING = re.compile(r"missing required field '([^']+)'")
 
 def _commented_out(result: Result, locator: Locator, source: Callable[[str], str | None]) -> str:
     """The comment that writes the missing field with a placeholder value
-    (``# namespace: <your-namespace>``) inside the object's mapping, if any:
-    the author left the field for the reader; "" where there is none."""
+    (``# namespace: <your-namespace>``) inside the object's mapping, or the
+    first of two or more commented-out blocks of it (``# hive:`` over
+    ``#   type: s3``, then again over ``#   type: azure``), if any: the
+    author left the field for the reader to fill in or to choose; "" where
+    there is none."""
     missing = _MISSING.search(result.message)
     if missing is None:
         return ""
@@ -124,7 +128,8 @@ def _commented_out(result: Result, locator: Locator, source: Callable[[str], str
     if text is None:
         return ""
     indent = max(node.origin.col - 1, 0)  # the column of the mapping's keys
-    comment = re.compile(rf"#\s*{re.escape(missing.group(1))}\s*:\s*(\S.*?)\s*\Z")
+    comment = re.compile(rf"#\s*{re.escape(missing.group(1))}\s*:\s*(.*?)\s*\Z")
+    blocks: list[str] = []  # the field commented out as a block (`# hive:` over commented lines)
     # the lines after the mapping's first key, to where it ends
     for line in text.splitlines()[node.origin.line:]:
         stripped = line.lstrip(" ")
@@ -132,9 +137,12 @@ def _commented_out(result: Result, locator: Locator, source: Callable[[str], str
         if stripped and not stripped.startswith("#") and depth < indent:
             break
         found = comment.match(stripped) if depth >= indent else None
-        if found and is_placeholder(found.group(1).strip("'\""), holding=True):
+        if found and found.group(1) and is_placeholder(found.group(1).strip("'\""), holding=True):
             return stripped
-    return ""
+        if found and not found.group(1):
+            blocks.append(stripped)
+    # written out as a choice, two blocks or more: the reader uncomments one
+    return f"{blocks[0]} ({len(blocks)} choices)" if len(blocks) >= 2 else ""
 
 
 def _about_word(result: Result, locator: Locator, filled: re.Pattern[str]) -> str | None:
@@ -253,8 +261,8 @@ def summarise(reports: Sequence[RootReport]) -> tuple[RootReport, ...]:
         plural = "finding" if len(exempt) == 1 else "findings"
         if wanted == "comment":
             message = (f"{len(exempt)} {plural} about a required field that the object writes commented out "
-                       f"with a placeholder value, for the reader to fill in, were not judged "
-                       f"({exempt[0].where})")
+                       f"with a placeholder value, or as choices to uncomment, for the reader to fill in, "
+                       f"were not judged ({exempt[0].where})")
         elif wanted == "variable":
             named = sorted({s.where.split(" ", 1)[0] for s in exempt})
             shown = ", ".join(named[:3]) + (f" and {len(named) - 3} more" if len(named) > 3 else "")

@@ -140,6 +140,52 @@ def test_a_word_a_script_of_the_repository_replaces_is_a_placeholder(repo: Repo)
     assert [v for _, _, v, _ in kept(run(repo)) if v != "substitution"] == []
 
 
+def test_a_required_field_commented_out_as_choices_is_for_the_reader(repo: Repo) -> None:
+    # the field written out twice or more as commented-out blocks: the
+    # reader uncomments one; a single commented-out block is missing
+    crd_text = crd("Store", """
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              storage:
+                type: object
+                required: [type, hive]
+                properties:
+                  type: {type: string}
+                  hive:
+                    type: object
+                    properties:
+                      type: {type: string}
+        """)
+    store = """
+        apiVersion: example.com/v1
+        kind: Store
+        metadata:
+          name: NAME
+        spec:
+          storage:
+            type: hive
+            # uncomment one of the hive sections below
+            # hive:
+            #   type: s3
+            #
+            # hive:
+            #   type: azure
+        """
+    repo.write("crds/store.yaml", crd_text)
+    repo.write("examples/choices.yaml", store.replace("NAME", "choices"))
+    repo.write("examples/one.yaml", store.replace("NAME", "one").replace(
+        "            #\n            # hive:\n            #   type: azure\n", ""))
+    report = run(repo)
+    assert [(path, line, v) for path, line, v, _ in kept(report) if v == "schema"] == [("examples/one.yaml", 6, "schema")]
+    [held] = [s for s in report["suppressed"] if s["by"] == "placeholder"]
+    assert (held["path"], held["line"]) == ("examples/choices.yaml", 6)
+    notes = [m for _, _, v, m in kept(report) if v == "substitution"]
+    assert any("as choices to uncomment" in n and "(# hive: (2 choices))" in n for n in notes)
+
+
 def test_a_replace_me_value_and_a_field_commented_out_with_a_placeholder_are_for_the_reader(repo: Repo) -> None:
     # a value that says to replace it, and a required field the object
     # writes as a comment with a placeholder value, are left to the reader;
