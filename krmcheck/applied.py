@@ -936,6 +936,36 @@ def yq_inputs(top: Path, run: object = None) -> dict[str, str]:
     return out
 
 
+# `aws s3 cp pod-templates/driver.yaml s3://bucket/scripts/` (or gsutil's,
+# gcloud storage's): a file a program of the repository copies to object
+# storage is data for what reads it there (Spark reads its pod templates
+# by spark.kubernetes.driver.podTemplateFile and fills in the image), not
+# a manifest applied from this checkout.
+_UPLOAD = re.compile(r"(?:^|[\s;&|(])(?:aws\s+s3\s+cp|gsutil\s+(?:-m\s+)?cp|gcloud\s+storage\s+cp)\s"
+                     r"([^\n;&|#]*?\s(?:s3|gs)://\S*)", re.MULTILINE)
+
+
+def uploaded_inputs(top: Path, run: object = None) -> dict[str, str]:
+    """Repository-relative YAML files programs of the repository copy to
+    object storage (``aws s3 cp``, ``gsutil cp``, ``gcloud storage cp``)
+    -> the program. A path names the file from the program's directory or
+    one above it (a script run from where its page says), or from the top."""
+    out: dict[str, str] = {}
+    for rel, text in _programs(top, run):
+        if "s3://" not in text and "gs://" not in text:
+            continue
+        here = (top / rel).parent
+        bases = [here, *[d for d in here.parents if d == top or top in d.parents]]
+        for found in _UPLOAD.finditer(text.replace("\\\n", " ")):
+            for path in _ARG_PATH.findall(found.group(1)):
+                for base in bases:
+                    named = Path(os.path.normpath(base / path))
+                    if named.is_file():
+                        out.setdefault(_relative(named, top), rel)
+                        break
+    return out
+
+
 # `sed -e "s/service_name/$name/" ./external-services/template.yaml >
 # env/$name.yaml` (or `| kubectl apply -f -`), in a program or a page's
 # commands: the file is a template sed turns into what is applied; its words
@@ -1605,6 +1635,7 @@ class Sorter:
         self.sed: dict[str, str] | None = None  # what a program or page gives to sed -> the program or page
         self.listed_patches: dict[str, str] | None = None  # what a program lists as kustomize patches -> it
         self.yq: dict[str, str] | None = None  # repo-relative path -> a program that transforms it with yq
+        self.uploaded: dict[str, str] | None = None  # repo-relative path -> a program copying it to a bucket
         self.fleet: dict[str, str] | None = None  # overlays Fleet applies to a chart's output -> fleet.yaml
         self.commented: dict[Path, Path] | None = None  # files only commented-out entries name
         self.patched: dict[str, str] | None = None  # repo-relative path -> what applies it with kubectl patch
@@ -1748,6 +1779,12 @@ class Sorter:
             if program is not None:
                 return SetAside(path, BUNDLE_INPUT, f"{program} gives it to a generator whose output, "
                                                     f"another file, is what is applied")
+            if self.uploaded is None:
+                self.uploaded = uploaded_inputs(self.top, self)
+            program = self.uploaded.get(_relative(path, self.top))
+            if program is not None:
+                return SetAside(path, BUNDLE_INPUT, f"{program} copies it to object storage, where another "
+                                                    f"program reads it")
             if self.run_by is None:
                 self.run_by = run_by(self.top, self._pages(), self)
             page = self.run_by.get(_relative(path, self.top))

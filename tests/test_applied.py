@@ -1396,6 +1396,29 @@ def test_a_file_a_program_transforms_with_yq_into_another_is_its_input(tmp_path:
     assert [p for p, _, _ in check(tmp_path).located("error")] == ["installers/olm/bundle.csv.yaml"]
 
 
+def test_a_file_a_program_copies_to_object_storage_is_data_for_what_reads_it_there(tmp_path: Path) -> None:
+    # Spark pod templates: a script uploads them, Spark reads them from the
+    # bucket (podTemplateFile) and fills in the image; the script names them
+    # from the directory above its own
+    template = ("apiVersion: v1\nkind: Pod\nmetadata:\n  name: driver\nspec:\n  containers:\n"
+                "  - name: spark-kubernetes-driver\n")
+    write(tmp_path, "pipeline/spark/pod-templates/driver.yaml", template)
+    write(tmp_path, "pipeline/spark/pod-templates/executor.yaml", template.replace("driver", "executor"))
+    assert [p for p, _, _ in check(tmp_path).located("error")] == [
+        "pipeline/spark/pod-templates/driver.yaml", "pipeline/spark/pod-templates/executor.yaml"]
+    write(tmp_path, "pipeline/spark/upload.sh",
+          "aws s3 cp spark/pod-templates/driver.yaml s3://${BUCKET}/scripts/ --region ${REGION}\n"
+          "gsutil -m cp \\\n  spark/pod-templates/executor.yaml gs://bucket/scripts/\n")
+    run = check(tmp_path)
+    assert run.located("error") == []
+    assert [p for p, _, _ in run.located("warning")] == [
+        "pipeline/spark/pod-templates/driver.yaml", "pipeline/spark/pod-templates/executor.yaml"]
+    assert "a file a program copies to object storage" in run.out
+    # a copy from the bucket into the checkout names no upload
+    write(tmp_path, "pipeline/spark/upload.sh", "aws s3 cp s3://bucket/scripts/driver.yaml spark/pod-templates/driver.yaml\n")
+    assert len(check(tmp_path).located("error")) == 2
+
+
 def test_a_file_a_page_gives_to_a_generator_writing_another_file_is_its_input(tmp_path: Path) -> None:
     # istioctl's input, which needs no name: the page writes what it generates
     # into the file that is applied

@@ -182,7 +182,8 @@ def as_test_inputs(reports: tuple[RootReport, ...], test_inputs: Sequence[applie
                                                 "repository's own program, a file a program transforms with yq or sed into another, the "
                                                 "input of a generator whose output is another file (istioctl manifest generate), a "
                                                 "template a Go program embeds and fills in, an overlay Rancher "
-                                                "Fleet applies to a chart's output, a Workflow argo submit names), "
+                                                "Fleet applies to a chart's output, a Workflow argo submit names, a file a "
+                                                "program copies to object storage), "
                                                 "not kubectl")):
         mine = sorted(name for name, t in names.items() if t.reason == reason)
         if not mine:
