@@ -1076,6 +1076,26 @@ def test_a_root_that_fails_only_at_a_templating_tools_placeholders_is_not_built(
     assert ("skeleton/base/kustomization.yaml", 2, "build") in check(tmp_path, "--roots", "all").located("error")
 
 
+def test_a_root_that_fails_only_where_a_template_tree_renders_files_is_not_built(tmp_path: Path) -> None:
+    # a Copier template: a directory named by a placeholder (flux bootstrap
+    # writes gotk-components.yaml into the rendered one), a file the tree
+    # holds as platform.yaml.jinja, a directory whose kustomization is
+    # kustomization.yaml.jinja
+    write(tmp_path, "template/clusters/{{ cluster_name }}/flux-system/kustomization.yaml",
+          "resources:\n  - gotk-components.yaml\n")
+    write(tmp_path, "template/configs/vpa/kustomization.yaml", "resources:\n  - platform.yaml\n")
+    write(tmp_path, "template/configs/vpa/platform.yaml.jinja", "apiVersion: v1\nkind: Namespace\nmetadata:\n"
+                                                                "  name: {{ platform }}\n")
+    write(tmp_path, "template/observability/kustomization.yaml", "resources:\n  - 'exporters'  # per site\n")
+    write(tmp_path, "template/observability/exporters/kustomization.yaml.jinja", "resources: []\n")
+    # a file missing with no template to render it from: judged
+    write(tmp_path, "template/configs/dns/kustomization.yaml", "resources:\n  - gone.yaml\n")
+    run = check(tmp_path)
+    assert [e for e in run.located("error") if e[2] == "build"] == [("template/configs/dns/kustomization.yaml", 2, "build")]
+    notes = [n["message"] for n in run.report["notes"] if n["message"].endswith("[template]")]
+    assert any(n.startswith("3 roots fail to build only at templates' placeholders") for n in notes), notes
+
+
 def test_a_file_a_go_program_gives_kubectl_patch_is_a_patch(tmp_path: Path) -> None:
     # a demo installer runs kubectl with an argument list: --patch-file and
     # a variable holding the path, --patch and the text of an embedded file

@@ -298,7 +298,21 @@ def template_failures(reports: tuple[RootReport, ...],
 
 
 
+# What a template tree names a file it renders to: Copier's default
+# suffix, Jinja's others, Go's and Helmfile's.
+_TEMPLATE_SUFFIXES = (".jinja", ".jinja2", ".j2", ".tmpl", ".tpl", ".gotmpl")
+_KUSTOMIZATION_NAMES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
+_ENTRY = re.compile(r"^\s*-?\s*[\"']?([^\"'#\s]+)[\"']?\s*(?:#.*)?$")
+
+
 def _at_template(where: Location, files: Files, texts: dict[str, str | None]) -> bool:
+    """Whether a build error lies where a templating tool acts: on a line
+    holding its placeholder, in a directory named by one (Copier's
+    ``clusters/{{ cluster_name }}``), or at an entry naming a file the tree
+    holds as the template it is rendered from (``platform.yaml.jinja``, a
+    directory's ``kustomization.yaml.jinja``)."""
+    if any(applied.TEMPLATING.search(part) for part in where.path.split("/")[:-1]):
+        return True
     if where.path not in texts:
         try:
             texts[where.path] = read_text_bounded(files.repo_root / where.path)
@@ -308,7 +322,18 @@ def _at_template(where: Location, files: Files, texts: dict[str, str | None]) ->
     if text is None:
         return False
     lines = text.splitlines()
-    return 0 < where.line <= len(lines) and applied.TEMPLATING.search(lines[where.line - 1]) is not None
+    if not 0 < where.line <= len(lines):
+        return False
+    line = lines[where.line - 1]
+    if applied.TEMPLATING.search(line) is not None:
+        return True
+    entry = _ENTRY.match(line.split(":", 1)[1] if ":" in line and not line.lstrip().startswith("-") else line)
+    if entry is None or "://" in entry.group(1):
+        return False
+    named = (files.repo_root / where.path).parent / entry.group(1)
+    return any(Path(f"{candidate}{suffix}").is_file()
+               for candidate in (named, *(named / name for name in _KUSTOMIZATION_NAMES))
+               for suffix in _TEMPLATE_SUFFIXES)
 
 
 def unreached_failures(reports: tuple[RootReport, ...], roots: Sequence[object],
