@@ -960,7 +960,11 @@ def uploaded_inputs(top: Path, run: object = None) -> dict[str, str]:
             for path in _ARG_PATH.findall(found.group(1)):
                 for base in bases:
                     named = Path(os.path.normpath(base / path))
-                    if named.is_file():
+                    try:
+                        exists = named.is_file()
+                    except OSError:  # a name too long for the file system: no such file
+                        exists = False
+                    if exists:
                         out.setdefault(_relative(named, top), rel)
                         break
     return out

@@ -1434,6 +1434,11 @@ def test_a_file_a_program_copies_to_object_storage_is_data_for_what_reads_it_the
     assert [p for p, _, _ in run.located("warning")] == [
         "pipeline/spark/pod-templates/driver.yaml", "pipeline/spark/pod-templates/executor.yaml"]
     assert "a file a program copies to object storage" in run.out
+    # a name too long for the file system names no file, and stops nothing
+    write(tmp_path, "pipeline/long.sh", "aws s3 cp " + "a" * 5000 + ".yaml s3://bucket/\n")
+    assert applied.uploaded_inputs(tmp_path) == {"pipeline/spark/pod-templates/driver.yaml": "pipeline/spark/upload.sh",
+                                                 "pipeline/spark/pod-templates/executor.yaml": "pipeline/spark/upload.sh"}
+    (tmp_path / "pipeline/long.sh").unlink()
     # a copy from the bucket into the checkout names no upload
     write(tmp_path, "pipeline/spark/upload.sh", "aws s3 cp s3://bucket/scripts/driver.yaml spark/pod-templates/driver.yaml\n")
     assert len(check(tmp_path).located("error")) == 2

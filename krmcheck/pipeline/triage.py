@@ -331,9 +331,16 @@ def _at_template(where: Location, files: Files, texts: dict[str, str | None]) ->
     if entry is None or "://" in entry.group(1):
         return False
     named = (files.repo_root / where.path).parent / entry.group(1)
-    return any(Path(f"{candidate}{suffix}").is_file()
+    return any(_is_file(Path(f"{candidate}{suffix}"))
                for candidate in (named, *(named / name for name in _KUSTOMIZATION_NAMES))
                for suffix in _TEMPLATE_SUFFIXES)
+
+
+def _is_file(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except (OSError, ValueError):  # a name too long, a NUL byte: no such file
+        return False
 
 
 def unreached_failures(reports: tuple[RootReport, ...], roots: Sequence[object],
