@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Sequence
 from krmcheck.pipeline.run import Run, UsageError
 from krmcheck import config as krmconfig
 from krmcheck import applied, discover, suppression
+from krmcheck.kustomize.kustomization import FILENAMES as KUSTOMIZATION_FILES
 from krmcheck.resource.errors import BuildError
 from krmcheck.resource.files import Files, read_text_bounded
 from krmcheck.results import Finding, Note, Result, RootReport
@@ -301,7 +302,6 @@ def template_failures(reports: tuple[RootReport, ...],
 # What a template tree names a file it renders to: Copier's default
 # suffix, Jinja's others, Go's and Helmfile's.
 _TEMPLATE_SUFFIXES = (".jinja", ".jinja2", ".j2", ".tmpl", ".tpl", ".gotmpl")
-_KUSTOMIZATION_NAMES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 _ENTRY = re.compile(r"^\s*-?\s*[\"']?([^\"'#\s]+)[\"']?\s*(?:#.*)?$")
 
 
@@ -332,7 +332,7 @@ def _at_template(where: Location, files: Files, texts: dict[str, str | None]) ->
         return False
     named = (files.repo_root / where.path).parent / entry.group(1)
     return any(_is_file(Path(f"{candidate}{suffix}"))
-               for candidate in (named, *(named / name for name in _KUSTOMIZATION_NAMES))
+               for candidate in (named, *(named / name for name in KUSTOMIZATION_FILES))
                for suffix in _TEMPLATE_SUFFIXES)
 
 
