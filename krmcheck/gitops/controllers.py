@@ -44,6 +44,7 @@ from krmcheck.gitops.render import render
 from krmcheck.gitops.root import ARGOCD, FLUX, FLUX_HELM, ControllerRoot
 from krmcheck.gitops.source import FLUX_SYSTEM, describe, elsewhere, normalise, same_repository
 from krmcheck.gitops.sourceignore import SourceIgnore
+from krmcheck.kustomize.kustomization import FILENAMES as KUSTOMIZATION_FILES
 from krmcheck.kustomize.target import Builder
 from krmcheck.resource.errors import BuildError, NeedsNetwork
 from krmcheck.resource.files import Files, OutsideRoot
@@ -719,6 +720,20 @@ class _Discovery:
                     return True
         return False
 
+    def _applied_beside(self, starts: set[str]) -> set[Path]:
+        """The directories of the files where a sync's chain starts that hold
+        no kustomization: Flux applies a directory, never one file of it, and
+        for a directory without a kustomization kustomize-controller applies
+        every manifest in it (a cluster's ``infrastructure.yaml`` beside its
+        ``tenants.yaml``, under a ``flux-system`` whose sync ``flux
+        bootstrap`` writes)."""
+        out = set()
+        for shown in starts:
+            path = self.c.top / shown
+            if path.is_file() and not any((path.parent / name).is_file() for name in KUSTOMIZATION_FILES):
+                out.add(path.parent)
+        return out
+
     def _unreached(self, alive: list[_Entry]) -> set[Path]:
         """Plain roots of Flux objects (Kustomizations, HelmReleases, their
         sources) that the repository's sync does not reach, where a sync is
@@ -729,12 +744,16 @@ class _Discovery:
         says which."""
         if not any(e.via_controller and e.root.controller == FLUX for e in alive):
             return set()  # no Kustomization applies another: no sync to reach from
-        read = {p for e in alive if e.via_controller for p in (e.root.directory, *e.root.reads)}
         # where a sync's chain of Kustomizations begins (a HelmRelease an app applies is no sync)
         starts = {e.root.tree for e in alive if e.via_controller and e.root.controller == FLUX}
+        beside = self._applied_beside(starts)
+        applied = starts | {shown for p, shown in self.kustomization_files.items() if p.parent in beside}
+        # what the applied objects read: those a Kustomization applies, and those written where a chain starts
+        read = {p for e in alive if e.via_controller or e.root.tree in applied
+                for p in (e.root.directory, *e.root.reads)}
         inside = {parent for q in read for parent in q.parents}  # a directory root some of whose files are read
         unreached = {p: shown for p, shown in self.kustomization_files.items()
-                     if p not in read and p not in inside and shown not in starts}
+                     if p not in read and p not in inside and shown not in applied}
         applications = {} if self._argocd_reached(alive) else {
             # the sync applies nothing of Argo CD: Applications written aside
             # (an archive kept from a move to Flux, examples) reach no cluster

@@ -648,6 +648,31 @@ def test_kustomization_files_the_sync_does_not_reach_are_not_applied(repo: Repo)
     assert "flux:flux-system/off" in [r.name for r in repo.found().roots]
 
 
+def test_a_file_beside_where_the_sync_starts_is_applied_with_its_directory(repo: Repo) -> None:
+    """flux2-multi-tenancy: the cluster's directory holds tenants.yaml, whose
+    Kustomization applies the tenants' ones, and infrastructure.yaml, whose
+    Kustomizations apply plain directories; flux bootstrap writes the sync
+    of the whole directory. Flux applies a directory, never one file of it:
+    where the directory has no kustomization, both files are applied."""
+    repo.write("clusters/prod/tenants.yaml", flux("tenants", "./tenants"))
+    repo.write("tenants/kustomization.yaml", "resources:\n- team/ks.yaml\n")
+    repo.write("tenants/team/ks.yaml", flux("team", "./tenants/team/app"))
+    repo.write("tenants/team/app/cm.yaml", CM.format(name="team"))
+    repo.write("clusters/prod/infrastructure.yaml", flux("kyverno", "./infra/kyverno"))
+    # what it applies holds Flux objects whose source is not here (an OCIRepository)
+    repo.write("infra/kyverno/sync.yaml", flux("kyverno-controller", "./", "kyverno", "OCIRepository"))
+    found = repo.found()
+    assert "flux:flux-system/kyverno" in [r.name for r in found.roots]
+    # and what it reads is applied too: no note says it is not
+    assert not [n for n in found.notes if "no Kustomization of the repository applies" in n[0]]
+    # a kustomization in the directory lists what is applied: a file it leaves out is not
+    repo.write("clusters/prod/kustomization.yaml", "resources:\n- tenants.yaml\n")
+    found = repo.found()
+    assert "flux:flux-system/kyverno" not in [r.name for r in found.roots]
+    [(note, where)] = [n for n in found.notes if "no Kustomization of the repository applies" in n[0]]
+    assert note.startswith("1 root holds") and where.path == "infra/kyverno/sync.yaml"
+
+
 def test_argocd_applications_are_not_applied_where_the_flux_sync_applies_no_argocd(repo: Repo) -> None:
     """A repository moved from Argo CD to Flux keeps its Applications in an
     archive, or writes ApplicationSets as examples: where the Flux sync
