@@ -16,7 +16,10 @@ field (info for a catalog's schema, which may predate the CRD installed),
 an error in strict mode (``--strict``). What a catalog's schema (a location,
 the cache) refuses of an alpha API version is a warning, a null excepted:
 alpha versions change shape between releases under the same name, and the
-catalog's release need not be the installed one. Kinds no source covers are not checked; one info result
+catalog's release need not be the installed one. So is what its CEL rules
+and enums refuse of an object that writes, beside the refused field or
+above it, a field the catalog's schema does not know (written for another
+release). Kinds no source covers are not checked; one info result
 per apiVersion and kind says so, with the id ``schema-missing`` (a run
 reports each kind once, with how many resources and roots it has), unless
 the cluster is known to have no such kind (:mod:`krmcheck.schemas.kinds`):
@@ -77,6 +80,8 @@ def validate(items: Sequence[Mapping], options: ValidatorOptions) -> list[Result
         judged = _check(item, data, checker, version, options.strict, ref.apiVersion)
         if checker.structural is not None:
             judged.extend(_cel(item, data, checker, unjudged))
+        if checker.source in (LOCATION, CACHE):
+            judged = _another_release(data, checker, judged)
         results.extend(_unless_accepted_elsewhere(item, checker, judged, written, zero_fields))
         mapped = _map_lists(item, data, checker)
         results.extend(mapped)
@@ -343,6 +348,63 @@ def _embedded_metadata(item: Mapping, data: Any, checker: Checker) -> list[Resul
             results += [make_result(id, item, message, path, rule=f"embedded-{rule}", extra_tags=tags)
                         for path, message, rule in embedded_problems(node, (*at, "metadata"))]
     return results
+
+
+# What changes from one release of a CRD to the next, under the same API
+# version: its CEL rules (Crossplane 2 made Pipeline the only mode of a
+# v1 Composition) and the values its enums allow.
+_RELEASE_RULES = frozenset({"cel", "enum"})
+
+
+def _another_release(data: Any, checker: Checker, judged: list[Result]) -> list[Result]:
+    """A catalog's schema (a location, the cache) is one release of the CRD.
+    An object that writes, inside its body, a section (a map or a list)
+    that schema does not know was written for another release, which has
+    that feature: what the schema's CEL rules and enums refuse at or below
+    the map holding the section is a warning that names it. No evidence: a
+    section at the object's top level (misplaced content), an unknown
+    scalar (a field misnamed), an object with a near miss of a known field
+    anywhere (a slip: the object is judged as written), a missing field or
+    a wrong type (slips in any release)."""
+    if not any(r.severity == "error" and _rule_of(r) in _RELEASE_RULES for r in judged):
+        return judged
+    if not any(_rule_of(r) == "additionalProperties" for r in judged):
+        return judged
+    import difflib
+
+    from krmcheck.schemas.errors import unexpected_keys
+
+    holders: dict[tuple[str | int, ...], list[str]] = {}  # the map holding such fields -> their names
+    for error in checker.full.iter_errors(data):
+        parts = tuple(error.absolute_path)
+        known = error.schema.get("properties", {}) if isinstance(error.schema, dict) else {}
+        for name in unexpected_keys(error):
+            if difflib.get_close_matches(name, list(known) if isinstance(known, dict) else [], n=1, cutoff=0.8):
+                return judged  # a slip: the object is judged as written
+            if parts and isinstance(error.instance[name], (dict, list)):
+                holders.setdefault(parts, []).append(name)
+    if not holders:
+        return judged
+    out = []
+    for r in judged:
+        fields = _fields_beside(r, holders) if r.severity == "error" and _rule_of(r) in _RELEASE_RULES else []
+        if fields:
+            r = dataclasses.replace(r, severity="warning", message=(
+                f"{r.message.rstrip('.')}; the object writes {', '.join(fields)}, which this schema does not know: "
+                f"it was written for another release of the CRD than the one the schema describes"))
+        out.append(r)
+    return out
+
+
+def _fields_beside(result: Result, holders: dict[tuple[str | int, ...], list[str]]) -> list[str]:
+    """The unknown fields of the maps at or above the refused field."""
+    found = []
+    for parts, names in holders.items():
+        where = field_path(list(parts))
+        path = result.field_path or ""
+        if path == where or path.startswith((where + ".", where + "[")):
+            found += [field_path(list(parts) + [name]) for name in names]
+    return sorted(found)
 
 
 def _cel(item: Mapping, data: Any, checker: Checker,

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from krmcheck import download
-from krmcheck.schemas import locations
+from krmcheck.schemas import cel, locations
 from tests.checkrun import check, crd, write
 
 CRD = crd("Widget", """
@@ -176,6 +176,48 @@ def test_what_a_catalog_refuses_of_an_alpha_version_is_a_warning_but_a_null(tmp_
     write(tmp_path, "catalog/example.com/widget_v1beta1.json", json.dumps(schema))
     beta = check(tmp_path / "repo", "--schema-location", str(tmp_path / "catalog"))
     assert [(d["line"], d["severity"]) for d in beta.report["defects"]] == [(6, "error")]
+
+
+def test_what_a_catalog_refuses_of_an_object_written_for_another_release_is_a_warning(tmp_path: Path) -> None:
+    # Crossplane 1's Composition (mode Resources, spec.resources) judged by
+    # the catalog's Crossplane 2 schema, where Pipeline is the only mode
+    schema = {"type": "object", "properties": {"spec": {
+        "type": "object",
+        "properties": {"mode": {"type": "string", "enum": ["Pipeline"]}, "pipeline": {"type": "array", "items": {"type": "string"}},
+                       "replicas": {"type": "integer"}}}}}
+    write(tmp_path, "catalog/example.com/composition_v1.json", json.dumps(schema))
+    write(tmp_path, "repo/app/kustomization.yaml", "resources: [composition.yaml]\n")
+
+    def run(spec: str, location: bool = True) -> list[tuple[int, str]]:
+        write(tmp_path, "repo/app/composition.yaml",
+              "apiVersion: example.com/v1\nkind: Composition\nmetadata:\n  name: c\nspec:\n" + spec)
+        flags = ("--schema-location", str(tmp_path / "catalog")) if location else ()
+        report = check(tmp_path / "repo", *flags).report
+        return sorted((d["line"], d["severity"]) for d in report["defects"] if d["severity"] != "info")
+
+    assert run("  mode: Resources\n  resources: []\n") == [(6, "warning")]
+    found = check(tmp_path / "repo", "--schema-location", str(tmp_path / "catalog")).report["defects"]
+    [warning] = [d for d in found if d["severity"] == "warning"]
+    assert "spec.resources" in warning["message"] and "another release" in warning["message"]
+    # a near miss of a field the schema knows is a slip, not another release,
+    # and so is a scalar the schema does not know (a field misnamed)
+    assert run("  mode: Resources\n  pipline: []\n") == [(6, "error")]
+    assert run("  mode: Resources\n  resources: []\n  replica: 2\n") == [(6, "error")]
+    assert run("  mode: Resources\n  source: claim\n") == [(6, "error")]
+    # a field at the object's top level is misplaced content in any release
+    assert run("  mode: Resources\nresources: []\n") == [(6, "error")]
+    # a wrong type beside an unknown field is a slip in any release
+    assert run("  replicas: two\n  resources: []\n") == [(6, "error")]
+    if cel.available():  # a CEL rule at the object holding the field
+        schema["properties"]["spec"]["x-kubernetes-validations"] = [
+            {"rule": "has(self.pipeline)", "message": "an array of pipeline steps is required"}]
+        write(tmp_path, "catalog/example.com/composition_v1.json", json.dumps(schema))
+        assert run("  resources: []\n") == [(5, "warning")]
+        assert run("  pipelin: []\n") == [(5, "error")]
+        del schema["properties"]["spec"]["x-kubernetes-validations"]
+    # the repository's own CRD is the release installed: its refusal stands
+    write(tmp_path, "repo/crds/composition.yaml", crd("Composition", json.dumps(schema)))
+    assert run("  mode: Resources\n  resources: []\n", location=False) == [(6, "error"), (7, "warning")]
 
 
 def test_a_template_with_kubeconform_placeholders(tmp_path: Path) -> None:
