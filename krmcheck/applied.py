@@ -970,6 +970,30 @@ def uploaded_inputs(top: Path, run: object = None) -> dict[str, str]:
     return out
 
 
+# `templatefile("${path.module}/../envs/app-root.tmpl.yaml", { env = var.env })`:
+# a file a Terraform program renders is a template whose ${...} Terraform
+# fills in before what it gives (a kubectl_manifest's yaml_body, a Helm
+# release's values) is applied.
+_TEMPLATEFILE = re.compile(r"\btemplatefile\(\s*\"((?:\$\{path\.(?:module|root|cwd)\}/)?[^\"$]+)\"")
+
+
+def terraform_templates(top: Path, run: object = None) -> dict[str, str]:
+    """Repository-relative paths of the files Terraform programs of the
+    repository render with ``templatefile()`` -> the program. A path names
+    the file from the program's directory (``${path.module}``, and
+    ``${path.root}`` for a root module), or from the top (``${path.cwd}``)."""
+    out: dict[str, str] = {}
+    for rel, text in _programs(top, run):
+        if not rel.endswith(".tf") or "templatefile" not in text:
+            continue
+        here = (top / rel).parent
+        for path in _TEMPLATEFILE.findall(text):
+            base = top if path.startswith("${path.cwd}/") else here
+            named = Path(os.path.normpath(base / path.split("}/", 1)[-1]))
+            out.setdefault(_relative(named, top), rel)
+    return out
+
+
 # `sed -e "s/service_name/$name/" ./external-services/template.yaml >
 # env/$name.yaml` (or `| kubectl apply -f -`), in a program or a page's
 # commands: the file is a template sed turns into what is applied; its words
@@ -1511,8 +1535,8 @@ _SED_WORD = re.compile(r"(?<![A-Za-z0-9\\])s([/|#,:@])([A-Z_][A-Z0-9_-]*[A-Z0-9_
 
 def sed_words(top: Path, run: object = None) -> dict[str, str]:
     """Word -> the program that replaces it: every literal capitalised word
-    (three characters or more, no lowercase letter) that a ``sed``
-    substitution in a program of the repository replaces."""
+    (two characters or more, no lowercase letter: ``s/ID/'$i'/g``) that a
+    ``sed`` substitution in a program of the repository replaces."""
     out: dict[str, str] = {}
     for rel, text in _programs(top, run):
         if "sed" not in text:
@@ -1520,7 +1544,7 @@ def sed_words(top: Path, run: object = None) -> dict[str, str]:
         for line in _SED_LINE.finditer(text.replace("\\\n", " ")):  # a command continued over lines
             for found in _SED_WORD.finditer(line.group(0)):
                 word = found.group(2)
-                if len(word) >= 3 and any(c.isalpha() for c in word):
+                if len(word) >= 2 and any(c.isalpha() for c in word):
                     out.setdefault(word, rel)
     return out
 
@@ -1534,7 +1558,7 @@ _REPLACE_CALL = re.compile(r"""(?:strings|bytes)\.Replace(?:All)?\(\s*[^,()]+(?:
                            r"""\.replace\(\s*(?:b?["'])([^"'\n]{3,})["']""")
 
 
-_PLACEHOLDER_TOKEN = re.compile(r"[%@#$_{}<>\[\]|~^*+=!-]{3,}|([%@$_{<\[]*)[A-Z][A-Z0-9_]{2,}[%@_}>\]]*")
+_PLACEHOLDER_TOKEN = re.compile(r"[%@#$_{}<>\[\]|~^*+=!-]{3,}|([%@#$_{<\[]*)[A-Z][A-Z0-9_]{2,}[%@_}>\]]*")
 
 
 def replaced_tokens(top: Path, run: object = None) -> dict[str, str]:
@@ -1728,16 +1752,22 @@ class Sorter:
         return None
 
     def _replaced(self, text: str) -> str | None:
-        """A file that is not YAML as written and holds a token a program of
-        the repository replaces in a file's text before using it (a Go
-        test's ``strings.ReplaceAll(content, "%%%", namespace)``)."""
-        if _loads(text):
+        """A file that holds a token a program of the repository replaces in
+        a file's text before using it (a Go test's
+        ``strings.ReplaceAll(content, "%%%", namespace)``), and that is not
+        YAML as written, or where YAML reads the token as a comment (a
+        server's ``image: #{ARGO_WORKFLOW_CONTROLLER}``): either way what
+        YAML reads is not what the program makes of it."""
+        loads = _loads(text)
+        if loads and "#" not in text:
             return None
         if self.tokens is None:
             self.tokens = replaced_tokens(self.top, self)
         for token, program in self.tokens.items():
-            if token in text:
+            if token in text and not loads:
                 return f"{program} replaces {token} in it; not YAML as written"
+            if token.startswith("#") and re.search(r"(?:^|[ \t])" + re.escape(token), text, re.MULTILINE):
+                return f"{program} replaces {token} in it, which YAML reads as a comment"
         return None
 
     def _disabled(self, path: Path) -> str | None:

@@ -801,6 +801,22 @@ def test_a_token_a_program_replaces_makes_a_template_of_a_file_that_is_not_yaml(
                                                                           "e2e/cross-ns/config.yaml"]
 
 
+def test_a_token_a_program_replaces_where_yaml_reads_a_comment_makes_a_template(tmp_path: Path) -> None:
+    # litmus's chaos server: image: #{ARGO_WORKFLOW_CONTROLLER} is YAML (an
+    # empty image and a comment), and not what the server applies
+    manifest = ("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: workflow-controller\nspec:\n"
+                "  selector:\n    matchLabels: {app: wc}\n  template:\n    metadata:\n      labels: {app: wc}\n"
+                "    spec:\n      containers:\n      - name: wc\n        image: #{ARGO_WORKFLOW_CONTROLLER}\n")
+    write(tmp_path, "server/manifests/cluster/argo.yaml", manifest)
+    write(tmp_path, "server/manifests/other/argo.yaml", manifest.replace("#{ARGO_WORKFLOW_CONTROLLER}", "#{OTHER}"))
+    write(tmp_path, "server/pkg/infra.go", 'package infra\nfunc f(c string, image string) string {\n'
+                                           '\treturn strings.Replace(c, "#{ARGO_WORKFLOW_CONTROLLER}", image, -1)\n}\n')
+    run = check(tmp_path)
+    assert aside(run.report).get("server/manifests/cluster/argo.yaml") == "template"
+    # a token no program replaces leaves the file judged: its image is empty
+    assert [p for p, _, _ in run.located("error")] == ["server/manifests/other/argo.yaml"]
+
+
 def test_freemarker_templates_and_test_placeholders_that_are_not_yaml_yet(tmp_path: Path) -> None:
     write(tmp_path, "app/deployment.yaml", DEPLOYMENT)
     write(tmp_path, "argocd/projects/default.ftl.yaml", "apiVersion: argoproj.io/v1alpha1\nkind: AppProject\n"
@@ -1094,6 +1110,25 @@ def test_a_root_that_fails_only_where_a_template_tree_renders_files_is_not_built
     assert [e for e in run.located("error") if e[2] == "build"] == [("template/configs/dns/kustomization.yaml", 2, "build")]
     notes = [n["message"] for n in run.report["notes"] if n["message"].endswith("[template]")]
     assert any(n.startswith("3 roots fail to build only at templates' placeholders") for n in notes), notes
+
+
+def test_a_root_that_fails_only_at_what_terraform_fills_in_is_not_built(tmp_path: Path) -> None:
+    # an Application a Terraform program renders with templatefile(): its
+    # ${env} is Terraform's, filled before the Application is applied
+    app = ("apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: root\n  namespace: argocd\n"
+           "spec:\n  project: default\n  source:\n    repoURL: https://github.com/me/conductr.git\n"
+           "    targetRevision: main\n    path: envs/${env}\n"
+           "  destination:\n    server: https://kubernetes.default.svc\n    namespace: argocd\n")
+    write(tmp_path, ".krmcheck.yaml", "gitops:\n  repo-urls: [https://github.com/me/conductr.git]\n")
+    write(tmp_path, "envs/app-root.tmpl.yaml", app)
+    write(tmp_path, "envs/local/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: local\n")
+    write(tmp_path, "envs/app-other.yaml", app.replace("name: root", "name: other"))  # no program renders it
+    write(tmp_path, "tf/main.tf", 'locals {\n  root = templatefile("${path.module}/../envs/app-root.tmpl.yaml", '
+                                  '{ env = var.env })\n}\n')
+    run = check(tmp_path)
+    assert {(p, line) for p, line, c in run.located("error") if c == "build"} == {("envs/app-other.yaml", 11)}
+    notes = [n["message"] for n in run.report["notes"] if n["message"].endswith("[template]")]
+    assert any(n.startswith("1 root fails to build only at templates' placeholders") for n in notes), notes
 
 
 def test_a_file_a_go_program_gives_kubectl_patch_is_a_patch(tmp_path: Path) -> None:

@@ -275,13 +275,16 @@ def template_failures(reports: tuple[RootReport, ...],
     templating tool's input, a scaffold or a skeleton: not built as written.
     Its build errors go; one note names such roots. (A ``${NAME}`` is no
     such evidence: Flux substitutes only after the build has read the YAML,
-    and none in a kustomization, so there a failure is a defect.)"""
+    and none in a kustomization, so there a failure is a defect. It is in a
+    file a Terraform program renders with ``templatefile()``.)"""
     out, templates = [], []
     texts: dict[str, str | None] = {}
+    rendered: list[dict[str, str]] = []  # what Terraform renders, read on the first line with a ${...}
     for report in reports:
         errors = [f for f in report.findings if f.severity == "error"]
         if not (report.build_failed and errors and
-                all(f.result.validator == "build" and _at_template(f.location, files, texts) for f in errors)):
+                all(f.result.validator == "build" and _at_template(f.location, files, texts, rendered)
+                    for f in errors)):
             out.append(report)
             continue
         templates.append(report.root)
@@ -305,12 +308,15 @@ _TEMPLATE_SUFFIXES = (".jinja", ".jinja2", ".j2", ".tmpl", ".tpl", ".gotmpl")
 _ENTRY = re.compile(r"^\s*-?\s*[\"']?([^\"'#\s]+)[\"']?\s*(?:#.*)?$")
 
 
-def _at_template(where: Location, files: Files, texts: dict[str, str | None]) -> bool:
+def _at_template(where: Location, files: Files, texts: dict[str, str | None],
+                 rendered: list[dict[str, str]]) -> bool:
     """Whether a build error lies where a templating tool acts: on a line
     holding its placeholder, in a directory named by one (Copier's
-    ``clusters/{{ cluster_name }}``), or at an entry naming a file the tree
+    ``clusters/{{ cluster_name }}``), at an entry naming a file the tree
     holds as the template it is rendered from (``platform.yaml.jinja``, a
-    directory's ``kustomization.yaml.jinja``)."""
+    directory's ``kustomization.yaml.jinja``), or on a line holding a
+    ``${...}`` of a file a Terraform program renders with ``templatefile()``
+    (``rendered``: read on the first such line, then kept)."""
     if any(applied.TEMPLATING.search(part) for part in where.path.split("/")[:-1]):
         return True
     if where.path not in texts:
@@ -327,6 +333,11 @@ def _at_template(where: Location, files: Files, texts: dict[str, str | None]) ->
     line = lines[where.line - 1]
     if applied.TEMPLATING.search(line) is not None:
         return True
+    if "${" in line:
+        if not rendered:  # the programs are read once per run
+            rendered.append(applied.terraform_templates(files.repo_root))
+        if where.path in rendered[0]:
+            return True
     entry = _ENTRY.match(line.split(":", 1)[1] if ":" in line and not line.lstrip().startswith("-") else line)
     if entry is None or "://" in entry.group(1):
         return False

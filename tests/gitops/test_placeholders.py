@@ -138,6 +138,11 @@ def test_a_word_a_script_of_the_repository_replaces_is_a_placeholder(repo: Repo)
     repo.write("hack/wipe.sh", 'sed \\\n  -e "s|HOSTNAME|$node|g" \\\n  -e "s|NODE|$node|g" \\\n'
                                '  "$FILE" > "$out"\n')
     assert [v for _, _, v, _ in kept(run(repo)) if v != "substitution"] == []
+    # a word of two letters too (kubevela's load test: `sed 's/ID/'$i'/g'`)
+    repo.write("hack/load.yaml", HAND_RUN.replace("disk-wipe-HOSTNAME", "app-ID").replace("HOSTNAME", "node-a"))
+    assert [(p, line) for p, line, v, _ in kept(run(repo)) if v != "substitution"] == [("hack/load.yaml", 4)]
+    repo.write("hack/load.sh", "cat ./$TEMPLATE.yaml | sed 's/ID/'$i'/g' | kubectl apply -f -\n")
+    assert [v for _, _, v, _ in kept(run(repo)) if v != "substitution"] == []
 
 
 def test_a_required_field_commented_out_as_choices_is_for_the_reader(repo: Repo) -> None:
