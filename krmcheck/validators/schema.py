@@ -18,8 +18,8 @@ the cache) refuses of an alpha API version is a warning, a null excepted:
 alpha versions change shape between releases under the same name, and the
 catalog's release need not be the installed one. So is what its CEL rules
 and enums refuse of an object that writes, beside the refused field or
-above it, a field the catalog's schema does not know (written for another
-release). Kinds no source covers are not checked; one info result
+above it, a section (a map or a list) the catalog's schema does not know,
+with no near miss of a known field (written for another release). Kinds no source covers are not checked; one info result
 per apiVersion and kind says so, with the id ``schema-missing`` (a run
 reports each kind once, with how many resources and roots it has), unless
 the cluster is known to have no such kind (:mod:`krmcheck.schemas.kinds`):
