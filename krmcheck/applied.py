@@ -62,6 +62,7 @@ Discovery counts each class in one note; ``--roots all`` and
 
 from __future__ import annotations
 
+import difflib
 import fnmatch
 import functools
 import os
@@ -97,8 +98,8 @@ REASONS = SET_ASIDE + WARNED  # the rules `not-applied:` can turn off
 # What each reason's note says after the count.
 SAID = {
     TOOL_CONFIG: "their objects configure a tool (kind, kubeconfig, kubeadm...), not a cluster",
-    DATA: ("data in apiVersion/kind form: no kind, or no metadata.name, and a kind that nothing serves "
-           "(not built in, no CRD in the repository)"),
+    DATA: ("data in apiVersion/kind form: no kind, no metadata.name, or metadata fields no object has, and a "
+           "kind that nothing serves (not built in, no CRD in the repository)"),
     TEST_FRAMEWORK: "test inputs: chainsaw, kuttl and kyverno CLI tests apply their steps onto live objects "
                     "and match their asserts against them",
     UNUSED_INPUT: "beside a kustomization (or in a patches directory of one) that does not read them: "
@@ -177,13 +178,37 @@ _REFERENCE_KEYS = frozenset({"apiVersion", "kind", "name", "namespace", "uid", "
                              "patch", "patchType", "applyMode"})
 
 
+# The fields of every API object's metadata (k8s.io/apimachinery
+# pkg/apis/meta/v1 types.go, ObjectMeta; clusterName until Kubernetes 1.25)
+OBJECT_META_FIELDS = frozenset({
+    "name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation", "creationTimestamp",
+    "deletionTimestamp", "deletionGracePeriodSeconds", "labels", "annotations", "ownerReferences", "finalizers",
+    "managedFields", "clusterName"})
+_META_KEY = re.compile(r"^metadata:[ \t]*\n((?:[ \t]*(?:#.*)?\n|[ \t]+\S.*\n?)*)", re.MULTILINE)
+_KEY = re.compile(r"([ \t]+)([A-Za-z_][\w-]*)[ \t]*:")
+
+
+def _foreign_meta(document: str) -> list[str]:
+    """The keys of a document's metadata that no object's metadata has
+    (``group``, ``version``), leaving out near misses of its fields
+    (``lables``: a slip, judged as one), read from the text."""
+    found = _META_KEY.search(document)
+    if found is None:
+        return []
+    keys = [(len(m.group(1)), m.group(2)) for m in map(_KEY.match, found.group(1).splitlines()) if m]
+    depth = min((d for d, _ in keys), default=0)
+    return [k for d, k in keys if d == depth and k not in OBJECT_META_FIELDS
+            and not difflib.get_close_matches(k, OBJECT_META_FIELDS, n=1, cutoff=0.8)]
+
+
 def _data(text: str, served: Served) -> str | None:
     """Why the text is data, when every document lacks what every API object
-    has (a kind; metadata with a name or generateName) and is of a kind
-    nothing serves, or names an object at its top level (``name:`` beside
-    apiVersion and kind, no metadata): a reference to an object."""
+    has (a kind; metadata with a name or generateName, and only an object's
+    metadata fields) and is of a kind nothing serves, or names an object at
+    its top level (``name:`` beside apiVersion and kind, no metadata): a
+    reference to an object."""
     documents = [d for d in _DOCUMENT.split(text) if API_VERSION.search(d) or _KIND.search(d)]
-    if all(_KIND.search(d) and _METADATA.search(d) for d in documents):
+    if all(_KIND.search(d) and _METADATA.search(d) and not _foreign_meta(d) for d in documents):
         return None  # the common case, without parsing: every document looks like an object
     try:
         loaded = [d for d in yaml.load_all(text, Loader=FAST_LOADER) if d is not None]
@@ -195,7 +220,10 @@ def _data(text: str, served: Served) -> str | None:
         if not isinstance(doc, dict):
             return None
         api_version, kind, meta = doc.get("apiVersion"), doc.get("kind"), doc.get("metadata")
-        if isinstance(meta, dict) and (meta.get("name") or meta.get("generateName")):
+        foreign = sorted(k for k in meta if isinstance(k, str) and k not in OBJECT_META_FIELDS
+                         and not difflib.get_close_matches(k, OBJECT_META_FIELDS, n=1, cutoff=0.8)) \
+            if isinstance(meta, dict) else []
+        if isinstance(meta, dict) and (meta.get("name") or meta.get("generateName")) and not foreign:
             return None
         if not isinstance(api_version, str):
             if kind is not None or api_version is not None:
@@ -211,14 +239,19 @@ def _data(text: str, served: Served) -> str | None:
             refers.append(f"{api_version} {kind} named at its top level")
             continue
         if isinstance(kind, str) and kind and served(api_version, kind):
-            return None  # an object of a served kind without a name: the API server refuses it
-        kinds.append(f"{api_version} {kind}" if isinstance(kind, str) and kind else f"{api_version} (no kind)")
+            return None  # an object of a served kind: the API server judges it
+        if foreign and isinstance(meta, dict) and (meta.get("name") or meta.get("generateName")):
+            held = ", ".join(foreign[:3])
+            kinds.append(f"{api_version} {kind}: metadata holds {held}, which no object's metadata has,")
+            continue
+        kinds.append(f"{api_version} {kind}: no metadata.name," if isinstance(kind, str) and kind
+                     else f"{api_version} (no kind): no metadata.name,")
     served_by_none = [k for k in kinds if not k.startswith("a document")]
     if refers and not served_by_none:
         return f"{refers[0]}, with no metadata: a reference to an object, not one"
     if not served_by_none:
         return None
-    return f"{served_by_none[0]}: no metadata.name, and no API serves the kind"
+    return f"{served_by_none[0]} and no API serves the kind"
 
 
 # --- kustomize inputs and patches --------------------------------------------------------
@@ -390,10 +423,14 @@ _TEST_DIRS = re.compile(r"^testDirs:[ \t]*\n((?:[ \t]*-.*\n?)+)", re.MULTILINE)
 TEST_DIR_NAMES = frozenset({"test", "tests", "e2e", "testing", "testdata", "_testdata", "fixtures",
                             "__fixtures__", ".chainsaw-test", ".kyverno-test", "integration-tests",
                             "e2e-tests", "test-data"})
-# a directory of some kind of tests: cel-tests, unit_tests, conformance-tests;
+# a directory of some kind of tests: cel-tests, unit_tests, conformance-tests,
+# or a kind of tests written as one word (Rancher Fleet's integrationtests,
+# functests, fuzztests; not speedtest, an application);
 # or of tests' inputs, hidden or not: test-fixtures, e2e_data, .test-fixtures
 # (Package Operator's template tests compare a package's renders with it)
 _KIND_OF_TESTS = re.compile(r"[a-z0-9]+(?:[-_][a-z0-9]+)*[-_]tests|"
+                            r"(?:integration|e2e|unit|func|functional|fuzz|acceptance|conformance|smoke|system|"
+                            r"regression|component)tests|"
                             r"\.?(?:tests?|e2e|integration)[-_](?:fixtures|data|inputs)")
 _NEGATIVE = re.compile(r"(^|[-_.])(invalid|malformed|broken|bad|wrong|xfail)([-_.]|$)", re.IGNORECASE)
 # A directory whose name says it holds such cases (invalid-examples, bad_cases);

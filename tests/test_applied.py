@@ -266,6 +266,37 @@ def test_data_in_api_object_form_is_set_aside_by_evidence(tmp_path: Path) -> Non
     assert "config/forgot.yaml" in {p for p, _, _ in check(tmp_path).located("error")}
 
 
+STATE_MACHINE = """\
+apiVersion: controlflow.io/v1alpha1
+kind: StateMachine
+metadata:
+  name: ModelCache
+  group: cache.example.dev
+  version: v1alpha1
+states:
+- name: Pending
+"""
+
+
+def test_metadata_no_object_has_on_a_kind_nothing_serves_is_data(tmp_path: Path) -> None:
+    # a code generator's input (sextant generate): its metadata holds group and
+    # version, which no API object's metadata has, and nothing serves the kind
+    write(tmp_path, "app/deployment.yaml", DEPLOYMENT)
+    write(tmp_path, "operator/statemachines/cache.yaml", STATE_MACHINE)
+    # a slip of a metadata field (lables) is no such evidence: judged
+    write(tmp_path, "operator/samples/slip.yaml", STATE_MACHINE.replace("  group: cache.example.dev\n  version: v1alpha1\n",
+                                                                        "  lables: {app: cache}\n"))
+    # nor is foreign metadata on a kind the API serves: the API server judges it
+    write(tmp_path, "config/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: Settings\n"
+                                      "  group: x\ndata: {a: b}\n")
+    run = check(tmp_path)
+    assert aside(run.report) == {"operator/statemachines/cache.yaml": "data"}
+    why = {s["path"]: s["why"] for s in run.report["setAside"]}
+    assert why["operator/statemachines/cache.yaml"].startswith(
+        "controlflow.io/v1alpha1 StateMachine: metadata holds group, version, which no object's metadata has")
+    assert sorted(p for p, _, _ in run.located("error")) == ["config/cm.yaml", "operator/samples/slip.yaml"]
+
+
 def test_unused_kustomize_inputs_are_set_aside_but_not_the_whole_repository(tmp_path: Path) -> None:
     write(tmp_path, "base/kustomization.yaml", "resources: [deployment.yaml]\npatches:\n- path: used.yaml\n")
     write(tmp_path, "base/deployment.yaml", DEPLOYMENT)
@@ -556,10 +587,16 @@ def test_a_kustomization_in_a_test_directory_is_a_test_input(tmp_path: Path) -> 
     write(tmp_path, "test/framework/data/kustomization.yaml", "resources: [written-by-the-test.yaml]\n")
     write(tmp_path, "src/test/resources/bad.yaml", PARTIAL)  # Maven's test sources, beside src/main
     write(tmp_path, "src/main/resources/app.yaml", DEPLOYMENT)
+    # a kind of tests written as one word (Rancher Fleet's integrationtests/cli/assets)
+    write(tmp_path, "integrationtests/cli/assets/bundle/kustomization.yaml", "resources: [overlays/dev]\n")
     run = check(tmp_path)
     assert run.code == 0, run.out
-    assert sorted({p for p, _, _ in run.located("warning")}) == ["src/test/resources/bad.yaml",
-                                                                 "test/framework/data/kustomization.yaml"]
+    assert sorted({p for p, _, _ in run.located("warning")}) == [
+        "integrationtests/cli/assets/bundle/kustomization.yaml", "src/test/resources/bad.yaml",
+        "test/framework/data/kustomization.yaml"]
+    # an application named for a test (a speed test) is no test directory
+    write(tmp_path, "apps/speedtest/kustomization.yaml", "resources: [overlays/dev]\n")
+    assert [p for p, _, _ in check(tmp_path).located("error")] == ["apps/speedtest/kustomization.yaml"]
 
 
 def test_a_template_with_script_placeholders_is_set_aside(tmp_path: Path) -> None:

@@ -80,8 +80,9 @@ def split(findings: Sequence[Finding], locator: Locator, holding: bool = False,
     value a name finding is about. With ``holding`` and ``source`` (a file's text
     by its repository path), a required field that is missing where the
     object writes it commented out with a placeholder value
-    (``# namespace: <your-namespace>``), or as two commented-out blocks or
-    more to choose from, is left for the reader to fill in."""
+    (``# namespace: <your-namespace>``), as two commented-out blocks or
+    more to choose from, or with no value over a ``# TODO`` note, is left
+    for the reader to fill in."""
     kept: list[Finding] = []
     exempt: list[Suppressed] = []
     filled = _filled(words) if holding and words else None
@@ -109,15 +110,18 @@ def _filled(words: Mapping[str, str]) -> re.Pattern[str]:
 
 
 _MISSING = re.compile(r"missing required field '([^']+)'")
+# A note that what follows is yet to be done: ``# TODO: Configure vSphere VM settings``
+_TODO = re.compile(r"#\s*(?:TODO|FIXME)\b")
 
 
 def _commented_out(result: Result, locator: Locator, source: Callable[[str], str | None]) -> str:
     """The comment that writes the missing field with a placeholder value
-    (``# namespace: <your-namespace>``) inside the object's mapping, or the
+    (``# namespace: <your-namespace>``) inside the object's mapping, the
     first of two or more commented-out blocks of it (``# hive:`` over
-    ``#   type: s3``, then again over ``#   type: azure``), if any: the
-    author left the field for the reader to fill in or to choose; "" where
-    there is none."""
+    ``#   type: s3``, then again over ``#   type: azure``), or the TODO note
+    under the field written with no value (``spec:`` over ``# TODO:
+    Configure vSphere VM settings``), if any: the author left the field for
+    the reader to fill in or to choose; "" where there is none."""
     missing = _MISSING.search(result.message)
     if missing is None:
         return ""
@@ -128,14 +132,21 @@ def _commented_out(result: Result, locator: Locator, source: Callable[[str], str
     if text is None:
         return ""
     indent = max(node.origin.col - 1, 0)  # the column of the mapping's keys
-    comment = re.compile(rf"#\s*{re.escape(missing.group(1))}\s*:\s*(.*?)\s*\Z")
+    field = re.escape(missing.group(1))
+    comment = re.compile(rf"#\s*{field}\s*:\s*(.*?)\s*\Z")
+    empty = re.compile(rf"{field}\s*:\s*(?:#.*)?\Z")  # written with no value (null)
     blocks: list[str] = []  # the field commented out as a block (`# hive:` over commented lines)
+    held = -1  # the depth of the field written with no value, while below it
     # the lines after the mapping's first key, to where it ends
     for line in text.splitlines()[node.origin.line:]:
         stripped = line.lstrip(" ")
         depth = len(line) - len(stripped)
         if stripped and not stripped.startswith("#") and depth < indent:
             break
+        if stripped and not stripped.startswith("#"):
+            held = depth if empty.match(stripped) else -1
+        elif held >= 0 and depth > held and _TODO.match(stripped):
+            return f"{stripped} (under {missing.group(1)}:)"  # left to do, and the author says so
         found = comment.match(stripped) if depth >= indent else None
         if found and found.group(1) and is_placeholder(found.group(1).strip("'\""), holding=True):
             return stripped
@@ -261,7 +272,8 @@ def summarise(reports: Sequence[RootReport]) -> tuple[RootReport, ...]:
         plural = "finding" if len(exempt) == 1 else "findings"
         if wanted == "comment":
             message = (f"{len(exempt)} {plural} about a required field that the object writes commented out "
-                       f"with a placeholder value, or as choices to uncomment, for the reader to fill in, "
+                       f"with a placeholder value, as choices to uncomment, or with no value over a TODO note, "
+                       f"for the reader to fill in, "
                        f"were not judged ({exempt[0].where})")
         elif wanted == "variable":
             named = sorted({s.where.split(" ", 1)[0] for s in exempt})

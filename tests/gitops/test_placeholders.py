@@ -191,6 +191,55 @@ def test_a_required_field_commented_out_as_choices_is_for_the_reader(repo: Repo)
     assert any("as choices to uncomment" in n and "(# hive: (2 choices))" in n for n in notes)
 
 
+def test_a_required_field_written_empty_over_a_todo_note_is_for_the_reader(repo: Repo) -> None:
+    # `spec:` with no value over `# TODO: ...`: the author says it is yet to
+    # be written (kairos' VSphereMachineTemplate samples); the same empty
+    # field over commented-out fields with no such note is a slip
+    crd_text = crd("MachineTemplate", """
+        type: object
+        required: [spec]
+        properties:
+          spec:
+            type: object
+            required: [template]
+            properties:
+              template:
+                type: object
+                required: [spec]
+                properties:
+                  spec:
+                    type: object
+                    properties:
+                      image: {type: string}
+        """)
+    template = """
+        apiVersion: example.com/v1
+        kind: MachineTemplate
+        metadata:
+          name: NAME
+        spec:
+          template:
+            spec:
+              # NOTE
+              # image: "registry.example/os:v1"
+        """
+    repo.write("crds/template.yaml", crd_text)
+    repo.write("samples/todo.yaml", template.replace("NAME", "todo").replace("NOTE", "TODO: Configure the VM settings"))
+    repo.write("samples/slip.yaml", template.replace("NAME", "slip").replace("NOTE", "A custom image may be set here"))
+    report = run(repo)
+    assert [(path, v) for path, _, v, _ in kept(report) if v == "schema"] == [("samples/slip.yaml", "schema")]
+    [held] = [s for s in report["suppressed"] if s["by"] == "placeholder"]
+    assert held["path"] == "samples/todo.yaml"
+    notes = [m for _, _, v, m in kept(report) if v == "substitution"]
+    assert any("over a TODO note" in n and "(# TODO: Configure the VM settings (under spec:))" in n for n in notes)
+    # the object's own spec over kubebuilder's `# TODO(user): Add fields here`
+    repo.write("samples/scaffold.yaml", "apiVersion: example.com/v1\nkind: MachineTemplate\nmetadata:\n"
+                                        "  name: scaffold\nspec:\n  # TODO(user): Add fields here\n")
+    report = run(repo)
+    assert sorted(s["path"] for s in report["suppressed"] if s["by"] == "placeholder") == [
+        "samples/scaffold.yaml", "samples/todo.yaml"]
+
+
 def test_a_replace_me_value_and_a_field_commented_out_with_a_placeholder_are_for_the_reader(repo: Repo) -> None:
     # a value that says to replace it, and a required field the object
     # writes as a comment with a placeholder value, are left to the reader;
