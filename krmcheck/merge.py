@@ -378,6 +378,7 @@ def merge_json(reports: Sequence[Report]) -> str:
            "disabled": sorted({d for r in reports for d in r.content.get("disabled", [])}),
            "baseline": baselines[0] if baselines else None,
            "setAside": _unique(x for r in reports for x in r.content.get("setAside", [])),
+           "inputs": _unique(x for r in reports for x in r.content.get("inputs", [])),
            "summary": json_report.summary(findings, len(roots), len(suppressed))}
     return safe.json_text(json.dumps(doc, indent=2, ensure_ascii=False)) + "\n"
 

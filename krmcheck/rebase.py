@@ -55,5 +55,6 @@ def report(run: RunReport, prefix: str) -> RunReport:
     return dataclasses.replace(
         run, roots=tuple(root_report(prefix, r) for r in run.roots),
         notes=tuple(Note(n.message, location(prefix, n.location) if n.location else None) for n in run.notes),
-        set_aside=tuple((path(prefix, p), reason, why) for p, reason, why in run.set_aside))
+        set_aside=tuple((path(prefix, p), reason, why) for p, reason, why in run.set_aside),
+        inputs=tuple((path(prefix, p), reason, why) for p, reason, why in run.inputs))
 

@@ -329,6 +329,9 @@ class RunReport:
     fail_on_flags: tuple[str, ...] = ()  # --fail-on-flag: these flags fail the run
     # files discovery did not take as manifests: (repo-relative path, reason, why)
     set_aside: tuple[tuple[str, str, str], ...] = ()
+    # files judged as inputs of a test, a page or a tool, whose cluster
+    # errors are warnings: (repo-relative path, reason, why)
+    inputs: tuple[tuple[str, str, str], ...] = ()
     # the files the roots read (repo-relative), for the pull-request view
     read_files: tuple[str, ...] = ()
 

@@ -160,6 +160,9 @@ def test_files_in_test_directories_are_test_inputs_judged_with_warnings(tmp_path
         "client/hack/cel-tests/vs-source-empty.yaml", "cmd/validate/faultydata/.test-fixtures/scope/deployment.yaml",
         "hack/invalid-examples/route.yaml",
         "internal/controllers/testdata/expected.yaml", "test/e2e/lint/malformed-spec.yaml", "test/e2e/template.yaml"]
+    # the JSON report names each, the root of its warnings
+    assert {i["path"]: i["reason"] for i in run.report["inputs"]} == {
+        p: "test-input" for p, _, _ in run.located("warning")}
     notes = [n["message"] for n in run.report["notes"] if "[test-input]" in n["message"]]
     assert len(notes) == 1 and notes[0].startswith("6 files in test directories (or invalid on purpose beside the valid case) judged as test inputs")
     run = check(tmp_path, "--roots", "all")  # full judgement restored

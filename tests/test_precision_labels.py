@@ -13,6 +13,7 @@ BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 sys.path.insert(0, str(BENCHMARKS))
 
 import precision  # noqa: E402
+import pytest  # noqa: E402
 import yaml  # noqa: E402
 
 
@@ -65,3 +66,21 @@ def test_a_label_matches_by_place_check_and_the_start_of_the_message() -> None:
     assert label.matches({"path": "a.yaml", "line": 3, "validator": "schema", "message": "spec: missing x"})
     assert not label.matches({"path": "a.yaml", "line": 4, "validator": "schema", "message": "spec: missing x"})
     assert not label.matches({"path": "a.yaml", "line": 3, "validator": "metadata", "message": "spec: missing"})
+
+
+def test_only_a_warning_a_test_input_renders_keeps_a_true_label_from_being_lost(tmp_path: Path,
+                                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """A true defect shown as a warning counts as not lost only where the
+    report lists the warning's root under `inputs` (a test input); a
+    warning for another reason (here an image without a tag) is a loss."""
+    partial = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nstatus:\n  readyReplicas: 1\n"
+    (tmp_path / "test" / "e2e").mkdir(parents=True)
+    (tmp_path / "test" / "e2e" / "partial.yaml").write_text(partial, encoding="utf-8")
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "pod.yaml").write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: c\n    image: nginx\n",
+        encoding="utf-8")
+    monkeypatch.setenv("PYTHONPATH", str(BENCHMARKS.parent))  # the checkout's krmcheck in the benchmark's process
+    errors, warned, code, _ = precision.errors_of(tmp_path, [])
+    assert errors == [] and code == 0
+    assert [(w["path"], w["validator"]) for w in warned] == [("test/e2e/partial.yaml", "schema")]

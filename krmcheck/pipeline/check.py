@@ -109,6 +109,7 @@ def check_run(run: Run, progress: Progress) -> RunReport:
                      notes=notes, disabled=config.disabled,
                      baseline=known.display if known is not None else "",
                      set_aside=tuple((files.display(s.path), s.reason, s.why) for s in selection.set_aside),
+                     inputs=tuple((files.display(t.path), t.reason, t.why) for t in selection.test_inputs),
                      read_files=tuple(sorted(readers)))
 
 
@@ -139,4 +140,5 @@ def joined(runs: Sequence[Run], reports: Sequence[RunReport]) -> RunReport:
         first, roots=tuple(root for p in parts for root in p.roots), cwd="", top_from_cwd="",
         notes=tuple(n for p in parts for n in p.notes),
         disabled=tuple(sorted({d for p in parts for d in p.disabled})),
-        set_aside=tuple(x for p in parts for x in p.set_aside))
+        set_aside=tuple(x for p in parts for x in p.set_aside),
+        inputs=tuple(x for p in parts for x in p.inputs))

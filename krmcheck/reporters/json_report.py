@@ -18,6 +18,10 @@
 - ``setAside``: every file discovery did not take as a manifest because it
   is not applied to a cluster, with its ``reason`` (tool-config,
   test-framework, patch-file) and ``why``;
+- ``inputs``: every file (or kustomization's directory) judged as the
+  input of a test, a documentation page or a tool, whose cluster errors
+  are warnings, with its ``reason`` (test-input, doc-fragment,
+  bundle-input) and ``why``; it is the root of those warnings;
 - ``summary``: defects by severity, and how many findings, defects, roots
   and suppressed findings there are;
 - with ``--diff-against REF``, ``diff``: ``against`` (REF) and each affected
@@ -67,6 +71,7 @@ def document(run: RunReport) -> dict[str, Any]:
         "disabled": list(run.disabled),
         "baseline": run.baseline or None,
         "setAside": [{"path": path, "reason": reason, "why": why} for path, reason, why in run.set_aside],
+        "inputs": [{"path": path, "reason": reason, "why": why} for path, reason, why in run.inputs],
         "summary": summary(findings, len(run.roots), len(suppressed)),
     }
     if run.diff_against:

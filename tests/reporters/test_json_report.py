@@ -19,7 +19,7 @@ def document(run: RunReport) -> dict[str, Any]:
 def test_top_level_shape_and_summary() -> None:
     doc = document(sample_run())
     assert list(doc) == ["roots", "findings", "defects", "suppressed", "notes", "disabled",
-                         "baseline", "setAside", "summary"]
+                         "baseline", "setAside", "inputs", "summary"]
     assert doc["summary"] == {"errors": 2, "warnings": 1, "infos": 1, "defects": 4,
                               "findings": 5, "roots": 4, "suppressed": 1}
     assert [(r["root"], r["buildFailed"], len(r["resources"])) for r in doc["roots"]] == [
