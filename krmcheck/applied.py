@@ -105,8 +105,8 @@ SAID = {
     UNUSED_INPUT: "beside a kustomization (or in a patches directory of one) that does not read them: "
                   "kustomize inputs not listed at present",
     PATCH_FILE: "patches ($patch and other strategic-merge directives, applied with kubectl patch, or a program's kustomization lists them as patches) that no kustomization of the repository reads",
-    TEMPLATE: "templates (placeholders such as {{ ... }}, {% ... %}, <#if>, ${...}, @NAME@) that are not YAML until their "
-              "tool renders them",
+    TEMPLATE: "templates (placeholders such as {{ ... }}, {% ... %}, <#if>, ${...}, @NAME@, ytt's #@ annotations) that "
+              "are not YAML until their tool renders them",
     VENDORED: "vendored dependencies (a Go vendor/ directory), not the repository's manifests",
     DISABLED: "switched off: a kustomization lists them only in an entry commented out (# - PATH)",
 }
@@ -1733,8 +1733,8 @@ class Sorter:
             (UNUSED_INPUT, lambda: _unused_input(path, self.top, self.kustomizations, self.read_dirs)),
             (DISABLED, lambda: self._disabled(path)),
             (DATA, lambda: _data(text, self.served)),
-            (TEMPLATE, lambda: _template(text) or self._envsubst(path, text) or self._replaced(text)
-             or _ansible_role(path, self.top) or _blank_form(text)),
+            (TEMPLATE, lambda: _template(text) or ytt_template(text) or self._envsubst(path, text)
+             or self._replaced(text) or _ansible_role(path, self.top) or _blank_form(text)),
         )
         for reason, check in checks:
             if reason in self.reasons:
@@ -1924,6 +1924,20 @@ def _template(text: str) -> str | None:
     if found is None or _loads(text):
         return None
     return f"{found.group(0)[:40]} placeholders; not YAML as written"
+
+
+# ytt's annotations, comments to YAML: a module it loads (``#@ load("@ytt:data",
+# "data")``), a data values, overlay or schema document
+_YTT = re.compile(r"^[ \t]*#@[ \t]*load\([ \t]*['\"]@ytt:|^[ \t]*#@(?:data/values|overlay/|schema/)", re.MULTILINE)
+
+
+def ytt_template(text: str) -> str | None:
+    """Why the text is a ytt template: it loads ytt's modules or is one of
+    its data values, overlay or schema documents. Its ``#@`` annotations
+    compute values (``image: #@ data.values.registry + "/app"``) that YAML
+    reads as comments, so what YAML reads is not what ytt writes."""
+    found = _YTT.search(text)
+    return None if found is None else f"{found.group(0).strip()[:40]}: a ytt template, which ytt renders"
 
 
 _BLANK_NAME = re.compile(r"^[ \t]+name:[ \t]*(?:#.*)?$", re.MULTILINE)

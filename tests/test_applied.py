@@ -615,6 +615,22 @@ def test_a_template_with_script_placeholders_is_set_aside(tmp_path: Path) -> Non
     assert [d["path"] for d in run.report["defects"]] == ["dev/scale/mail.yaml"]  # broken, no placeholder
 
 
+def test_a_ytt_template_is_set_aside_but_its_yaml_defects_are_not(tmp_path: Path) -> None:
+    # ytt computes the image (#@ annotations are comments to YAML: null as
+    # written); a file without ytt's annotations is judged, and a template
+    # that is not YAML stays an error
+    ytt = ('#@ load("@ytt:data", "data")\n' + DEPLOYMENT.replace(
+        "image: nginx:1.27", 'image: #@ data.values.registry + "/web:v1"'))
+    assert ytt != '#@ load("@ytt:data", "data")\n' + DEPLOYMENT
+    write(tmp_path, "demo/deploy/deployment.yml", ytt)
+    write(tmp_path, "demo/deploy/values.yml", "#@data/values\n---\nregistry: registry.example\n")
+    write(tmp_path, "plain/deployment.yml", ytt.split("\n", 1)[1])  # no ytt evidence: judged
+    write(tmp_path, "demo/broken/deployment.yml", ytt.replace("  replicas", "\t  replicas", 1))
+    run = check(tmp_path)
+    assert aside(run.report) == {"demo/deploy/deployment.yml": "template", "demo/broken/deployment.yml": "template"}
+    assert sorted((p, v) for p, _, v in run.located("error")) == [("demo/broken/deployment.yml", "build"),
+                                                                  ("plain/deployment.yml", "schema")]
+
 def test_a_negative_case_in_a_test_directory_may_be_broken_yaml_on_purpose(tmp_path: Path) -> None:
     write(tmp_path, "app/deployment.yaml", DEPLOYMENT)
     write(tmp_path, "test/e2e/smoke/basic-invalid.yaml", PARTIAL + "  args: [echo]-not-yaml\n")

@@ -508,19 +508,22 @@ def with_yaml_defects(reports: tuple[RootReport, ...], set_aside: Sequence[appli
     """An error at each YAML-level defect of a file set aside as not applied
     (not YAML, a repeated key, documents run together): whatever tool reads
     the file loses content. Vendored files are no tool's input here, and a
-    template is YAML only once its tool renders it. Given to the first root,
-    as run-wide findings are."""
+    template is YAML only once its tool renders it, but for a ytt template,
+    which ytt reads as YAML. Given to the first root, as run-wide findings
+    are."""
     if not reports:
         return reports
     found = []
     for s in set_aside:
-        if s.reason in (applied.VENDORED, applied.TEMPLATE):
-            continue  # no tool here reads the one; the other is YAML only once its tool renders it
+        if s.reason == applied.VENDORED:
+            continue  # no tool here reads it
         display = files.display(s.path)
         try:
             text = read_text_bounded(s.path)
         except (OSError, ValueError):
             continue
+        if s.reason == applied.TEMPLATE and applied.ytt_template(text) is None:
+            continue  # YAML only once its tool renders it
         defect = applied.yaml_defect(text, display)
         if defect is not None and not applied.is_template(text):  # a template is YAML once rendered
             result = Result(defect.message, "error", tags=(("validator", "build"),))
