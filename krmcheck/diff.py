@@ -302,7 +302,8 @@ def root_diffs(base: Sequence[RootReport], work: Sequence[RootReport],
         if fails:
             error = next((f.message for r in (w, b) if r is not None and r.build_failed
                           for f in r.findings if f.rule == "build"), "")
-            out.append(RootDiff(name, side, fails=fails, error=error.split("\n")[0]))
+            # (a root only the work tree has: what it reports is new)
+            out.append(RootDiff(name, side, new=tuple(new.get(name, ())), fails=fails, error=error.split("\n")[0]))
             continue
         changes = compare(_rendered(b), _rendered(w))
         out.append(RootDiff(name, side, changes, tuple(new.get(name, ())), tuple(fixed.get(name, ())),
@@ -341,9 +342,13 @@ def against(base: RunReport, work: RunReport, ref: str) -> RunReport:
     without its file (a finding that moved to another file), then, for the
     run-wide infos whose message counts things, by its validator and
     resource. The findings of a root that fails to build on either side are
-    neither new nor fixed (only its build error is reported)."""
+    neither new nor fixed (only its build error is reported), but for a root
+    REF does not have: with nothing to compare, what it reports is new, as
+    a full run reports it."""
     known = _Known(f for r in base.roots for f in r.findings)
-    failing = {r.root for r in base.roots if r.build_failed} | {r.root for r in work.roots if r.build_failed}
+    before = {r.root for r in base.roots}
+    failing = {r.root for r in base.roots if r.build_failed} | \
+        {r.root for r in work.roots if r.build_failed and r.root in before}
     roots, new = [], {}
     for report in work.roots:
         kept, silenced = [], list(report.suppressed)

@@ -430,6 +430,23 @@ def test_a_root_that_fails_to_build_shows_the_error_not_removals(repo: Path) -> 
     assert run.code == 2  # the build error itself still fails the run
 
 
+def test_a_new_root_that_fails_to_build_reports_what_a_full_run_does(repo: Path) -> None:
+    # a tool's config that now also holds a ConfigMap becomes a root that
+    # fails (its first document has no kind): REF has no such root, so the
+    # ConfigMap's own defect is new, as a full run reports it
+    write(repo, "base/deployment.yaml", DEPLOYMENT.format(app="web", image="nginx:1.27"))
+    write(repo, ".golangci.yaml", 'version: "2"\nlinters:\n  default: none\n')
+    with Repo(str(repo)) as r:
+        commit(r)
+    write(repo, ".golangci.yaml", 'version: "2"\nlinters:\n  default: none\n---\napiVersion: v1\nkind: ConfigMap\n'
+                                  "metadata:\n  name: Bad_Name\n")
+    full = {(d["path"], d["validator"]) for d in check(repo).report["defects"] if d["severity"] == "error"}
+    run = check(repo, "--diff-against", "HEAD")
+    assert {(d["path"], d["validator"]) for d in run.report["defects"] if d["severity"] == "error"} == full
+    assert (".golangci.yaml", "metadata") in full
+    assert sorted(f["validator"] for d in run.report["diff"]["roots"] for f in d["new"]) == ["build", "metadata"]
+
+
 def test_a_finding_that_moved_to_another_file_is_not_new(repo: Path) -> None:
     # the Deployment (and its floating-tag finding) moves to a file of its own name
     write(repo, "base/deployment.yaml", DEPLOYMENT.format(app="web", image="nginx"))
