@@ -197,8 +197,13 @@ def _foreign_meta(document: str) -> list[str]:
         return []
     keys = [(len(m.group(1)), m.group(2)) for m in map(_KEY.match, found.group(1).splitlines()) if m]
     depth = min((d for d, _ in keys), default=0)
-    return [k for d, k in keys if d == depth and k not in OBJECT_META_FIELDS
-            and not difflib.get_close_matches(k, OBJECT_META_FIELDS, n=1, cutoff=0.8)]
+    return _not_object_meta(k for d, k in keys if d == depth)
+
+
+def _not_object_meta(keys: Iterable[object]) -> list[str]:
+    """The keys no object's metadata has, but for near misses of its fields."""
+    return sorted(k for k in keys if isinstance(k, str) and k not in OBJECT_META_FIELDS
+                  and not difflib.get_close_matches(k, OBJECT_META_FIELDS, n=1, cutoff=0.8))
 
 
 def _data(text: str, served: Served) -> str | None:
@@ -220,9 +225,7 @@ def _data(text: str, served: Served) -> str | None:
         if not isinstance(doc, dict):
             return None
         api_version, kind, meta = doc.get("apiVersion"), doc.get("kind"), doc.get("metadata")
-        foreign = sorted(k for k in meta if isinstance(k, str) and k not in OBJECT_META_FIELDS
-                         and not difflib.get_close_matches(k, OBJECT_META_FIELDS, n=1, cutoff=0.8)) \
-            if isinstance(meta, dict) else []
+        foreign = _not_object_meta(meta) if isinstance(meta, dict) else []
         if isinstance(meta, dict) and (meta.get("name") or meta.get("generateName")) and not foreign:
             return None
         if not isinstance(api_version, str):
