@@ -17,7 +17,7 @@ import yaml
 from krmcheck.resource.resid import Gvk
 from krmcheck.resource.resource import Resource
 from krmcheck.tree.load import FAST_LOADER
-from krmcheck.tree.node import Mapping, Node, Sequence
+from krmcheck.tree.node import Mapping, Node, Scalar, Sequence
 from krmcheck.tree.origin import Origin
 
 
@@ -89,15 +89,39 @@ def _visit(node: Node, path: tuple[str, ...], create: bool, fn: Visit, origin: O
         return
     is_seq = path[0].endswith("[]")
     key = path[0].removesuffix("[]")
+    child = node.items.get(key)
+    if is_seq and _is_null(child):
+        # a step marked as a list turns a null met there into an empty list
+        assert child is not None
+        child = node.items[key] = Sequence([], child.origin, child.trail)
     if len(path) == 1:
         if key in node.items or create:
             fn(node, key)
         return
-    child = node.items.get(key)
-    if child is None or (isinstance(child, Mapping) is False and isinstance(child, Sequence) is False
-                         and getattr(child, "value", 0) is None):
+    if child is None or _is_null(child):
         if not create or origin is None or is_seq:
             return
         child = Mapping({}, origin)
         node.items[key] = child
     _visit(child, path[1:], create, fn, origin)
+
+
+def _is_null(node: Node | None) -> bool:
+    return isinstance(node, Scalar) and node.value is None
+
+
+def meets_null_list(resource: Resource, spec: FieldSpec) -> bool:
+    """Whether walking the spec would turn a null into an empty list (see
+    ``_visit``); read without copying a shared tree."""
+    return spec.matches(resource.gvk) and _meets_null_list(resource.node, spec.path)
+
+
+def _meets_null_list(node: Node, path: tuple[str, ...]) -> bool:
+    if isinstance(node, Sequence):
+        return any(_meets_null_list(item, path) for item in node.view())
+    if not isinstance(node, Mapping) or not path:
+        return False
+    child = node.view().get(path[0].removesuffix("[]"))
+    if child is None or _is_null(child):
+        return child is not None and path[0].endswith("[]")
+    return _meets_null_list(child, path[1:])

@@ -52,7 +52,38 @@ def apply_json_patch(target: Mapping, ops: Node, where: Origin) -> Mapping:
         raise BuildError("a JSON 6902 patch must be a list of operations", where)
     for item in ops:
         _apply(target, _decode(item, where))
+    _spell_nulls(target)
     return target
+
+
+def _spell_nulls(node: Node) -> None:
+    """kustomize patches the resource's JSON form and reads the result back,
+    so a bare ``key:`` comes back written ``key: null``, a null that later
+    strategic merges keep (they drop a bare one)."""
+    if isinstance(node, Mapping):
+        keys = [key for key, child in node.view().items() if _holds_bare_null(child)]
+        for key in keys:
+            _spell_null_in(node.items, key)
+    elif isinstance(node, Sequence):
+        places = [i for i, child in enumerate(node.view()) if _holds_bare_null(child)]
+        for i in places:
+            _spell_null_in(node.items, i)
+
+
+def _spell_null_in(items: dict[str, Node] | list[Node], key: str | int) -> None:
+    child = items[key]  # type: ignore[index]
+    if isinstance(child, Scalar):
+        child.text = "null"
+    else:
+        _spell_nulls(child)
+
+
+def _holds_bare_null(node: Node) -> bool:
+    if isinstance(node, Scalar):
+        return node.value is None and not node.text
+    children = node.view().values() if isinstance(node, Mapping) else \
+        node.view() if isinstance(node, Sequence) else ()
+    return any(_holds_bare_null(child) for child in children)
 
 
 def _decode(item: Node, where: Origin) -> _Op:

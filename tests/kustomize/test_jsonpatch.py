@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from krmcheck.kustomize.jsonpatch import apply_json_patch
+from krmcheck.kustomize.target import Builder
 from krmcheck.resource.errors import BuildError
+from krmcheck.resource.files import Files
+from krmcheck.tree.emit import emit_all
 from krmcheck.tree.load import load_documents
 from krmcheck.tree.node import Mapping, Node
 from krmcheck.tree.origin import Origin
+from tests.checkrun import write
 
 BASE = """\
 apiVersion: apps/v1
@@ -141,3 +147,53 @@ def test_errors_match_kubectl_and_point_at_the_op(ops: str, message: str) -> Non
 def test_ops_must_be_a_list() -> None:
     err = error("op: add\npath: /x\n")
     assert err.location == WHERE.location
+
+
+# kustomize patches a resource's JSON form and reads it back: a bare `key:`
+# comes back `key: null`, which a later strategic merge keeps (it drops a
+# bare one). Shared elasticsearch bases remove such an annotations key with a
+# `test`/`remove` pair after a component's JSON patch and a strategic merge.
+NULL_ANNOTATIONS = """\
+apiVersion: apps/v1
+kind: StatefulSet
+metadata:
+  name: es
+spec:
+  template:
+    metadata:
+      annotations:
+    spec:
+      affinity:
+        podAffinity:
+      containers:
+      - name: c
+        image: i
+"""
+
+
+def build_with(root: Path, kustomization: str) -> str:
+    write(root, "k/sts.yaml", NULL_ANNOTATIONS)
+    write(root, "k/comp/kustomization.yaml",
+          "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\npatches:\n"
+          "- patch: '[{op: add, path: /metadata/labels, value: {a: b}}]'\n  target: {kind: StatefulSet}\n")
+    write(root, "k/smp.yaml", "apiVersion: apps/v1\nkind: StatefulSet\nmetadata:\n  name: es\n"
+                              "spec:\n  template:\n    spec:\n      volumes: []\n")
+    write(root, "k/kustomization.yaml", kustomization)
+    return emit_all([r.node for r in Builder(Files(root)).build(root / "k")])
+
+
+def test_nulls_read_back_from_a_json_patch_survive_a_strategic_merge(tmp_path: Path) -> None:
+    out = build_with(tmp_path, "resources: [sts.yaml]\ncomponents: [comp]\npatches:\n- path: smp.yaml\n")
+    assert "      annotations: null\n" in out
+    assert "      affinity:\n        podAffinity: null\n" in out
+    # the same merge without a JSON patch before it drops them, as kubectl does
+    plain = build_with(tmp_path, "resources: [sts.yaml]\npatches:\n- path: smp.yaml\n")
+    assert "annotations" not in plain and "      affinity: {}\n" in plain
+
+
+def test_a_test_and_remove_pair_finds_the_null_a_json_patch_left(tmp_path: Path) -> None:
+    out = build_with(tmp_path, "resources: [sts.yaml]\ncomponents: [comp]\npatches:\n- path: smp.yaml\n"
+                               "- patch: |-\n    - {op: test, path: /spec/template/metadata/annotations, value: null}\n"
+                               "    - {op: remove, path: /spec/template/metadata/annotations}\n"
+                               "  target: {kind: StatefulSet}\n")
+    assert "annotations" not in out

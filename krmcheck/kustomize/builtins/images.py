@@ -125,7 +125,8 @@ def apply(resources: list[Resource], entry_node: Mapping,
         if named:
             _walk_containers(entry, res.node)
         for spec in specs:
-            if named or not _in_container_list(spec):
+            # kustomize walks every spec: a null container list there becomes []
+            if named or not _in_container_list(spec) or fieldspec.meets_null_list(res, spec):
                 fieldspec.visit(res, spec, lambda parent, key: _fix(entry, parent.items.get(key)))
 
 

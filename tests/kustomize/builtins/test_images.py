@@ -159,3 +159,50 @@ def test_a_shared_resource_whose_images_do_not_match_is_not_copied() -> None:
     assert shared.node._src is None  # a match: copied along the way to the image
     assert base.node.to_data()["spec"]["template"]["spec"]["initContainers"][0]["image"] == "busybox"
     assert node(shared, "spec", "template", "spec", "initContainers", "0", "image").value == "busybox:1.36"
+
+
+NULL_LISTS = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  template:
+    spec:
+      initContainers:
+      volumes:
+      containers:
+      - name: web
+        image: nginx
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: p
+spec:
+  initContainers:
+  containers:
+---
+apiVersion: batch/v1
+kind: CronJob
+metadata:
+  name: cj
+spec:
+  jobTemplate:
+    spec:
+      template:
+        spec:
+          initContainers:
+"""
+
+
+@pytest.mark.parametrize("name", ["nginx", "redis"])
+def test_a_null_container_list_on_a_spec_path_becomes_empty(name: str) -> None:
+    # kubectl kustomize: every images entry, matching or not, walks the image
+    # field specs and a `containers[]` step turns a null met there into [];
+    # the CronJob's lists lie on no default path and stay null
+    out = rendered(apply(NULL_LISTS, f"images:\n- name: {name}\n  newTag: '2'\n"))
+    assert "      initContainers: []\n      volumes: null\n" in out
+    assert "  containers: []\n  initContainers: []\n" in out
+    assert "          initContainers: null\n" in out
+    assert ("image: nginx:2" in out) is (name == "nginx")
