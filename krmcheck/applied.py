@@ -2026,14 +2026,36 @@ def _loads(text: str) -> bool:
     return True
 
 
-def yaml_defect(text: str, display: str) -> LoadError | None:
+def yaml_defect(text: str, display: str, duplicate_keys: bool = False) -> LoadError | None:
     """What makes the text lose content whatever reads it (not YAML, a
-    repeated key, documents run together), as the build would report it."""
+    repeated key, documents run together), as the build would report it;
+    with ``duplicate_keys``, a repeated key is none (the later one wins)."""
     try:
-        load_documents(text, display, "resource")
+        load_documents(text, display, "resource", duplicate_keys=duplicate_keys)
     except LoadError as e:
         return e
     return None
+
+
+_REPEATED = re.compile(r'mapping key ".*" already defined at line (\d+)\Z')
+# ytt's control annotations: a branch, a loop, or a key that may override one
+# before it (``#@yaml/map-key-override``)
+_YTT_CHOICE = re.compile(r"^[ \t]*#@[ \t]*(?:if|elif|else|for|end)\b|#@[ \t]*yaml/map-key-override", re.MULTILINE)
+
+
+def ytt_yaml_defect(text: str, display: str) -> LoadError | None:
+    """``yaml_defect`` of a ytt template. ytt reads the text as YAML, but
+    judges repeated keys in what it writes: a key given again in another
+    branch of an ``#@ if``/``#@ elif``/``#@ else`` (or by a loop, or marked
+    ``#@yaml/map-key-override``) is ytt's choice, not a defect."""
+    defect = yaml_defect(text, display)
+    repeated = _REPEATED.search(defect.message) if defect is not None else None
+    if defect is None or repeated is None:
+        return defect
+    between = "\n".join(text.splitlines()[int(repeated.group(1)) - 1:defect.line])
+    if _YTT_CHOICE.search(between) is None:
+        return defect  # written twice whatever ytt chooses
+    return yaml_defect(text, display, duplicate_keys=True)
 
 
 def summary(found: Iterable[SetAside]) -> list[tuple[str, list[SetAside], str]]:

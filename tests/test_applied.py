@@ -631,6 +631,24 @@ def test_a_ytt_template_is_set_aside_but_its_yaml_defects_are_not(tmp_path: Path
     assert sorted((p, v) for p, _, v in run.located("error")) == [("demo/broken/deployment.yml", "build"),
                                                                   ("plain/deployment.yml", "schema")]
 
+
+def test_a_key_a_ytt_template_writes_in_two_branches_is_ytt_s_choice(tmp_path: Path) -> None:
+    # ytt judges repeated keys in what it writes: one per branch of an
+    # #@ if / #@ elif is no defect (kapp-controller's dev build config); the
+    # same key written twice outside any branch stays an error, as does a
+    # tab further down a file whose repeated key is a branch's
+    branches = ('#@ load("@ytt:data", "data")\n---\napiVersion: kbld.k14s.io/v1alpha1\nkind: Config\n'
+                "sources:\n- image: app\n  docker:\n    buildx:\n"
+                "      #@ if data.values.rapid:\n      pull: false\n      file: Dockerfile.dev\n"
+                "      #@ elif data.values.push:\n      #! always rebuild\n      pull: true\n      #@ end\n")
+    write(tmp_path, "app/deployment.yaml", DEPLOYMENT)
+    write(tmp_path, "config-dev/build.yml", branches)
+    write(tmp_path, "config-twice/build.yml", branches.replace("      #@ elif data.values.push:\n", ""))
+    write(tmp_path, "config-tab/build.yml", branches + "  \tpath: .\n")
+    run = check(tmp_path)
+    assert sorted((p, line) for p, line, _ in run.located("error")) == [("config-tab/build.yml", 16),
+                                                                        ("config-twice/build.yml", 13)]
+
 def test_a_negative_case_in_a_test_directory_may_be_broken_yaml_on_purpose(tmp_path: Path) -> None:
     write(tmp_path, "app/deployment.yaml", DEPLOYMENT)
     write(tmp_path, "test/e2e/smoke/basic-invalid.yaml", PARTIAL + "  args: [echo]-not-yaml\n")

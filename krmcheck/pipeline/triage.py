@@ -522,9 +522,10 @@ def with_yaml_defects(reports: tuple[RootReport, ...], set_aside: Sequence[appli
             text = read_text_bounded(s.path)
         except (OSError, ValueError):
             continue
-        if s.reason == applied.TEMPLATE and applied.ytt_template(text) is None:
+        ytt = applied.ytt_template(text) is not None
+        if s.reason == applied.TEMPLATE and not ytt:
             continue  # YAML only once its tool renders it
-        defect = applied.yaml_defect(text, display)
+        defect = applied.ytt_yaml_defect(text, display) if ytt else applied.yaml_defect(text, display)
         if defect is not None and not applied.is_template(text):  # a template is YAML once rendered
             result = Result(defect.message, "error", tags=(("validator", "build"),))
             found.append(Finding(result, display, Location(defect.path, defect.line, defect.col)))
