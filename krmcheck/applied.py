@@ -1529,9 +1529,29 @@ def _made_beside(top: Path, missing: Path, run: object) -> str | None:
     makes = re.compile(rf"\b(?:mkdir|git\s+clone)\b[^\n]*[\s/\"'](?:{re.escape(name)})(?![\w.-])")
     here = _relative(absent.parent, top)
     for rel, text in _programs(top, run):
-        if _relative((top / rel).parent, top) == here and name in text and makes.search(text):
+        if _relative((top / rel).parent, top) == here and name in text and makes.search(_expanded(text)):
             return rel
     return None
+
+
+# ``BASE_DIR="./base"`` in a script, ``OUT ?= build/crds`` in a Makefile: a
+# variable given one literal path, no expansion or command in it
+_ASSIGNED = re.compile(r"""^[ \t]*(?:export[ \t]+|readonly[ \t]+|local[ \t]+)?([A-Za-z_]\w*)[ \t]*(?::=|\?=|=)[ \t]*"""
+                       r"""(["']?)([\w./-]+)\2[ \t]*(?:#.*)?$""", re.MULTILINE)
+_USED = re.compile(r"\$\{(\w+)\}|\$\((\w+)\)|\$(\w+)")
+
+
+def _expanded(text: str) -> str:
+    """The program's text with each variable that it gives a single literal
+    value (``BASE_DIR="./base"``, then ``mkdir -p ${BASE_DIR}``) written as
+    that value; a variable given two different values is left as written."""
+    values: dict[str, str] = {}
+    for name, _, value in _ASSIGNED.findall(text):
+        values[name] = value if values.get(name, value) == value else ""
+    values = {k: v for k, v in values.items() if v}
+    if not values:
+        return text
+    return _USED.sub(lambda m: values.get(m.group(1) or m.group(2) or m.group(3), m.group(0)), text)
 
 
 _MAKES = re.compile(r"^\s*(?:@?\s*)(mkdir|cp|rsync|git\s+clone)\s+(.*)$", re.MULTILINE)
@@ -1552,9 +1572,9 @@ def _made_at(top: Path, missing: Path, run: object) -> str | None:
         if home not in absent.parents or absent.name not in text:
             continue
         wanted = _relative(absent, home)
-        if "/" not in wanted:
-            continue  # a bare name is _made_beside's to judge
-        for command, rest in _MAKES.findall(text):
+        if "/" not in wanted and len(wanted) < 4:
+            continue  # too short a name to be evidence
+        for command, rest in _MAKES.findall(_expanded(text)):
             args = [_PATH_PREFIX.sub("", a.strip("\"'")).rstrip("/") for a in rest.split() if not a.startswith("-")]
             if not args:
                 continue

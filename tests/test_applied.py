@@ -970,6 +970,22 @@ def test_a_directory_a_program_makes_by_its_path_is_made_before_the_build(tmp_pa
     assert [p for p, _, _ in check(tmp_path).located("error")] == ["config/default/kustomization.yaml"]
 
 
+
+def test_a_directory_a_script_makes_through_a_variable_is_made_before_the_build(tmp_path: Path) -> None:
+    # the install script beside the overlays makes ./base through a variable
+    # and fetches the base into it before it builds (an openldap example)
+    write(tmp_path, "ldap/overlays/dev/kustomization.yaml", "resources:\n- ../../base\n")
+    write(tmp_path, "ldap/install.sh", '#!/bin/bash\nBASE_DIR="./base"\nmkdir -p ${BASE_DIR}\n'
+                                       'curl -s -o "${BASE_DIR}/#1" "$URL/{kustomization.yaml}"\n'
+                                       "kustomize build ./overlays/dev | kubectl apply -f -\n")
+    write(tmp_path, "mq/overlays/dev/kustomization.yaml", "resources:\n- ../../base\n")
+    # a variable given two values says nothing about which is made
+    write(tmp_path, "mq/install.sh", '#!/bin/bash\nDIR=./base\nDIR=./other\nmkdir -p $DIR\n')
+    run = check(tmp_path)
+    assert [p for p, _, _ in run.located("error")] == ["mq/overlays/dev/kustomization.yaml"]
+    [written] = [d for d in run.report["defects"] if d["validator"] == "written"]
+    assert written["path"] == "ldap/overlays/dev/kustomization.yaml" and "ldap/install.sh writes it" in written["message"]
+
 def test_a_template_a_program_copies_elsewhere_is_built_at_the_copy(tmp_path: Path) -> None:
     # a copy-me cluster: scripts/validate.sh copies it to cluster depth and
     # builds the copy, so its paths (and its apps/ directory's) are written
