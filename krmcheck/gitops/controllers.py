@@ -554,7 +554,10 @@ class _Discovery:
         new name still in the manifests) is this repository where a
         Kustomization of it applies a directory of this repository that
         holds the GitRepository itself: the repository's own sync, which no
-        other repository's copy can be. Its other Kustomizations follow."""
+        other repository's copy can be. Its other Kustomizations follow. Not
+        where the flux-system GitRepository names this repository by its
+        current URL: the other name is then the owner's other repository (a
+        private secrets repository laid out like this one)."""
         repo = self.objects.get("GitRepository", namespace, name, near)
         url = lookup(repo, ["spec", "url"]) if repo is not None else None
         if repo is None or not (isinstance(url, Scalar) and isinstance(url.value, str)) or not self._holds(path):
@@ -562,6 +565,10 @@ class _Discovery:
         owner = normalise(url.value).rpartition("/")[0]
         if not ("/" in owner and any(u.rpartition("/")[0] == owner for u in self.c.urls)):
             return False
+        bootstrap = self.objects.get("GitRepository", FLUX_SYSTEM, FLUX_SYSTEM, near)
+        named = lookup(bootstrap, ["spec", "url"]) if bootstrap is not None else None
+        if isinstance(named, Scalar) and isinstance(named.value, str) and same_repository(named.value, self.c.urls):
+            return False  # the bootstrap source names this repository as it is: the other name is a sibling's
         inside = posixpath.normpath(path.strip().lstrip("/"))
         if not (repo.origin.path + "/").startswith(inside + "/"):
             return False

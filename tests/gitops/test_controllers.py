@@ -611,6 +611,15 @@ def test_a_git_source_naming_a_repository_of_this_ones_owner_is_this_one_where_i
     # owner's other repository may have one of the same name
     repo.write("clusters/prod/config/sync.yaml", source + "---\n" + flux("cluster", "./apps", "home-infra"))
     assert "flux:flux-system/cluster" not in [r.name for r in repo.found(mine).roots]
+    # where the bootstrap source names this repository as it is, the other
+    # name is the owner's other repository (tyzbit/fleet-infra's private
+    # kubernetes-secrets, laid out like it), even over the directory holding it
+    repo.write("clusters/prod/config/sync.yaml", source + "---\n" + flux("cluster", "./clusters/prod", "home-infra"))
+    repo.write("clusters/prod/flux-system/gotk-sync.yaml",
+               source.replace("home-infra", "flux-system").replace("me/flux-system", "me/k8s-gitops") + "---\n"
+               + flux("flux-system", "./clusters/prod"))
+    found = {r.name for r in repo.found(mine).roots}
+    assert "flux:flux-system/flux-system" in found and not found & {"flux:flux-system/cluster", "flux:flux-system/apps"}
 
 
 def test_kustomization_files_the_sync_does_not_reach_are_not_applied(repo: Repo) -> None:
