@@ -1541,6 +1541,7 @@ _ASSIGNED = re.compile(r"""^[ \t]*(?:export[ \t]+|readonly[ \t]+|local[ \t]+)?([
 _USED = re.compile(r"\$\{(\w+)\}|\$\((\w+)\)|\$(\w+)")
 
 
+@functools.lru_cache(maxsize=256)  # asked once per missing path for every program
 def _expanded(text: str) -> str:
     """The program's text with each variable that it gives a single literal
     value (``BASE_DIR="./base"``, then ``mkdir -p ${BASE_DIR}``) written as
