@@ -1535,28 +1535,66 @@ def _made_beside(top: Path, missing: Path, run: object) -> str | None:
 
 
 # ``BASE_DIR="./base"`` in a script, ``OUT ?= build/crds`` in a Makefile: a
-# variable given one literal path, no expansion or command in it
+# variable given one path, literal or made of other variables
+# (``generated_dir="${install_dir}/generated"``), no command in it
 _ASSIGNED = re.compile(r"""^[ \t]*(?:export[ \t]+|readonly[ \t]+|local[ \t]+)?([A-Za-z_]\w*)[ \t]*(?::=|\?=|=)[ \t]*"""
-                       r"""(["']?)([\w./-]+)\2[ \t]*(?:#.*)?$""", re.MULTILINE)
+                       r"""(["']?)((?:[\w./-]|\$\{\w+\}|\$\(\w+\))+)\2[ \t]*(?:#.*)?$""", re.MULTILINE)
+# ``group=$2``: an argument the program is given, one name of many (``hack/package.sh render GROUP``)
+_ARGUMENT = re.compile(r"""^[ \t]*(?:local[ \t]+)?([A-Za-z_]\w*)=(["']?)\$\{?([1-9])\}?\2[ \t]*(?:#.*)?$""", re.MULTILINE)
+# ``ROOT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)``: a directory named from the script's own
+_HOME = re.compile(r"""^[ \t]*(?:export[ \t]+|readonly[ \t]+|local[ \t]+)?([A-Za-z_]\w*)=["']?\$\(\s*cd\s+["']?"""
+                   r"""\$\(\s*dirname\s+["']?\$(?:\{BASH_SOURCE(?:\[0\])?\}|BASH_SOURCE|0|\{0\})["']?\s*\)"""
+                   r"""(/[\w./-]*)?["']?\s*(?:&&|;)\s*pwd(?:\s+-P)?\s*\)["']?[ \t]*$""", re.MULTILINE)
 _USED = re.compile(r"\$\{(\w+)\}|\$\((\w+)\)|\$(\w+)")
+ANY_NAME = "*"  # what an argument's variable stands for in a path: any one name
 
 
 @functools.lru_cache(maxsize=256)  # asked once per missing path for every program
 def _expanded(text: str) -> str:
-    """The program's text with each variable that it gives a single literal
-    value (``BASE_DIR="./base"``, then ``mkdir -p ${BASE_DIR}``) written as
-    that value; a variable given two different values is left as written."""
+    """The program's text with each variable that it gives a single value
+    written as that value: a literal path (``BASE_DIR="./base"``, then
+    ``mkdir -p ${BASE_DIR}``), one made of such variables
+    (``"${install_dir}/generated"``), the script's own directory or one
+    named from it (``$(cd "$(dirname "$0")/.." && pwd)``, as a path from
+    the script's directory), or an argument (``group=$2``), which stands for
+    any one name (``*``). A variable given two different values is left as
+    written."""
     values: dict[str, str] = {}
-    for name, _, value in _ASSIGNED.findall(text):
+
+    def give(name: str, value: str) -> None:
         values[name] = value if values.get(name, value) == value else ""
+
+    for name, _, value in _ASSIGNED.findall(text):
+        give(name, value)
+    for name, _, _ in _ARGUMENT.findall(text):
+        give(name, ANY_NAME)
+    for name, below in _HOME.findall(text):
+        give(name, os.path.normpath("." + below) if below else ".")
     values = {k: v for k, v in values.items() if v}
     if not values:
         return text
-    return _USED.sub(lambda m: values.get(m.group(1) or m.group(2) or m.group(3), m.group(0)), text)
+
+    def substitute(value: str) -> str:
+        return _USED.sub(lambda m: values.get(m.group(1) or m.group(2) or m.group(3), m.group(0)), value)
+
+    for _ in range(4):  # a chain of variables, each made of the one before
+        values = {k: substitute(v) for k, v in values.items()}
+    return substitute(text)
 
 
 _MAKES = re.compile(r"^\s*(?:@?\s*)(mkdir|cp|rsync|git\s+clone)\s+(.*)$", re.MULTILINE)
 _PATH_PREFIX = re.compile(r"^(?:\./|\$\((?:CURDIR|PWD|ROOT_DIR|PROJECT_DIR)\)/|\$\{?(?:PWD|ROOT_DIR|PROJECT_DIR)\}?/)")
+
+
+def _names_path(made: str, wanted: str, parents: bool) -> bool:
+    """Whether a path a program makes (``../packages/*/install/generated/crd``,
+    ``*`` for an argument's name) is ``wanted``, or holds it where the
+    command makes parents too (``mkdir -p``). The name of the directory
+    wanted must be written, not stand for an argument."""
+    have, want = os.path.normpath(made).split("/"), wanted.split("/")
+    if len(have) < len(want) or (len(have) > len(want) and not parents) or have[len(want) - 1] == ANY_NAME:
+        return False
+    return all(h == w or (h == ANY_NAME and w not in (".", "..")) for h, w in zip(have, want))
 
 
 def _made_at(top: Path, missing: Path, run: object) -> str | None:
@@ -1564,15 +1602,18 @@ def _made_at(top: Path, missing: Path, run: object) -> str | None:
     naming it by its path from the program's own directory: ``mkdir -p
     config/crd-small``, or as the destination of ``cp -R config/crd/
     config/crd-small`` (a Makefile that copies a base and generates into the
-    copy before it builds the overlays that read it)."""
+    copy before it builds the overlays that read it); or from a directory
+    named from the script's own (``mkdir -p
+    "${ROOT_DIR}/packages/${group}/install/generated"``, ``ROOT_DIR`` the
+    script's parent and ``group`` its argument)."""
     absent = _first_absent(missing)  # the entry itself may be the directory made
     if top not in absent.parents:
         return None  # outside the repository
     for rel, text in _programs(top, run):
         home = (top / rel).parent
-        if home not in absent.parents or absent.name not in text:
+        if absent.name not in text:
             continue
-        wanted = _relative(absent, home)
+        wanted = Path(os.path.relpath(absent, home)).as_posix()
         if "/" not in wanted and len(wanted) < 4:
             continue  # too short a name to be evidence
         for command, rest in _MAKES.findall(_expanded(text)):
@@ -1580,7 +1621,7 @@ def _made_at(top: Path, missing: Path, run: object) -> str | None:
             if not args:
                 continue
             made = args if command == "mkdir" else args[-1:]
-            if wanted in made:
+            if any(_names_path(m, wanted, command == "mkdir") for m in made if m):
                 return rel
     return None
 

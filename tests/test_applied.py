@@ -986,6 +986,29 @@ def test_a_directory_a_script_makes_through_a_variable_is_made_before_the_build(
     [written] = [d for d in run.report["defects"] if d["validator"] == "written"]
     assert written["path"] == "ldap/overlays/dev/kustomization.yaml" and "ldap/install.sh writes it" in written["message"]
 
+def test_a_directory_a_script_makes_for_its_argument_from_its_parent_is_made_before_the_build(tmp_path: Path) -> None:
+    # hack/package.sh GROUP makes packages/GROUP/install/generated through a
+    # chain of variables rooted at the script's parent, then builds the package
+    for group in ("email", "waf"):
+        write(tmp_path, f"packages/{group}/install/kustomization.yaml", "resources:\n- generated/crd\n")
+    write(tmp_path, "packages/waf/other/kustomization.yaml", "resources:\n- generated/crd\n")
+    write(tmp_path, "cache/kustomization.yaml", "resources:\n- ../store/anything\n")
+    write(tmp_path, "store/README.md", "one directory per group\n")
+    write(tmp_path, "hack/package.sh",
+          '#!/usr/bin/env bash\nROOT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)\n'
+          'command_name=$1\ngroup=$2\npackage_dir="${ROOT_DIR}/packages/${group}"\n'
+          'install_dir="${package_dir}/install"\ngenerated_dir="${install_dir}/generated"\n'
+          'generated_crd_dir="${generated_dir}/crd"\nmkdir -p "${generated_crd_dir}/bases"\n'
+          'mkdir -p "${ROOT_DIR}/store/${group}"\n')
+    run = check(tmp_path)
+    # another directory of the package, and a directory that is only the argument's name, are judged
+    assert sorted(p for p, _, _ in run.located("error")) == ["cache/kustomization.yaml",
+                                                             "packages/waf/other/kustomization.yaml"]
+    written = {d["path"]: d for d in run.report["defects"] if d["validator"] == "written"}
+    assert sorted(written) == ["packages/email/install/kustomization.yaml", "packages/waf/install/kustomization.yaml"]
+    assert all("hack/package.sh writes it" in d["message"] for d in written.values())
+
+
 def test_a_template_a_program_copies_elsewhere_is_built_at_the_copy(tmp_path: Path) -> None:
     # a copy-me cluster: scripts/validate.sh copies it to cluster depth and
     # builds the copy, so its paths (and its apps/ directory's) are written
