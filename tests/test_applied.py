@@ -470,11 +470,14 @@ def test_values_holding_template_expressions_or_fill_in_markers_are_not_judged(t
     assert run.located("error") == []
     assert sorted(line for _, line, _, _ in run.suppressed()) == [4, 6, 14]
     # a marker of joined words in a name (<app-name>-secret); a single word in brackets is no marker
+    # and a single word in brackets that is a whole part of the value (<env>-backstage)
     write(tmp_path, "vitess/secret-template.yaml", "apiVersion: v1\nkind: Secret\nmetadata:\n"
-          "  name: <app-name>-secret\n---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: x<b>y\n")
+          "  name: <app-name>-secret\n---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: x<b>y\n"
+          "---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: <env>-backstage\n")
     run = check(tmp_path)
     assert [(p, line) for p, line, _ in run.located("error")] == [("vitess/secret-template.yaml", 9)]
-    assert ("vitess/secret-template.yaml", 4) in [(p, line) for p, line, _, _ in run.suppressed()]
+    held = [(p, line) for p, line, _, _ in run.suppressed()]
+    assert ("vitess/secret-template.yaml", 4) in held and ("vitess/secret-template.yaml", 14) in held
 
 
 def test_a_kyverno_cli_test_and_go_underscore_testdata_are_test_inputs(tmp_path: Path) -> None:

@@ -9,7 +9,8 @@ many there were. In a template (outside a controller root) a value that
 only holds a placeholder, ``${CLUSTER_NAME}-md-0``, is not judged either:
 what the name will be is not known yet; nor is one that holds a
 ``{{ ... }}`` expression, a format string's ``{name}``, a ``((name))``
-variable, a ``<MARKER>`` in capitals or a ``<marker-of-words>``, or is
+variable, a ``<MARKER>`` in capitals, a ``<marker-of-words>`` or a
+``<word>`` that is a whole part of the value (``<env>-backstage``), or is
 wholly a ``<what to write here>``.
 """
 
@@ -35,11 +36,14 @@ REPLACE_ME = re.compile(r"\A(?i:(?:replace|change|fill|edit)[-_ ]?(?:me|this|it)
 # string's {name} (Python's str.format, a Go or shell program's fill-in), a
 # ((name)) variable (Concourse, spruce, a sed script's marker), a
 # <FILL_IN_MARKER> in capitals or a <fill-in-marker> of joined words
-# (<app-name>-secret) anywhere in a value, or a value that is wholly <what
-# to write here> or REPLACE-ME.
+# (<app-name>-secret) anywhere in a value, a <word> that is a whole part of
+# the value, between its ends or separators (<env>-backstage,
+# values/<env>.yaml; x<b>y is none), or a value that is wholly <what to
+# write here> or REPLACE-ME.
 HELD = re.compile(r"\$\{[^{}]+\}|\{\{.*?\}\}|\A<[^<>\n]+>\Z|\$[A-Z_][A-Z0-9_]{2,}\b|" + REPLACE_ME.pattern + "|"
                   r"(?<![{$])\{[A-Za-z_][A-Za-z0-9_]*\}(?!\})|\(\([ \t]*[A-Za-z_][A-Za-z0-9_.-]*[ \t]*\)\)|"
-                  r"<[A-Z][A-Z0-9_]{2,}>|<[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)+>")
+                  r"<[A-Z][A-Z0-9_]{2,}>|<[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)+>|"
+                  r"(?:\A|(?<=[-._/:@]))<[A-Za-z][A-Za-z0-9]*>(?=[-._/:@]|\Z)")
 # A variable's name written where a Kubernetes name goes: a capitalised
 # words joined by underscores (``APP_NAME``, ``loop-TASK_ID``; each part a
 # word, so ``P_1`` is none), the way shells,
