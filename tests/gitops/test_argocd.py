@@ -284,3 +284,23 @@ def test_the_repository_argo_cd_build_options_lift_the_load_restrictor(repo: Rep
     # the Argo CD chart's values say it the same way (configs.cm)
     repo.write("argocd-install/argocd-cm.yaml", "configs:\n  cm:\n    kustomize.buildOptions: --load-restrictor=LoadRestrictionsNone\n")
     assert repo.root("argocd:web", urls=(URL,)).restrictor != "LoadRestrictionsRootOnly"
+
+
+def test_an_application_whose_name_holds_a_fill_in_marker_is_a_template(tmp_path) -> None:
+    # _templates/backstage.yaml, to copy per environment: its value file
+    # values/<env>.yaml is named when <env> is filled in, so it is not rendered
+    from tests.checkrun import check, write
+
+    write(tmp_path, ".krmcheck.yaml", f"gitops:\n  repo-urls: [{URL}]\n")
+    for name in ("<env>-web", "dev-web"):
+        folder = "_templates" if name.startswith("<") else "apps"
+        write(tmp_path, f"argocd/{folder}/web.yaml",
+              app(path="chart").replace("name: web", f"name: {name}")
+              + "    helm:\n      valueFiles:\n      - values/<env>.yaml\n")
+    write(tmp_path, "chart/Chart.yaml", "apiVersion: v2\nname: web\nversion: 0.1.0\n")
+    run = check(tmp_path)
+    roots = [r["root"] for r in run.report["roots"]]
+    assert "argocd:<env>-web" not in roots and "argocd:dev-web" in roots
+    errors = [(d["path"], d["severity"]) for d in run.report["defects"] if d["severity"] == "error"]
+    # the copy filled in for dev that still names values/<env>.yaml is judged
+    assert errors == [("argocd/apps/web.yaml", "error")]
