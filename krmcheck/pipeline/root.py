@@ -181,9 +181,14 @@ def failed_report(e: BuildError, builder: Builder, root: Root, name: str, config
     policies = ((policy.LOAD_RESTRICTOR, build.outside),) if build.outside is not None else ()
     if isinstance(e, NeedsNetwork) and not config.require_network:
         broken = offline_defect(builder, root, config)
+        # built offline, it may fail only for want of a flag, as a root that
+        # needs no network does: that is policy, not a defect
+        needed = tuple(n for n in (policy.helm_off(b, builder, root, name) or policy.plugins_off(b, builder, root, name)
+                                   for b in broken) if n is not None)
+        broken = broken if not needed else ()
         return RootReport(name, (), offline_findings(e, name, config) + deprecations(builder, name, config)
                           + tuple(build_finding(b, name) for b in broken),
-                          needs_network=True, build_failed=bool(broken), policies=policies)
+                          needs_network=True, build_failed=bool(broken), policies=policies + needed)
     needs = policy.helm_off(e, builder, root, name) or policy.plugins_off(e, builder, root, name)
     if needs is not None:
         return RootReport(name, (), deprecations(builder, name, config), policies=policies + (needs,))

@@ -81,7 +81,10 @@ What a reference needs of an object the root defines:
   backend whose port is ``use-annotation`` names an AWS Load Balancer
   Controller action (annotation ``alb.ingress.kubernetes.io/actions.<service
   name>``, which Argo Rollouts may write at run time), not a Service: it is
-  neither a missing port nor a missing Service.
+  neither a missing port nor a missing Service. Nor is a backend of an
+  Ingress whose ingress-nginx ``permanent-redirect`` or
+  ``temporal-redirect`` annotation answers every request with a redirect:
+  it is never reached.
 - ``target-port`` (warning): a Service's ``targetPort`` is a port name that
   no container of the pod templates it selects declares (judged when it
   selects some pod template of the root; a warning because a sidecar
@@ -208,7 +211,17 @@ def _optional(node: Mapping) -> bool:
     return node.value("optional") is True
 
 
+# ingress-nginx answers every request of an Ingress carrying one of these
+# annotations with a redirect "instead of sending data to the upstream"
+# (https://kubernetes.github.io/ingress-nginx/user-guide/nginx-configuration/annotations/#permanent-redirect):
+# the backends, which the API requires, are never reached.
+_REDIRECTS = ("nginx.ingress.kubernetes.io/permanent-redirect", "nginx.ingress.kubernetes.io/temporal-redirect")
+
+
 def _ingress_references(item: Mapping) -> Iterator[Reference]:
+    annotations = lookup(item, ["metadata", "annotations"])
+    if isinstance(annotations, Mapping) and any(scalar_text(annotations.get(a)) for a in _REDIRECTS):
+        return
     spec = item.mapping("spec") or Mapping()
     backends: list[tuple[Node | None, Path]] = [
         (spec.get("defaultBackend"), ("spec", "defaultBackend")),

@@ -174,6 +174,20 @@ def test_roots_that_inflate_helm_charts_without_enable_helm_are_one_warning(tmp_
     assert len(run.report["defects"]) == 1
 
 
+def test_a_helm_root_that_also_needs_the_network_is_the_same_warning(tmp_path: Path) -> None:
+    # a dashboard generated from a URL as well: built offline with the file
+    # read as empty, it still fails only for want of --enable-helm
+    helm_roots(tmp_path)
+    write(tmp_path, "charts/two/kustomization.yaml", HELM_ROOT.format(name="two")
+          + "configMapGenerator:\n- name: dashboards\n  files:\n  - d.json=https://example.com/d.json\n")
+    run = check(tmp_path)
+    assert run.code == 0, run.out
+    assert failed(run) == [] and by(run, "build") == []
+    [warning] = by(run, "helm")
+    assert ": charts/one, charts/two; " in warning["message"]
+    assert [d["path"] for d in by(run, "remote")] == ["charts/two/kustomization.yaml"]
+
+
 def test_a_helm_root_beside_a_real_defect_still_fails_by_that_defect(tmp_path: Path) -> None:
     helm_roots(tmp_path)
     write(tmp_path, "web/kustomization.yaml", "resources: [missing.yaml]\n")

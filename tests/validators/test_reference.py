@@ -405,6 +405,20 @@ def test_an_alb_ingress_still_needs_the_ports_it_names() -> None:
     assert result.message == "Service 'alb-rollout-root' has no port 'https' (it has 80 (http))"
 
 
+@pytest.mark.parametrize(("annotation", "errors"), [
+    ("nginx.ingress.kubernetes.io/permanent-redirect: https://www.example.com", 0),
+    ("nginx.ingress.kubernetes.io/temporal-redirect: https://www.example.com", 0),
+    # an annotation that does not redirect everything leaves the backend reached
+    ("nginx.ingress.kubernetes.io/rewrite-target: /", 1),
+])
+def test_the_backend_of_an_ingress_nginx_redirects_is_never_reached(annotation: str, errors: int) -> None:
+    text = (SERVICE + ingress("{service: {name: web, port: {number: 8080}}}")).replace(
+        "metadata: {name: web, namespace: shop}\nspec:",
+        f"metadata:\n  name: web\n  namespace: shop\n  annotations:\n    {annotation}\nspec:")
+    assert annotation in text
+    assert len(run(text)) == errors
+
+
 def test_the_default_backend_and_the_v1beta1_shape() -> None:
     default = SERVICE + ingress("{service: {name: web, port: {number: 80}}}").replace(
         "  rules:", "  defaultBackend: {service: {name: fallback, port: {number: 80}}}\n  rules:")
