@@ -105,8 +105,8 @@ SAID = {
     UNUSED_INPUT: "beside a kustomization (or in a patches directory of one) that does not read them: "
                   "kustomize inputs not listed at present",
     PATCH_FILE: "patches ($patch and other strategic-merge directives, applied with kubectl patch, or a program's kustomization lists them as patches) that no kustomization of the repository reads",
-    TEMPLATE: "templates (placeholders such as {{ ... }}, {% ... %}, <#if>, ${...}, @NAME@, ytt's #@ annotations) that "
-              "are not YAML until their tool renders them",
+    TEMPLATE: "templates (placeholders such as {{ ... }}, {% ... %}, <#if>, ${...}, @NAME@, ytt's #@ annotations, a "
+              "shell command's here-document) that are not YAML until their tool renders them",
     VENDORED: "vendored dependencies (a Go vendor/ directory), not the repository's manifests",
     DISABLED: "switched off: a kustomization lists them only in an entry commented out (# - PATH)",
 }
@@ -1798,7 +1798,7 @@ class Sorter:
             (UNUSED_INPUT, lambda: _unused_input(path, self.top, self.kustomizations, self.read_dirs)),
             (DISABLED, lambda: self._disabled(path)),
             (DATA, lambda: _data(text, self.served)),
-            (TEMPLATE, lambda: _template(text) or ytt_template(text) or self._envsubst(path, text)
+            (TEMPLATE, lambda: _template(text) or ytt_template(text) or _here_document(text) or self._envsubst(path, text)
              or self._replaced(text) or _ansible_role(path, self.top) or _blank_form(text)),
         )
         for reason, check in checks:
@@ -1989,6 +1989,23 @@ def _template(text: str) -> str | None:
     if found is None or _loads(text):
         return None
     return f"{found.group(0)[:40]} placeholders; not YAML as written"
+
+
+# ``cat <<EOF | kubectl apply -f -``, ``kubectl apply -f - <<'EOF'``: the first
+# line a shell reads is a command that feeds a here-document to a program
+_HERE_DOCUMENT = re.compile(r"\A(?:[ \t]*(?:#[^\n]*)?\n)*[ \t]*(?![\w.-]+:[ \t])([^\n#]*<<-?[ \t]*(['\"]?)([A-Za-z_]\w*)\2[^\n]*)\n")
+
+
+def _here_document(text: str) -> str | None:
+    """Why the text is a shell command saved as YAML: its first line feeds
+    a here-document (``cat <<EOF | kubectl apply -f -``), whose body, up to
+    the line that ends it, is what the program reads once a shell has
+    expanded it. Judged only where the whole is not YAML as written."""
+    found = _HERE_DOCUMENT.match(text)
+    if found is None or not re.search(rf"^[ \t]*{re.escape(found.group(3))}[ \t]*$", text[found.end():], re.MULTILINE) \
+            or _loads(text):
+        return None
+    return f"{found.group(1).strip()[:40]}: a shell command and its here-document, which a shell expands"
 
 
 # ytt's annotations, comments to YAML: a module it loads (``#@ load("@ytt:data",

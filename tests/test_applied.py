@@ -1036,6 +1036,18 @@ def test_a_template_a_program_copies_elsewhere_is_built_at_the_copy(tmp_path: Pa
                for d in written.values())
 
 
+def test_a_shell_command_with_its_here_document_saved_as_yaml_is_a_template(tmp_path: Path) -> None:
+    # a Pod a shell pipes to kubectl (cat <<EOF | kubectl apply -f -), kept as .yml
+    pod = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: inspector\nspec:\n  containers:\n  - name: c\n    image: busybox:1.36\n"
+    write(tmp_path, "scripts/inspector-pod.yml", "cat <<EOF | kubectl apply -f -\n" + pod + "EOF\n")
+    # a here-document inside a block scalar that ends the scalar is a defect, as before
+    write(tmp_path, "app/configmap.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: run\ndata:\n"
+                                          "  run.sh: |\n    cat <<EOF > /tmp/x\nhello\nEOF\n")
+    run = check(tmp_path)
+    assert aside(run.report) == {"scripts/inspector-pod.yml": "template"}
+    assert [p for p, _, _ in run.located("error")] == ["app/configmap.yaml"]
+
+
 def test_an_object_whose_name_is_written_blank_is_a_form_to_fill_in(tmp_path: Path) -> None:
     # an Application to copy: `name:` and `path:` left for the reader
     form = ("apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name:\n  namespace: argocd\n"
