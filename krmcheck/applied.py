@@ -2028,12 +2028,17 @@ _BLANK_NAME = re.compile(r"^[ \t]+name:[ \t]*(?:#.*)?$", re.MULTILINE)
 def _blank_form(text: str) -> str | None:
     """Why the text is a form to fill in: every object in it writes its
     ``metadata.name`` key with no value (and no generateName), a name left
-    blank for the reader, as a template to copy is; an object that omits
-    the key is judged."""
-    if _BLANK_NAME.search(text) is None:
+    blank for the reader, as a template to copy is (an object that omits
+    the key is judged); or every object in it is an outline of its kind's
+    fields, each written with no value (:func:`_outline`)."""
+    if _BLANK_NAME.search(text) is None and "{}" not in text and '""' not in text and "[]" not in text:
         return None
     docs = _documents(text)
     if not docs:
+        return None
+    if all(_outline(doc) for doc in docs):
+        return "every field written with no value: an outline of the kind's fields"
+    if _BLANK_NAME.search(text) is None:
         return None
     for doc in docs:
         metadata = doc.get("metadata") if isinstance(doc, dict) else None
@@ -2041,6 +2046,32 @@ def _blank_form(text: str) -> str | None:
                 and not metadata.get("generateName")):
             return None
     return "metadata.name written blank: a form to fill in"
+
+
+_OUTLINE_FIELDS = 5  # fewer empty fields say too little
+
+
+def _outline(doc: object) -> bool:
+    """Whether an object writes nothing but empty or zero values below its
+    apiVersion and kind (``""``, null, ``[]``, ``{}``, ``false``, ``0``),
+    for some fields at least: an outline of the kind's fields, as a schema's documentation
+    gives one (``metadata: {}``, ``name: ""``, ``steps: []``), not an object
+    anyone applies; an object with any value at all is judged."""
+    if not isinstance(doc, dict):
+        return False
+    empty = 0
+    stack: list[object] = [v for k, v in doc.items() if k not in ("apiVersion", "kind")]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, dict) and value:
+            stack.extend(value.values())
+        elif isinstance(value, list) and value:
+            stack.extend(value)
+        elif value is None or value is False or value in ("", 0) or value == [] or value == {}:
+            empty += 1
+        else:
+            return False
+    return empty >= _OUTLINE_FIELDS
 
 
 _ROLE_PARTS = ("defaults", "vars", "meta", "handlers", "templates")

@@ -1036,6 +1036,19 @@ def test_a_template_a_program_copies_elsewhere_is_built_at_the_copy(tmp_path: Pa
                for d in written.values())
 
 
+def test_an_outline_of_a_kinds_fields_with_every_value_empty_is_not_an_object(tmp_path: Path) -> None:
+    # a schema's documentation: each field written with no value, commented
+    outline = ("apiVersion: testworkflows.testkube.io/v1\nkind: TestWorkflow\n# Object. Metadata.\nmetadata: {}\n"
+               "spec:\n  after: []\n  config: {}\n  container:\n    args: []\n    env:\n    - name: \"\"\n"
+               "      value: \"\"\n      valueFrom:\n  paused: false\n  parallelism: 0\n")
+    write(tmp_path, "schemas/workflow_schema.yaml", outline)
+    # one value written makes it an object, judged (no name)
+    write(tmp_path, "workflows/smoke.yaml", outline.replace('    args: []', '    args: ["--smoke"]'))
+    run = check(tmp_path)
+    assert aside(run.report) == {"schemas/workflow_schema.yaml": "template"}
+    assert [p for p, _, _ in run.located("error")] == ["workflows/smoke.yaml"]
+
+
 def test_a_shell_command_with_its_here_document_saved_as_yaml_is_a_template(tmp_path: Path) -> None:
     # a Pod a shell pipes to kubectl (cat <<EOF | kubectl apply -f -), kept as .yml
     pod = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: inspector\nspec:\n  containers:\n  - name: c\n    image: busybox:1.36\n"
