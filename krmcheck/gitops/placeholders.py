@@ -28,10 +28,12 @@ VALIDATOR = "substitution"  # krmcheck.gitops.VALIDATOR
 WHOLE = re.compile(r"\$\{[^{}]*(\$\{[^{}]*\}[^{}]*)*\}\Z")
 # A value that is wholly an instruction to replace it: REPLACE-ME, CHANGEME,
 # fill_me_in, a placeholder that says so (PLACEHOLDER_SERVICE_ACCOUNT,
-# NAME_PLACEHOLDER), or says what fills it (REPLACED_BY_SCRIPT)
+# NAME_PLACEHOLDER), says what fills it (REPLACED_BY_SCRIPT), or addresses
+# the reader (your-tunnel-uuid-here, YOUR_API_KEY, token-goes-here)
 REPLACE_ME = re.compile(r"\A(?i:(?:replace|change|fill|edit)[-_ ]?(?:me|this|it)(?:[-_ ]?in)?|"
                         r"(?:[A-Za-z0-9]+[-_])*placeholder(?:[-_ ][A-Za-z0-9]+)*|"
-                        r"(?:replaced|filled|set)[-_ ]by(?:[-_ ][A-Za-z0-9]+)+)\Z")
+                        r"(?:replaced|filled|set)[-_ ]by(?:[-_ ][A-Za-z0-9]+)+|"
+                        r"your[-_ ](?:[A-Za-z0-9]+[-_ ])*[A-Za-z0-9]+|(?:[A-Za-z0-9]+[-_ ])+(?:goes[-_ ])?here)\Z")
 # In a template: ${VAR}, {{ expression }}, an envsubst $VARIABLE, a format
 # string's {name} (Python's str.format, a Go or shell program's fill-in), a
 # ((name)) variable (Concourse, spruce, a sed script's marker), a

@@ -285,17 +285,27 @@ def test_a_replace_me_value_and_a_field_commented_out_with_a_placeholder_are_for
         kind: ServiceAccount
         metadata:
           name: REPLACED_BY_SCRIPT
+        ---
+        apiVersion: v1
+        kind: ServiceAccount
+        metadata:
+          name: your_service_account_here
+        ---
+        apiVersion: v1
+        kind: ServiceAccount
+        metadata:
+          name: YOUR_SERVICE_ACCOUNT
         """)
     report = run(repo)
     # a value that says it is a placeholder is one; a word holding it elsewhere is no such instruction
     assert [(line, v) for _, line, v, _ in kept(report) if v != "substitution"] == [(9, "schema"), (30, "metadata")]
-    assert sorted(s["line"] for s in report["suppressed"] if s["by"] == "placeholder") == [6, 20, 25, 35, 40]
+    assert sorted(s["line"] for s in report["suppressed"] if s["by"] == "placeholder") == [6, 20, 25, 35, 40, 45, 50]
     notes = sorted(m for _, _, v, m in kept(report) if v == "substitution")
     assert notes[0].startswith("1 finding about a required field that the object writes commented out") \
         and notes[0].endswith("(# namespace: <your-namespace>)")
     # `placeholders: check` judges templates as written
     repo.write(".krmcheck.yaml", "placeholders: check\n")
-    assert len([f for f in kept(run(repo)) if f[2] != "substitution"]) == 7
+    assert len([f for f in kept(run(repo)) if f[2] != "substitution"]) == 9
 
 
 def test_a_format_string_name_and_a_double_parenthesis_variable_are_placeholders(repo: Repo) -> None:
