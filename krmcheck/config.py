@@ -43,7 +43,7 @@ BY = "krmcheck config"
 # not checked because they need the network, and files a scan of the
 # repository did not read.
 EXTRA_IDS = ("schema-missing", "schema-unjudged", "deprecation", "unused-ignore", "duplicate",
-             "substitution", "helm", "remote", "scan", "written", "load-restrictor", "plugins", "resourceset",
+             "substitution", "helm", "remote", "scan", "written", "encrypted", "load-restrictor", "plugins", "resourceset",
              "flux-instance")
 
 

@@ -215,7 +215,7 @@ def test_bare_command_found_on_path(tmp_path: Path) -> None:
     ("colour: blue\n", (1, 1), "colour: unknown key; known keys: baseline, clusters, exclude, external-validators, fail-on"),
     ("validators:\n  schema:\n    strikt: true\n", (3, 5), "validators.schema.strikt: unknown key"),
     ("validators:\n  image-tag: on\n", (2, 3), "validators.image-tag: 'on' must be a boolean (true or false) or a map"),
-    ("validators:\n  lint: true\n", (2, 3), "validators.lint: unknown validator; known: api-version, deprecation, duplicate, flux-instance, helm, image-tag, load-restrictor, metadata, plugins, reference, remote, resourceset, scan"),
+    ("validators:\n  lint: true\n", (2, 3), "validators.lint: unknown validator; known: api-version, deprecation, duplicate, encrypted, flux-instance, helm, image-tag, load-restrictor, metadata, plugins, reference, remote, resourceset"),
     ("external-validators:\n  - image: x\n    mounts:\n      - type: bind\n", (4, 9),
      "external-validators[0].mounts[0]: 'dst' is a required property"),
     ("trusted-catalogs: catalogs.yaml\n", (1, 1), "must be a list"),

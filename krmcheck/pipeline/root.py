@@ -18,7 +18,7 @@ from krmcheck import redact
 from krmcheck.gitops import placeholders as gitops_placeholders
 from krmcheck.gitops.root import ControllerRoot, Root
 from krmcheck.locate import Locator, source_id
-from krmcheck.resource.errors import BuildError, MissingFile, NeedsNetwork
+from krmcheck.resource.errors import BuildError, Encrypted, MissingFile, NeedsNetwork
 from krmcheck.resource.files import Files
 from krmcheck.kustomize import kustomization as kfile
 from krmcheck.tree.node import Mapping, Scalar
@@ -189,6 +189,11 @@ def failed_report(e: BuildError, builder: Builder, root: Root, name: str, config
         return RootReport(name, (), offline_findings(e, name, config) + deprecations(builder, name, config)
                           + tuple(build_finding(b, name) for b in broken),
                           needs_network=True, build_failed=bool(broken), policies=policies + needed)
+    if isinstance(e, Encrypted):
+        loc = e.location if e.location is not None and e.location.path else Location(name, 1, 1)
+        message = f"not checked: {e.message}"
+        return RootReport(name, (), (Finding(Result(message, "warning", tags=(("validator", ENCRYPTED),)), name, loc),)
+                          + deprecations(builder, name, config), policies=policies)
     needs = policy.helm_off(e, builder, root, name) or policy.plugins_off(e, builder, root, name)
     if needs is not None:
         return RootReport(name, (), deprecations(builder, name, config), policies=policies + (needs,))
@@ -217,6 +222,7 @@ def offline_defect(builder: Builder, root: Root, config: krmconfig.Config) -> tu
 
 
 WRITTEN = "written"  # the rule of a root reading a file a program of the repository writes
+ENCRYPTED = "encrypted"  # the rule of a root reading a file the repository keeps encrypted
 
 
 def written_at_run_time(e: BuildError, builder: Builder, name: str) -> Finding | None:

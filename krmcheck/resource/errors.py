@@ -61,6 +61,15 @@ class MissingFile(BuildError):
         self.path = path
 
 
+class Encrypted(BuildError):
+    """A file the repository keeps encrypted (git-crypt: ``path``), which
+    only a key holder's checkout can read; what reads it is not checked."""
+
+    def __init__(self, message: str, location: Location | Origin | None, path: Path) -> None:
+        super().__init__(message, location)
+        self.path = path
+
+
 class MissingKustomization(MissingFile):
     """A directory a kustomization names that holds no kustomization file
     (``path``: where ``kustomization.yaml`` would be)."""

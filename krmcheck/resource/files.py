@@ -12,8 +12,12 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from krmcheck.resource.errors import BuildError, MissingFile
+from krmcheck.resource.errors import BuildError, Encrypted, MissingFile
 from krmcheck.tree.origin import Origin
+
+# git-crypt writes this header before a file's ciphertext (git-crypt's own
+# file format: a NUL, GITCRYPT, a NUL, then the nonce)
+GIT_CRYPT = b"\x00GITCRYPT\x00"
 
 ROOT_ONLY = "LoadRestrictionsRootOnly"
 NONE = "LoadRestrictionsNone"
@@ -74,6 +78,8 @@ class Files:
             raise BuildError(f"{self.display(path)}: is a directory, not a file", origin) from None
         except OSError as e:
             raise BuildError(f"{self.display(path)}: {e.strerror}", origin) from None
+        if data.startswith(GIT_CRYPT):
+            raise self._encrypted(path, origin)
         try:
             return data.decode("utf-8").lstrip("\ufeff")
         except UnicodeDecodeError as e:
@@ -86,9 +92,16 @@ class Files:
         if within is not None:
             check_restriction(within[0], within[1], path, origin, self)
         try:
-            return self._read(path, origin)
+            data = self._read(path, origin)
         except OSError as e:
             raise BuildError(f"{self.display(path)}: {e.strerror or 'cannot read'}", origin) from None
+        if data.startswith(GIT_CRYPT):
+            raise self._encrypted(path, origin)
+        return data
+
+    def _encrypted(self, path: Path, origin: Origin | None) -> Encrypted:
+        return Encrypted(f"{self.display(path)} is encrypted with git-crypt (its header); it is read in a checkout "
+                         f"unlocked with the key (git-crypt unlock)", origin or Origin(self.display(path), 1, 1), path)
 
 
     def _read(self, path: Path, origin: Origin | None) -> bytes:

@@ -259,3 +259,22 @@ spec:
 """)
     run = check(tmp_path)
     assert run.code == 2 and failed(run) == ["flux:flux-system/acm"], run.out
+
+
+def test_a_root_reading_a_file_encrypted_with_git_crypt_is_not_checked(tmp_path: Path) -> None:
+    # git-crypt's header, then ciphertext: only an unlocked checkout reads it
+    secret = b"\x00GITCRYPT\x00\xc7\x0e\xd7#\xfd*Z\xf5(}"
+    write(tmp_path, "app/kustomization.yaml", "resources: [deployment.yaml, config/ingress.yaml]\n")
+    write(tmp_path, "app/deployment.yaml", DEPLOYMENT)
+    (tmp_path / "app/config").mkdir()
+    (tmp_path / "app/config/ingress.yaml").write_bytes(secret)
+    write(tmp_path, "gen/kustomization.yaml", "configMapGenerator:\n- name: c\n  files: [token]\n")
+    (tmp_path / "gen/token").write_bytes(secret)
+    # a file that is merely not UTF-8 is still a build error
+    write(tmp_path, "broken/kustomization.yaml", "resources: [x.yaml]\n")
+    (tmp_path / "broken/x.yaml").write_bytes(b"kind: \xc7\n")
+    run = check(tmp_path)
+    assert failed(run) == ["broken"]
+    encrypted = sorted((d["path"], d["line"], d["severity"]) for d in by(run, "encrypted"))
+    assert encrypted == [("app/kustomization.yaml", 1, "warning"), ("gen/kustomization.yaml", 3, "warning")]
+    assert all("git-crypt unlock" in d["message"] for d in by(run, "encrypted"))
