@@ -538,5 +538,12 @@ def _add_hash_suffixes(resources: list[Resource]) -> None:
 
 
 def _is_local_config(res: Resource) -> bool:
+    """Whether kustomize leaves the resource out of its output as local
+    configuration: it carries the annotation with any value but the text
+    ``false`` (``true``, ``"True"``, ``yes``, even an empty value; a
+    ``True`` spelled so, or ``"False"``, is not ``false``)."""
     ann = res.annotations()
-    return ann is not None and bool(ann) and ann.value(LOCAL_CONFIG) == "true"
+    if ann is None or not ann:
+        return False
+    value = ann.view().get(LOCAL_CONFIG)
+    return value is not None and not (isinstance(value, Scalar) and value.as_string() == "false")

@@ -55,3 +55,22 @@ def test_a_plain_manifest_is_read_as_kubectl_apply_reads_it_and_a_kustomization_
     (tmp_path / "kustomization.yaml").write_text("resources: [pod.yaml]\n")
     [built] = Builder(Files(tmp_path), BuildOptions()).build(tmp_path)
     assert built.node.to_data()["spec"]["hostNetwork"] == "on"
+
+
+@pytest.mark.parametrize("value, kept", [
+    ("true", False), ('"true"', False), ("True", False), ("yes", False), ('"foo"', False), ("null", False),
+    ("false", True), ('"false"', True), ("False", False),  # only the text false keeps it, as kubectl does
+])
+def test_local_config_leaves_the_resource_out_unless_it_says_false(tmp_path: Path, value: str, kept: bool) -> None:
+    resource = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: values\n  annotations:\n"
+                f"    config.kubernetes.io/local-config: {value}\n")
+    assert build(tmp_path, resource) == (["values"] if kept else [])
+
+
+def test_local_config_a_json_patch_adds_as_a_boolean_leaves_the_resource_out(tmp_path: Path) -> None:
+    (tmp_path / "kustomization.yaml").write_text(
+        "resources:\n- cm.yaml\npatches:\n- target: {kind: ConfigMap, name: key}\n  patch: |-\n"
+        "    - op: add\n      path: /metadata/annotations\n      value:\n        config.kubernetes.io/local-config: true\n")
+    (tmp_path / "cm.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: key\n---\n"
+                                      "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: kept\n")
+    assert [r.name for r in Builder(Files(tmp_path), BuildOptions()).build(tmp_path)] == ["kept"]
