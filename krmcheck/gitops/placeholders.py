@@ -118,6 +118,7 @@ def _filled(words: Mapping[str, str]) -> re.Pattern[str]:
 _MISSING = re.compile(r"missing required field '([^']+)'")
 # A note that what follows is yet to be done: ``# TODO: Configure vSphere VM settings``
 _TODO = re.compile(r"#\s*(?:TODO|FIXME)\b")
+_EMPTY_WITH_TODO = re.compile(r"[ \t]*(?:-[ \t]+)?([^\s#:][^#:]*?):[ \t]*\{\}[ \t]+(#[ \t]*(?:TODO|FIXME)\b.*?)[ \t]*\Z")
 
 
 def _commented_out(result: Result, locator: Locator, source: Callable[[str], str | None]) -> str:
@@ -126,8 +127,10 @@ def _commented_out(result: Result, locator: Locator, source: Callable[[str], str
     first of two or more commented-out blocks of it (``# hive:`` over
     ``#   type: s3``, then again over ``#   type: azure``), or the TODO note
     under the field written with no value (``spec:`` over ``# TODO:
-    Configure vSphere VM settings``), if any: the author left the field for
-    the reader to fill in or to choose; "" where there is none."""
+    Configure vSphere VM settings``) or beside the mapping written empty on
+    its key's line (``spec: {} # TODO: Must be filled by user``), if any:
+    the author left the field for the reader to fill in or to choose; ""
+    where there is none."""
     missing = _MISSING.search(result.message)
     if missing is None:
         return ""
@@ -137,6 +140,11 @@ def _commented_out(result: Result, locator: Locator, source: Callable[[str], str
     text = source(node.origin.path)
     if text is None:
         return ""
+    lines = text.splitlines()
+    own = _EMPTY_WITH_TODO.match(lines[node.origin.line - 1]) if node.origin.line <= len(lines) else None
+    if own is not None and not node.items:
+        # the mapping written empty on its key's line with a TODO note (``spec: {} # TODO: Must be filled by user``)
+        return f"{own.group(2)} (beside {own.group(1)}: {{}})"
     indent = max(node.origin.col - 1, 0)  # the column of the mapping's keys
     field = re.escape(missing.group(1))
     comment = re.compile(rf"#\s*{field}\s*:\s*(.*?)\s*\Z")
@@ -144,7 +152,7 @@ def _commented_out(result: Result, locator: Locator, source: Callable[[str], str
     blocks: list[str] = []  # the field commented out as a block (`# hive:` over commented lines)
     held = -1  # the depth of the field written with no value, while below it
     # the lines after the mapping's first key, to where it ends
-    for line in text.splitlines()[node.origin.line:]:
+    for line in lines[node.origin.line:]:
         stripped = line.lstrip(" ")
         depth = len(line) - len(stripped)
         if stripped and not stripped.startswith("#") and depth < indent:

@@ -238,6 +238,15 @@ def test_a_required_field_written_empty_over_a_todo_note_is_for_the_reader(repo:
     report = run(repo)
     assert sorted(s["path"] for s in report["suppressed"] if s["by"] == "placeholder") == [
         "samples/scaffold.yaml", "samples/todo.yaml"]
+    # the spec written empty with the note beside it; an empty spec with no note is judged
+    repo.write("samples/beside.yaml", "apiVersion: example.com/v1\nkind: MachineTemplate\nmetadata:\n"
+                                      "  name: beside\nspec: {} # TODO: Must be filled by user\n")
+    repo.write("samples/bare.yaml", "apiVersion: example.com/v1\nkind: MachineTemplate\nmetadata:\n"
+                                    "  name: bare\nspec: {} # the defaults\n")
+    report = run(repo)
+    assert sorted(s["path"] for s in report["suppressed"] if s["by"] == "placeholder") == [
+        "samples/beside.yaml", "samples/scaffold.yaml", "samples/todo.yaml"]
+    assert "samples/bare.yaml" in [path for path, _, v, _ in kept(report) if v == "schema"]
 
 
 def test_a_replace_me_value_and_a_field_commented_out_with_a_placeholder_are_for_the_reader(repo: Repo) -> None:
