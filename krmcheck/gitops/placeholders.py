@@ -128,7 +128,9 @@ def _commented_out(result: Result, locator: Locator, source: Callable[[str], str
     ``#   type: s3``, then again over ``#   type: azure``), or the TODO note
     under the field written with no value (``spec:`` over ``# TODO:
     Configure vSphere VM settings``) or beside the mapping written empty on
-    its key's line (``spec: {} # TODO: Must be filled by user``), if any:
+    its key's line (``spec: {} # TODO: Must be filled by user``), or the
+    note beside the field written with no value (``domain: ## Domain``,
+    ``host: # Provide the host name``), if any:
     the author left the field for the reader to fill in or to choose; ""
     where there is none."""
     missing = _MISSING.search(result.message)
@@ -149,8 +151,10 @@ def _commented_out(result: Result, locator: Locator, source: Callable[[str], str
     field = re.escape(missing.group(1))
     comment = re.compile(rf"#\s*{field}\s*:\s*(.*?)\s*\Z")
     empty = re.compile(rf"{field}\s*:\s*(?:#.*)?\Z")  # written with no value (null)
+    beside = re.compile(rf"{field}\s*:\s+(#+\s*\S*[A-Za-z].*?)\s*\Z")  # ... with a note of words beside it
     blocks: list[str] = []  # the field commented out as a block (`# hive:` over commented lines)
     held = -1  # the depth of the field written with no value, while below it
+    keys = -1
     # the lines after the mapping's first key, to where it ends
     for line in lines[node.origin.line:]:
         stripped = line.lstrip(" ")
@@ -159,6 +163,10 @@ def _commented_out(result: Result, locator: Locator, source: Callable[[str], str
             break
         if stripped and not stripped.startswith("#"):
             held = depth if empty.match(stripped) else -1
+            keys = depth if keys < 0 else keys  # the column of the mapping's own keys
+            note = beside.match(stripped) if held >= 0 and depth == keys else None
+            if note is not None:
+                return f"{note.group(1)} (beside {missing.group(1)}:, written with no value)"  # ``domain: ## Domain``
         elif held >= 0 and depth > held and _TODO.match(stripped):
             return f"{stripped} (under {missing.group(1)}:)"  # left to do, and the author says so
         found = comment.match(stripped) if depth >= indent else None
@@ -286,7 +294,7 @@ def summarise(reports: Sequence[RootReport]) -> tuple[RootReport, ...]:
         plural = "finding" if len(exempt) == 1 else "findings"
         if wanted == "comment":
             message = (f"{len(exempt)} {plural} about a required field that the object writes commented out "
-                       f"with a placeholder value, as choices to uncomment, or with no value over a TODO note, "
+                       f"with a placeholder value, as choices to uncomment, or with no value under a TODO note or beside a note, "
                        f"for the reader to fill in, "
                        f"were not judged ({exempt[0].where})")
         elif wanted == "variable":

@@ -231,7 +231,7 @@ def test_a_required_field_written_empty_over_a_todo_note_is_for_the_reader(repo:
     [held] = [s for s in report["suppressed"] if s["by"] == "placeholder"]
     assert held["path"] == "samples/todo.yaml"
     notes = [m for _, _, v, m in kept(report) if v == "substitution"]
-    assert any("over a TODO note" in n and "(# TODO: Configure the VM settings (under spec:))" in n for n in notes)
+    assert any("TODO note" in n and "(# TODO: Configure the VM settings (under spec:))" in n for n in notes)
     # the object's own spec over kubebuilder's `# TODO(user): Add fields here`
     repo.write("samples/scaffold.yaml", "apiVersion: example.com/v1\nkind: MachineTemplate\nmetadata:\n"
                                         "  name: scaffold\nspec:\n  # TODO(user): Add fields here\n")
@@ -247,6 +247,15 @@ def test_a_required_field_written_empty_over_a_todo_note_is_for_the_reader(repo:
     assert sorted(s["path"] for s in report["suppressed"] if s["by"] == "placeholder") == [
         "samples/beside.yaml", "samples/scaffold.yaml", "samples/todo.yaml"]
     assert "samples/bare.yaml" in [path for path, _, v, _ in kept(report) if v == "schema"]
+    # a required field written with no value beside a note of what to write is for the reader;
+    # with no note, or a note that says nothing (#), it is judged
+    noted = template.replace("NAME", "noted").replace("NOTE", "A note").replace(
+        "    spec:\n              # A note", "    spec:  ## The machine's settings\n              # A note")
+    assert "spec:  ## The machine's settings" in noted
+    repo.write("samples/noted.yaml", noted)
+    report = run(repo)
+    held = {s["path"] for s in report["suppressed"] if s["by"] == "placeholder"}
+    assert "samples/noted.yaml" in held and "samples/slip.yaml" not in held
 
 
 def test_a_replace_me_value_and_a_field_commented_out_with_a_placeholder_are_for_the_reader(repo: Repo) -> None:
