@@ -474,12 +474,14 @@ def test_values_holding_template_expressions_or_fill_in_markers_are_not_judged(t
     write(tmp_path, "vitess/secret-template.yaml", "apiVersion: v1\nkind: Secret\nmetadata:\n"
           "  name: <app-name>-secret\n---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: x<b>y\n"
           "---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: <env>-backstage\n"
-          "---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: EXAMPLE.DEV.REPLACEME\n")
+          "---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: EXAMPLE.DEV.REPLACEME\n"
+          "---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: $(profile-name)\n")
     run = check(tmp_path)
     assert [(p, line) for p, line, _ in run.located("error")] == [("vitess/secret-template.yaml", 9)]
     held = [(p, line) for p, line, _, _ in run.suppressed()]
     assert ("vitess/secret-template.yaml", 4) in held and ("vitess/secret-template.yaml", 14) in held
     assert ("vitess/secret-template.yaml", 19) in held  # REPLACEME as a part of the value
+    assert ("vitess/secret-template.yaml", 24) in held  # a $(variable) a tool fills
 
 
 def test_a_kyverno_cli_test_and_go_underscore_testdata_are_test_inputs(tmp_path: Path) -> None:

@@ -41,13 +41,15 @@ REPLACE_ME = re.compile(r"\A(?i:(?:replace|change|fill|edit)[-_ ]?(?:me|this|it)
 # (<app-name>-secret) anywhere in a value, a <word> that is a whole part of
 # the value, between its ends or separators (<env>-backstage,
 # values/<env>.yaml; x<b>y is none), REPLACEME or CHANGEME as such a part
-# (EXAMPLE.DEV.REPLACEME), or a value that is wholly <what to write here>
-# or REPLACE-ME.
+# (EXAMPLE.DEV.REPLACEME), a $(variable) (kustomize's vars, Make's,
+# a tool's: $(profile-name)), or a value that is wholly <what to write
+# here> or REPLACE-ME.
 HELD = re.compile(r"\$\{[^{}]+\}|\{\{.*?\}\}|\A<[^<>\n]+>\Z|\$[A-Z_][A-Z0-9_]{2,}\b|" + REPLACE_ME.pattern + "|"
                   r"(?<![{$])\{[A-Za-z_][A-Za-z0-9_]*\}(?!\})|\(\([ \t]*[A-Za-z_][A-Za-z0-9_.-]*[ \t]*\)\)|"
                   r"<[A-Z][A-Z0-9_]{2,}>|<[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)+>|"
                   r"(?:\A|(?<=[-._/:@]))<[A-Za-z][A-Za-z0-9]*>(?=[-._/:@]|\Z)|"
-                  r"(?:\A|(?<=[-._/:@]))(?i:replace[-_]?me|change[-_]?me)(?=[-._/:@]|\Z)")
+                  r"(?:\A|(?<=[-._/:@]))(?i:replace[-_]?me|change[-_]?me)(?=[-._/:@]|\Z)|"
+                  r"\$\([A-Za-z_][A-Za-z0-9_.-]*\)")
 # A variable's name written where a Kubernetes name goes: a capitalised
 # words joined by underscores (``APP_NAME``, ``loop-TASK_ID``; each part a
 # word, so ``P_1`` is none), the way shells,
