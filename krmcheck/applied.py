@@ -99,7 +99,8 @@ REASONS = SET_ASIDE + WARNED  # the rules `not-applied:` can turn off
 SAID = {
     TOOL_CONFIG: "their objects configure a tool (kind, kubeconfig, kubeadm...), not a cluster",
     DATA: ("data in apiVersion/kind form: no kind, no metadata.name, or metadata fields no object has, and a "
-           "kind that nothing serves (not built in, no CRD in the repository)"),
+           "kind that nothing serves (not built in, no CRD in the repository); or objects of a kind nothing serves "
+           "that a page gives to another API's client (mactl create -f FILE)"),
     TEST_FRAMEWORK: "test inputs: chainsaw, kuttl and kyverno CLI tests apply their steps onto live objects "
                     "and match their asserts against them",
     UNUSED_INPUT: "beside a kustomization (or in a patches directory of one) that does not read them: "
@@ -1124,6 +1125,41 @@ def _note_paths(found: Iterable[str], page: Path, top: Path, shown: str, out: di
         out.setdefault(f"*/{path}", shown)  # a path below the site's include directory
 
 
+# `mactl create -f volume-0.yaml` on a page: a command that creates or
+# applies the file it reads with -f (or --filename, --file) and is no
+# Kubernetes client gives it to another API (a generator's input,
+# `istioctl manifest generate -f`, is another rule's). A line that runs kubectl or another client that applies what
+# it is given (`k3s kubectl apply -f`, the alias `k`) is none.
+_GIVEN_WITH_F = re.compile(r"^[ \t>$]*(?:sudo[ \t]+)?(?:\./)?([A-Za-z][\w.-]*)[ \t]((?:[^\n|;&]*?[ \t])?(?:create|apply)\b[^\n|;&]*?)[ \t]"
+                           r"(?:-f|--filename|--file)(?:=|[ \t]+)[\"']?\.?/?((?:[\w.-]+/)*[\w.-]+\.ya?ml)\b",
+                           re.MULTILINE)
+_CLIENTS = _APPLIERS | {"k", "kubecolor", "k3s", "microk8s", "minikube", "k0s", "rke2", "openshift-install"}
+# every apiVersion and kind of a file's documents, in order
+_KINDS = re.compile(r"^apiVersion:[ \t]*[\"']?([^\s\"'#]+)[\"']?[ \t]*(?:#.*)?\n(?:(?![ \t]*-{3}).*\n)*?"
+                    r"^kind:[ \t]*[\"']?([^\s\"'#]+)", re.MULTILINE)
+
+
+def given_to_clients(top: Path, pages: Iterable[tuple[Path, str]]) -> dict[str, str]:
+    """Repository-relative YAML paths a Markdown page gives with ``-f`` to a
+    command that is no Kubernetes client, and their directories (``DIR/``)
+    -> the first such page; a path a page gives to a Kubernetes client too
+    -> "" (the API server's, whatever else reads it)."""
+    out: dict[str, str] = {}
+    kube: dict[str, str] = {}
+    for page, text in pages:
+        other: list[str] = []
+        client: list[str] = []
+        for command, between, path in _GIVEN_WITH_F.findall(text):
+            kubernetes = command in _CLIENTS or any(w in _CLIENTS for w in between.split())
+            (client if kubernetes else other).append(path)
+        _note_paths(other, page, top, _relative(page, top), out)
+        _note_paths(client, page, top, "", kube)
+        for path in other:  # and the directory of each, as "DIR/"
+            where = _relative(Path(os.path.normpath(page.parent / path)), top)
+            out.setdefault(where.rpartition("/")[0] + "/", _relative(page, top))
+    return out | kube
+
+
 # --- inputs of operator-sdk's bundle generator --------------------------------------------
 
 # `kustomize build DIR | operator-sdk generate bundle`, in a Makefile or a
@@ -1773,6 +1809,7 @@ class Sorter:
         self.substituted: list[tuple[str, str, str]] | None = None  # what programs give to envsubst
         self.tokens: dict[str, str] | None = None  # what programs replace in a file's text
         self.test_paths: dict[Path, str] | None = None  # files and directories test programs name
+        self.clients: dict[str, str] | None = None  # repo-relative path -> a page giving it to another API's client
 
     def learn_names(self, directory: Path, names: Iterable[str]) -> None:
         if TEST_FRAMEWORK in self.reasons:
@@ -1797,7 +1834,7 @@ class Sorter:
             (PATCH_FILE, lambda: _patch_sign(text) or self._patched(path) or _patch_shape(text)),
             (UNUSED_INPUT, lambda: _unused_input(path, self.top, self.kustomizations, self.read_dirs)),
             (DISABLED, lambda: self._disabled(path)),
-            (DATA, lambda: _data(text, self.served)),
+            (DATA, lambda: _data(text, self.served) or self._other_client(path, text)),
             (TEMPLATE, lambda: _template(text) or ytt_template(text) or _here_document(text) or self._envsubst(path, text)
              or self._replaced(text) or _ansible_role(path, self.top) or _blank_form(text)),
         )
@@ -1812,6 +1849,28 @@ class Sorter:
         if self.pages is None:
             self.pages = markdown_pages(self.top)
         return self.pages
+
+    def _other_client(self, path: Path, text: str) -> str | None:
+        """Why the file is another API's object: every document is of a kind
+        nothing serves, and a page gives the file with ``-f`` to a command
+        that is no Kubernetes client (``mactl create -f volume-0.yaml``): that
+        program reads it, not the API server. A kind nothing serves that a
+        page applies with kubectl stays judged (a typo of a real kind)."""
+        kinds = _KINDS.findall(text)
+        if not kinds or any(self.served(api_version, kind) for api_version, kind in kinds):
+            return None
+        if self.clients is None:
+            self.clients = given_to_clients(self.top, self._pages())
+        rel = _relative(path, self.top)
+        by = self.clients.get(rel)
+        if by == "":
+            return None  # a page applies it with a Kubernetes client
+        if by is not None:
+            return f"{by} gives it to a client of another API; no Kubernetes API serves its kind"
+        # a directory whose page gives its files to that client holds that client's objects
+        by = self.clients.get(rel.rpartition("/")[0] + "/")
+        return None if by is None else f"{by} gives files beside it to a client of another API; no Kubernetes " \
+                                       f"API serves its kind"
 
     def _patched(self, path: Path) -> str | None:
         """A file a page or a program of the repository applies with

@@ -1065,6 +1065,22 @@ def test_a_shell_command_with_its_here_document_saved_as_yaml_is_a_template(tmp_
     assert [p for p, _, _ in run.located("error")] == ["app/configmap.yaml"]
 
 
+def test_objects_a_page_gives_to_another_apis_client_are_not_kubernetes_objects(tmp_path: Path) -> None:
+    # a VM orchestrator's manifests in apiVersion/kind form, created with its own CLI
+    volume = "apiVersion: v1\nkind: Volume\nmetadata:\n  name: volume0\nspec:\n  size: 2\n"
+    write(tmp_path, "41-volume/README.md", "Create the volume:\n\n    $ mactl create -f volume-0.yaml\n")
+    write(tmp_path, "41-volume/volume-0.yaml", volume)
+    write(tmp_path, "41-volume/volume-1.yaml", volume.replace("volume0", "volume1"))  # beside it
+    # a typo of a served kind that a page applies with kubectl stays judged, and so
+    # does a served kind given to the other client
+    write(tmp_path, "app/README.md", "    k3s kubectl apply -f deploy.yaml\n    mactl create -f cm.yaml\n")
+    write(tmp_path, "app/deploy.yaml", "apiVersion: v1\nkind: Deploymnet\nmetadata:\n  name: web\n")
+    write(tmp_path, "app/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: Web\n")
+    run = check(tmp_path)
+    assert aside(run.report) == {"41-volume/volume-0.yaml": "data", "41-volume/volume-1.yaml": "data"}
+    assert sorted(p for p, _, _ in run.located("error")) == ["app/cm.yaml", "app/deploy.yaml"]
+
+
 def test_an_object_whose_name_is_written_blank_is_a_form_to_fill_in(tmp_path: Path) -> None:
     # an Application to copy: `name:` and `path:` left for the reader
     form = ("apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name:\n  namespace: argocd\n"
