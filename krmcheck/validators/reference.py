@@ -84,7 +84,9 @@ What a reference needs of an object the root defines:
   neither a missing port nor a missing Service. Nor is a backend of an
   Ingress whose ingress-nginx ``permanent-redirect`` or
   ``temporal-redirect`` annotation answers every request with a redirect:
-  it is never reached.
+  it is never reached. A port number of a Service of type ExternalName is
+  not judged: ingress-nginx connects to the external name on the number the
+  backend gives, declared or not (a port name must still be declared).
 - ``target-port`` (warning): a Service's ``targetPort`` is a port name that
   no container of the pod templates it selects declares (judged when it
   selects some pod template of the root; a warning because a sidecar
@@ -396,11 +398,21 @@ def _detail_problems(item: Mapping, reference: Reference, target: Mapping) -> It
     elif reference.port is not None:
         ports = _service_ports(target)
         wanted = reference.port
+        if isinstance(wanted, int) and _external_name(target):
+            return  # a DNS alias: the controller connects to the name on the port it is given
         if ports and not any(_port_matches(port, wanted, reference.by_target_port) for port in ports):
             what = "port" if not reference.by_target_port else "port name or target port"
             shown = ", ".join(p.describe() for p in ports)
             message = f"Service {reference.name!r} has no {what} {wanted!r} (it has {shown})"
             yield make_result(id, item, message, field_path(reference.detail_path), rule="service-port")
+
+
+def _external_name(target: Mapping) -> bool:
+    """Whether the Service is of type ExternalName: a DNS alias whose ports
+    nothing programs; ingress-nginx connects to the external name on the
+    port number an Ingress backend gives when the Service does not declare it
+    (``externalNamePorts``: "ExternalName without port")."""
+    return scalar_text(lookup(target, ["spec", "type"])) == "ExternalName"
 
 
 def _data_keys(target: Mapping) -> set[str]:

@@ -419,6 +419,18 @@ def test_the_backend_of_an_ingress_nginx_redirects_is_never_reached(annotation: 
     assert len(run(text)) == errors
 
 
+def test_a_port_number_of_an_external_name_service_is_not_judged() -> None:
+    # a Tailscale egress Service: ingress-nginx connects to the external name
+    # on the backend's port; a port name must still be declared
+    external = SERVICE.replace("spec:", "spec:\n  type: ExternalName\n  externalName: host.example.ts.net", 1)
+    assert "type: ExternalName" in external
+    assert run(external + ingress("{service: {name: web, port: {number: 1411}}}")) == []
+    assert rules(external + ingress("{service: {name: web, port: {name: https}}}")) == [
+        ("service-port", "error", "spec.rules[0].http.paths[0].backend.service.port.name")]
+    assert rules(SERVICE + ingress("{service: {name: web, port: {number: 1411}}}")) == [
+        ("service-port", "error", "spec.rules[0].http.paths[0].backend.service.port.number")]
+
+
 def test_the_default_backend_and_the_v1beta1_shape() -> None:
     default = SERVICE + ingress("{service: {name: web, port: {number: 80}}}").replace(
         "  rules:", "  defaultBackend: {service: {name: fallback, port: {number: 80}}}\n  rules:")
