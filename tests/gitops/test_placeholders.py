@@ -429,13 +429,26 @@ def test_a_variables_name_where_a_name_goes_is_a_word_to_fill_in(repo: Repo) -> 
           name: settings
         data:
           LOG_FORMAT: json
+        ---
+        apiVersion: v1
+        kind: ServiceAccount
+        metadata:
+          name: neo4j-cluster-MY-CLUSTER
+        ---
+        apiVersion: v1
+        kind: ServiceAccount
+        metadata:
+          name: RTX6000-micro
         """)
     report = run(repo)
-    assert [(line, v) for _, line, v, _ in kept(report) if v != "substitution"] == [(11, "schema"), (20, "reference")]
-    assert sorted(s["line"] for s in report["suppressed"] if s["by"] == "placeholder") == [4, 9]
+    # capitals joined by hyphens are such a word too; one capitalised word with a
+    # lowercase one (RTX6000-micro) is judged
+    assert [(line, v) for _, line, v, _ in kept(report) if v != "substitution"] == [
+        (11, "schema"), (20, "reference"), (37, "metadata")]
+    assert sorted(s["line"] for s in report["suppressed"] if s["by"] == "placeholder") == [4, 9, 32]
     [note] = [m for _, _, v, m in kept(report) if v == "substitution"]
-    assert note == ("2 findings about names written as a variable's name in capitals (APP_NAME, TASK_ID), "
-                    "a word to fill in, were not judged")
+    assert note == ("3 findings about names written as a variable's name in capitals (APP_NAME, MY-CLUSTER, "
+                    "TASK_ID), a word to fill in, were not judged")
     # `placeholders: check` judges templates as written
     repo.write(".krmcheck.yaml", "placeholders: check\n")
-    assert [line for _, line, v, _ in kept(run(repo)) if v != "substitution"] == [4, 9, 11, 20]
+    assert [line for _, line, v, _ in kept(run(repo)) if v != "substitution"] == [4, 9, 11, 20, 32, 37]
