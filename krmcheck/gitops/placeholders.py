@@ -28,12 +28,14 @@ VALIDATOR = "substitution"  # krmcheck.gitops.VALIDATOR
 WHOLE = re.compile(r"\$\{[^{}]*(\$\{[^{}]*\}[^{}]*)*\}\Z")
 # A value that is wholly an instruction to replace it: REPLACE-ME, CHANGEME,
 # fill_me_in, a placeholder that says so (PLACEHOLDER_SERVICE_ACCOUNT,
-# NAME_PLACEHOLDER), says what fills it (REPLACED_BY_SCRIPT), or addresses
-# the reader (your-tunnel-uuid-here, YOUR_API_KEY, token-goes-here)
+# NAME_PLACEHOLDER), says what fills it (REPLACED_BY_SCRIPT), addresses
+# the reader (your-tunnel-uuid-here, YOUR_API_KEY, token-goes-here), or
+# describes in words the example value to write (example group id 1)
 REPLACE_ME = re.compile(r"\A(?i:(?:replace|change|fill|edit)[-_ ]?(?:me|this|it)(?:[-_ ]?in)?|"
                         r"(?:[A-Za-z0-9]+[-_])*placeholder(?:[-_ ][A-Za-z0-9]+)*|"
                         r"(?:replaced|filled|set)[-_ ]by(?:[-_ ][A-Za-z0-9]+)+|"
-                        r"your[-_ ](?:[A-Za-z0-9]+[-_ ])*[A-Za-z0-9]+|(?:[A-Za-z0-9]+[-_ ])+(?:goes[-_ ])?here)\Z")
+                        r"your[-_ ](?:[A-Za-z0-9]+[-_ ])*[A-Za-z0-9]+|(?:[A-Za-z0-9]+[-_ ])+(?:goes[-_ ])?here|"
+                        r"example(?:[ ][A-Za-z0-9]+){2,})\Z")
 # In a template: ${VAR}, {{ expression }}, an envsubst $VARIABLE, a format
 # string's {name} (Python's str.format, a Go or shell program's fill-in), a
 # ((name)) variable (Concourse, spruce, a sed script's marker), a

@@ -313,17 +313,22 @@ def test_a_replace_me_value_and_a_field_commented_out_with_a_placeholder_are_for
         kind: ServiceAccount
         metadata:
           name: YOUR_SERVICE_ACCOUNT
+        ---
+        apiVersion: v1
+        kind: ServiceAccount
+        metadata:
+          name: example service account
         """)
     report = run(repo)
     # a value that says it is a placeholder is one; a word holding it elsewhere is no such instruction
     assert [(line, v) for _, line, v, _ in kept(report) if v != "substitution"] == [(9, "schema"), (30, "metadata")]
-    assert sorted(s["line"] for s in report["suppressed"] if s["by"] == "placeholder") == [6, 20, 25, 35, 40, 45, 50]
+    assert sorted(s["line"] for s in report["suppressed"] if s["by"] == "placeholder") == [6, 20, 25, 35, 40, 45, 50, 55]
     notes = sorted(m for _, _, v, m in kept(report) if v == "substitution")
     assert notes[0].startswith("1 finding about a required field that the object writes commented out") \
         and notes[0].endswith("(# namespace: <your-namespace>)")
     # `placeholders: check` judges templates as written
     repo.write(".krmcheck.yaml", "placeholders: check\n")
-    assert len([f for f in kept(run(repo)) if f[2] != "substitution"]) == 9
+    assert len([f for f in kept(run(repo)) if f[2] != "substitution"]) == 10
 
 
 def test_a_format_string_name_and_a_double_parenthesis_variable_are_placeholders(repo: Repo) -> None:
