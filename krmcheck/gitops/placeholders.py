@@ -55,14 +55,17 @@ HELD = re.compile(r"\$\{[^{}]+\}|\{\{.*?\}\}|\A<[^<>\n]+>\Z|\$[A-Z_][A-Z0-9_]{2,
 # A variable's name written where a Kubernetes name goes: a capitalised
 # words joined by underscores (``APP_NAME``, ``loop-TASK_ID``; each part a
 # word, so ``P_1`` is none), the way shells,
-# Make and environments spell what they fill in, or by hyphens
-# (``neo4j-cluster-MY-CLUSTER``), a word for the reader to replace. No Kubernetes name can
+# Make and environments spell what they fill in (between underscores too:
+# ``__HTTPBIN_HOST__``), or by hyphens (``neo4j-cluster-MY-CLUSTER``), a
+# word for the reader to replace. No Kubernetes name can
 # hold it, so a name finding about it is about a word to fill in; a finding
 # of another kind (a ConfigMap key ``LOG_LEVEL`` missing) stays judged.
-VARIABLE = re.compile(r"(?<![A-Za-z0-9_])([A-Z][A-Z0-9]*(?:_[A-Z][A-Z0-9]*)+|[A-Z][A-Z0-9]*(?:-[A-Z][A-Z0-9]*)+)"
+VARIABLE = re.compile(r"(?<![A-Za-z0-9_])_*([A-Z][A-Z0-9]*(?:_[A-Z][A-Z0-9]*)+|[A-Z][A-Z0-9]*(?:-[A-Z][A-Z0-9]*)+)_*"
                       r"(?![A-Za-z0-9_])")
 _AS_NAME = "(a variable's name where a name goes)"
-_NAME_FINDING = re.compile(r": '[^']*' (?:is not a valid .*?\b(?:name|prefix)\b|does not match '\^\[a-z0-9\])")
+# (a name pattern starts ^[a-z0-9]; a hostname pattern, ^(\*\.)?[a-z0-9], lets a wildcard lead)
+_NAME_FINDING = re.compile(r": '[^']*' (?:is not a valid .*?\b(?:name|prefix)\b|"
+                           r"does not match '\^(?:\(\\\\\*\\\\\.\)\?)?\[a-z0-9\])")
 QUOTED = re.compile(r"""['"]\$\{[^'"]*\}['"]""")
 # (a key holding an envsubst pattern may lose its closing brace to YAML:
 # ``${ROLE/#arn/eks.amazonaws.com/role-arn: arn}``)

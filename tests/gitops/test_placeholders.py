@@ -457,3 +457,34 @@ def test_a_variables_name_where_a_name_goes_is_a_word_to_fill_in(repo: Repo) -> 
     # `placeholders: check` judges templates as written
     repo.write(".krmcheck.yaml", "placeholders: check\n")
     assert [line for _, line, v, _ in kept(run(repo)) if v != "substitution"] == [4, 9, 11, 20, 32, 37]
+
+
+def test_a_variables_name_where_a_hostname_goes_is_a_word_to_fill_in(repo: Repo) -> None:
+    # a route template: hostnames written __HTTPBIN_HOST__ (the hostname
+    # pattern lets a wildcard lead, ^(\*\.)?[a-z0-9]...); a host in capitals
+    # that is no variable's spelling is judged
+    repo.write("crds/route.yaml", crd("Route", r"""
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              hostnames:
+                type: array
+                items:
+                  type: string
+                  pattern: '^(\*\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$'
+        """))
+    repo.write("routes/route.yaml", """
+        apiVersion: example.com/v1
+        kind: Route
+        metadata:
+          name: httpbin
+        spec:
+          hostnames:
+          - __HTTPBIN_HOST__
+          - Example.COM
+        """)
+    report = run(repo)
+    assert [(path, line) for path, line, v, _ in kept(report) if v == "schema"] == [("routes/route.yaml", 8)]
+    assert [s["line"] for s in report["suppressed"] if s["by"] == "placeholder"] == [7]
