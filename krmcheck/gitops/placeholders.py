@@ -57,14 +57,16 @@ HELD = re.compile(r"\$\{[^{}]+\}|\{\{.*?\}\}|\A<[^<>\n]+>\Z|\$[A-Z_][A-Z0-9_]{2,
 # word, so ``P_1`` is none), the way shells,
 # Make and environments spell what they fill in (between underscores too:
 # ``__HTTPBIN_HOST__``), or by hyphens (``neo4j-cluster-MY-CLUSTER``), a
-# word for the reader to replace. No Kubernetes name can
-# hold it, so a name finding about it is about a word to fill in; a finding
-# of another kind (a ConfigMap key ``LOG_LEVEL`` missing) stays judged.
-VARIABLE = re.compile(r"(?<![A-Za-z0-9_])_*([A-Z][A-Z0-9]*(?:_[A-Z][A-Z0-9]*)+|[A-Z][A-Z0-9]*(?:-[A-Z][A-Z0-9]*)+)_*"
-                      r"(?![A-Za-z0-9_])")
+# word for the reader to replace, or one capitalised word between double
+# underscores (``__SERVICE__``, the marker a copy script's sed replaces).
+# No Kubernetes name or label value can hold it, so a name or label value
+# finding about it is about a word to fill in; a finding of another kind
+# (a ConfigMap key ``LOG_LEVEL`` missing) stays judged.
+VARIABLE = re.compile(r"(?<![A-Za-z0-9_])(?:_*([A-Z][A-Z0-9]*(?:_[A-Z][A-Z0-9]*)+|[A-Z][A-Z0-9]*(?:-[A-Z][A-Z0-9]*)+)_*"
+                      r"|__+([A-Z][A-Z0-9]*)__+)(?![A-Za-z0-9_])")
 _AS_NAME = "(a variable's name where a name goes)"
 # (a name pattern starts ^[a-z0-9]; a hostname pattern, ^(\*\.)?[a-z0-9], lets a wildcard lead)
-_NAME_FINDING = re.compile(r": '[^']*' (?:is not a valid .*?\b(?:name|prefix)\b|"
+_NAME_FINDING = re.compile(r": '[^']*' (?:is not a valid .*?\b(?:name|prefix|label value)\b|"
                            r"does not match '\^(?:\(\\\\\*\\\\\.\)\?)?\[a-z0-9\])")
 QUOTED = re.compile(r"""['"]\$\{[^'"]*\}['"]""")
 # (a key holding an envsubst pattern may lose its closing brace to YAML:
@@ -195,7 +197,7 @@ def _about_word(result: Result, locator: Locator, filled: re.Pattern[str]) -> st
     if node is None or not isinstance(node.value, str):
         return None
     found = filled.search(node.value)
-    return found.group(1) if found else None
+    return next(g for g in found.groups() if g) if found else None
 
 
 def _about_placeholder(result: Result, locator: Locator, holding: bool, unknown: frozenset[int]) -> bool:

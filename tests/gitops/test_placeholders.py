@@ -488,3 +488,34 @@ def test_a_variables_name_where_a_hostname_goes_is_a_word_to_fill_in(repo: Repo)
     report = run(repo)
     assert [(path, line) for path, line, v, _ in kept(report) if v == "schema"] == [("routes/route.yaml", 8)]
     assert [s["line"] for s in report["suppressed"] if s["by"] == "placeholder"] == [7]
+
+
+def test_one_capitalised_word_between_double_underscores_is_a_word_to_fill_in(repo: Repo) -> None:
+    # a service template a copy script fills in: the name and the label
+    # values written __SERVICE__; a single leading underscore (_SERVICE) or
+    # a lowercase word between them (__service__) is no such marker
+    repo.write("workloads/_template/app.yaml", """
+        apiVersion: v1
+        kind: Service
+        metadata:
+          name: __SERVICE__
+          labels:
+            app.kubernetes.io/name: __SERVICE__
+        spec:
+          ports:
+          - port: 80
+        ---
+        apiVersion: v1
+        kind: ServiceAccount
+        metadata:
+          name: robot
+          labels:
+            app.kubernetes.io/name: _SERVICE
+            app.kubernetes.io/part-of: __service__
+        """)
+    report = run(repo)
+    assert [(line, v) for _, line, v, _ in kept(report) if v != "substitution"] == [
+        (16, "metadata"), (17, "metadata")]
+    assert sorted(s["line"] for s in report["suppressed"] if s["by"] == "placeholder") == [4, 6]
+    [note] = [m for _, _, v, m in kept(report) if v == "substitution"]
+    assert "(SERVICE)" in note
