@@ -33,8 +33,10 @@ cluster objects are set aside, each with a reason id:
   ``<#if>``, ``${...}``, a Go ``%s``, or a ``{NAME}`` a script fills in)
   and is not YAML as it stands, or it is a file of an Ansible role: a
   template its tool renders first;
-- ``vendored``: it is in a Go ``vendor`` directory (``vendor/modules.txt``):
-  a dependency's files, not the repository's manifests.
+- ``vendored``: it is in a Go ``vendor`` directory that a dependency tool
+  records (``vendor/modules.txt``, ``vendor/vendor.json``, or beside it
+  ``Gopkg.lock``, ``glide.lock``, ``Godeps/Godeps.json``): a dependency's
+  files, not the repository's manifests.
 
 Whatever the reason, a YAML-level defect of a set-aside file (not YAML,
 a repeated key, documents run together) is still reported
@@ -108,7 +110,7 @@ SAID = {
     PATCH_FILE: "patches ($patch and other strategic-merge directives, applied with kubectl patch, or a program's kustomization lists them as patches) that no kustomization of the repository reads",
     TEMPLATE: "templates (placeholders such as {{ ... }}, {% ... %}, <#if>, ${...}, @NAME@, ytt's #@ annotations, a "
               "shell command's here-document) that are not YAML until their tool renders them",
-    VENDORED: "vendored dependencies (a Go vendor/ directory), not the repository's manifests",
+    VENDORED: "vendored dependencies (a Go vendor/ directory a dependency tool records), not the repository's manifests",
     DISABLED: "switched off: a kustomization lists them only in an entry commented out (# - PATH)",
 }
 
@@ -1761,10 +1763,20 @@ def _leaves(node: object) -> Iterator[object]:
 
 # --- vendored dependencies --------------------------------------------------------------
 
+# The record each of Go's dependency tools keeps of what it copied into a
+# vendor/ directory: Go modules' vendor/modules.txt, govendor's
+# vendor/vendor.json, and beside the directory, dep's Gopkg.lock, glide's
+# glide.lock and godep's Godeps/Godeps.json.
+_VENDOR_RECORDS = (("vendor", "modules.txt"), ("vendor", "vendor.json"), ("Gopkg.lock",), ("glide.lock",),
+                   ("Godeps", "Godeps.json"))
+
+
 def _vendored(path: Path, top: Path) -> str | None:
     for parent in _below(path, top):
-        if parent.name == "vendor" and os.path.isfile(parent / "modules.txt"):
-            return f"in Go's {_relative(parent, top)}/ (vendor/modules.txt)"
+        if parent.name == "vendor":
+            for record in _VENDOR_RECORDS:
+                if os.path.isfile(parent.parent.joinpath(*record)):
+                    return f"in Go's {_relative(parent, top)}/ ({'/'.join(record)})"
     return None
 
 
@@ -1939,6 +1951,12 @@ class Sorter:
             self.commented = commented_entries(self.kustomizations)
         naming = self.commented.get(path)
         return None if naming is None else f"commented out in {_relative(naming, self.top)}"
+
+    def vendored(self, path: Path) -> SetAside | None:
+        """A kustomization (or any file) as a dependency's, when it lies in a
+        vendor/ directory a Go dependency tool records."""
+        why = _vendored(path, self.top) if VENDORED in self.reasons else None
+        return None if why is None else SetAside(path, VENDORED, why)
 
     def test_input(self, path: Path, text: str) -> SetAside | None:
         """The file as a test's input, when it is in a test directory, or as

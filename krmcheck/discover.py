@@ -484,6 +484,7 @@ def select(paths: tuple[Path, ...], mode: tuple[str, ...], changed_since: str | 
                     served if served is not None else ServedKinds(top.resolve(), skip),
                     kustomizations=infos, read=(f for i in infos.values() for f in i.files),
                     searched=[_resolved(d) for d in directories])
+    kustomizations = _not_vendored(kustomizations, sorter)
     scan = Scan(top.resolve(), "plain manifests")
     for directory in kustomizations:  # a test's input, or a fragment a page shows, as a plain file is
         found = find_file_in(directory)
@@ -501,6 +502,20 @@ def select(paths: tuple[Path, ...], mode: tuple[str, ...], changed_since: str | 
         _something_under(d, kustomizations + manifests, skip, sorter.found, shown)
     return Selection(tuple(sorted(set(kustomizations + manifests))), infos, False, tuple(sorter.found),
                      tuple(scan.refused), tuple(sorter.test_inputs))
+
+
+def _not_vendored(directories: list[Path], sorter: Sorter) -> list[Path]:
+    """``directories`` but the kustomizations a Go dependency tool vendored,
+    which ``sorter`` keeps as set aside."""
+    kept = []
+    for directory in directories:
+        found = find_file_in(directory)
+        aside = sorter.vendored(found) if found is not None else None
+        if aside is None:
+            kept.append(directory)
+        else:
+            sorter.found.append(aside)
+    return kept
 
 
 class ServedKinds:

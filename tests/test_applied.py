@@ -335,6 +335,28 @@ def test_vendored_dependencies_are_not_the_repositorys_manifests(tmp_path: Path)
     assert run.code == 0, run.out
 
 
+@pytest.mark.parametrize("record", ["vendor/modules.txt", "Gopkg.lock", "glide.lock", "Godeps/Godeps.json",
+                                    "vendor/vendor.json"])
+def test_what_older_go_dependency_tools_vendored_is_not_the_repositorys(tmp_path: Path, record: str) -> None:
+    # Go modules, dep, glide, godep and govendor record what they copied into vendor/;
+    # a kustomization there is a dependency's too, and is not built
+    write(tmp_path, "app/deployment.yaml", DEPLOYMENT)
+    write(tmp_path, "vendor/sigs.k8s.io/dep/config/broken.yaml", PARTIAL + "metadata: {}\n")
+    write(tmp_path, "vendor/sigs.k8s.io/dep/config/default/kustomization.yaml", "patches:\n- manager_patch.yaml\n")
+    assert check(tmp_path).located("error") == [
+        ("vendor/sigs.k8s.io/dep/config/broken.yaml", 7, "build"),
+        ("vendor/sigs.k8s.io/dep/config/default/kustomization.yaml", 2, "build")]
+    write(tmp_path, record, "{}\n")
+    run = check(tmp_path)
+    assert aside(run.report) == {"vendor/sigs.k8s.io/dep/config/broken.yaml": "vendored",
+                                 "vendor/sigs.k8s.io/dep/config/default/kustomization.yaml": "vendored"}
+    assert run.code == 0, run.out
+    # a directory the run names is below the record all the same: nothing
+    # to check, and the message says why and how to check it anyway
+    named = check(tmp_path, "vendor/sigs.k8s.io/dep")
+    assert named.code == 2 and "not applied to a cluster (vendored); --roots all checks them" in named.err
+
+
 def test_yaml_defects_are_reported_in_files_set_aside(tmp_path: Path) -> None:
     write(tmp_path, "app/deployment.yaml", DEPLOYMENT)
     write(tmp_path, "e2e/smoke/chainsaw-test.yaml", "apiVersion: chainsaw.kyverno.io/v1alpha1\nkind: Test\n")
