@@ -879,6 +879,49 @@ def embedded_template(path: Path, text: str, top: Path, embedded: dict[str, str]
     return f"{program} embeds it (//go:embed) and fills in its placeholders" if marked else None
 
 
+# A program that reads a YAML file by a path from its own directory, parses
+# it and sets its fields before it creates the object: Node's
+# readFileSync(`${__dirname}/manifests/cronjob.yaml`) or
+# path.join(__dirname, "manifests", "hpa.yaml"), Python's
+# os.path.join(os.path.dirname(__file__), "manifests", "job.yaml") or
+# Path(__file__).parent / "manifests" / "job.yaml"; a ${...} in a template
+# literal is any name.
+_QUOTED_PARTS = r"(?:[\"'][^\"'`\n]+[\"']\s*,\s*)*[\"'][^\"'`\n]+\.ya?ml[\"']"
+_OWN_DIR_PATH = re.compile(
+    r"`\$\{__dirname\}/([^`\n]+?\.ya?ml)`"
+    r"|path\.(?:join|resolve)\(\s*__dirname\s*,\s*(" + _QUOTED_PARTS + r")\s*\)"
+    r"|os\.path\.join\(\s*os\.path\.dirname\(\s*(?:os\.path\.(?:abspath|realpath)\(\s*__file__\s*\)|__file__)\s*\)"
+    r"\s*,\s*(" + _QUOTED_PARTS + r")\s*\)"
+    r"|Path\(\s*__file__\s*\)(?:\.resolve\(\))?\.parent((?:\s*/\s*[\"'][^\"'\n]+[\"'])+)")
+_PARSES_YAML = re.compile(r"\b(?:yaml|YAML|jsyaml|jsYaml)\.(?:load|safeLoad|safe_load|parse|load_all|safe_load_all|"
+                          r"loadAll|parseDocument)\s*\(")
+# an assignment to a field of the parsed object: metadata.name = ..., spec.metrics = [],
+# manifest["metadata"]["name"] = ...
+_SETS_FIELD = re.compile(r"\b(?:metadata|spec)(?:\.[A-Za-z_$][\w$]*)+\s*=(?![=>])"
+                         r"|\[[\"'](?:metadata|spec)[\"']\](?:\[[\"'][^\"'\n]+[\"']\])+\s*=(?!=)")
+
+
+def filled_in_by(top: Path, run: object = None) -> dict[str, str]:
+    """Repository-relative YAML paths (globs, where the program builds the
+    name) that a Python or Node program of the repository reads by a path
+    from its own directory, parses, and sets fields of -> that program."""
+    out: dict[str, str] = {}
+    for rel, text in (*_programs(top, run), *_programs(top, run, node=True)):
+        if not rel.endswith((".py", *_NODE_SUFFIXES)) or not _PARSES_YAML.search(text) or \
+                not _SETS_FIELD.search(text):
+            continue
+        folder = rel.rpartition("/")[0]
+        for found in _OWN_DIR_PATH.finditer(text):
+            if found.group(1) is not None:
+                written = re.sub(r"\$\{[^}]*\}", "*", found.group(1))
+            else:
+                written = "/".join(re.findall(r"[\"']([^\"'`\n]+)[\"']", found.group(2) or found.group(3) or found.group(4)))
+            joined = os.path.normpath(os.path.join(folder, written)).replace(os.sep, "/")
+            if not joined.startswith("../"):
+                out.setdefault(joined, rel)
+    return out
+
+
 def patched_by(top: Path, run: object = None, pages: Iterable[tuple[Path, str]] | None = None) -> dict[str, str]:
     """Repository-relative YAML paths that a page or a program of the
     repository applies with ``kubectl patch`` -> the first such page or
@@ -1384,16 +1427,22 @@ _ANSIBLE_DIRS = frozenset({"tasks", "handlers", "playbooks"})
 _PROGRAM_SKIP = frozenset({".git", "node_modules", "vendor", ".venv", "third_party"})
 
 
-_READ: dict[tuple[Path, int], tuple[object, tuple[tuple[str, str], ...], journal.Reads]] = {}
+# Node programs (JavaScript, TypeScript), read only by the rules that ask
+# for them, and kept only when they name their own directory (__dirname).
+_NODE_SUFFIXES = (".js", ".mjs", ".cjs", ".ts")
+
+_READ: dict[tuple[Path, int, bool], tuple[object, tuple[tuple[str, str], ...], journal.Reads]] = {}
 
 
-def _programs(top: Path, run: object) -> tuple[tuple[str, str], ...]:
-    """(repository-relative path, text) of the repository's programs, bounded
+def _programs(top: Path, run: object, node: bool = False) -> tuple[tuple[str, str], ...]:
+    """(repository-relative path, text) of the repository's programs (with
+    ``node``, of its Node programs that name their own directory), bounded
     in bytes and time; read once per ``run`` (an object the run keeps), and
     each root that uses them counts as having read them (the render cache)."""
+    reader = _read_node_programs if node else _read_programs
     if run is None:
-        return _read_programs(top)  # no run to keep them for
-    key = (top, id(run))
+        return reader(top)  # no run to keep them for
+    key = (top, id(run), node)
     kept = _READ.get(key)
     if kept is not None and kept[0] is run:
         journal.replay(kept[2])
@@ -1402,11 +1451,32 @@ def _programs(top: Path, run: object) -> tuple[tuple[str, str], ...]:
         _READ.clear()
     reads = journal.start()
     try:
-        found = _read_programs(top)
+        found = reader(top)
     finally:
         read = journal.stop(reads)
     _READ[key] = (run, found, read)
     return found
+
+
+def _read_node_programs(top: Path) -> tuple[tuple[str, str], ...]:
+    total, out = 0, []
+    for directory, filenames in _walk(top, _PROGRAMS_SECONDS, _PROGRAM_SKIP):
+        if total > _PROGRAMS_BYTES:
+            break
+        for name in filenames:
+            if not name.endswith(_NODE_SUFFIXES) or name.endswith((".min.js", ".d.ts")):
+                continue
+            path = directory / name
+            try:
+                if not path.is_file() or path.stat().st_size > (1 << 20):
+                    continue
+                text = path.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+            total += len(text)
+            if "__dirname" in text:
+                out.append((_relative(path, top), text))
+    return tuple(out)
 
 
 def _read_programs(top: Path) -> tuple[tuple[str, str], ...]:
@@ -1809,6 +1879,7 @@ class Sorter:
         self.run_by: dict[str, str] | None = None  # repo-relative path -> a page giving it to the repo's program
         self.generated: dict[str, str] | None = None  # repo-relative path -> what gives it to a generator
         self.embedded: dict[str, str] | None = None  # what Go programs embed -> the program
+        self.filled: dict[str, str] | None = None  # what programs read by their own path and fill in -> the program
         self.submitted: dict[str, str] | None = None  # what argo submit names -> the pipeline or program
         self.sed: dict[str, str] | None = None  # what a program or page gives to sed -> the program or page
         self.listed_patches: dict[str, str] | None = None  # what a program lists as kustomize patches -> it
@@ -2016,6 +2087,13 @@ class Sorter:
             why = embedded_template(path, text, self.top, self.embedded)
             if why is not None:
                 return SetAside(path, BUNDLE_INPUT, why)
+            if self.filled is None:
+                self.filled = filled_in_by(self.top, self)
+            rel = _relative(path, self.top)
+            program = next((p for pattern, p in self.filled.items() if fnmatch.fnmatchcase(rel, pattern)), None)
+            if program is not None:
+                return SetAside(path, BUNDLE_INPUT, f"{program} reads it by its path, parses it and sets its "
+                                                    f"fields before it creates the object")
             if self.fleet is None:
                 self.fleet = fleet_overlays(self.top)
             for directory in _below(path, self.top) if self.fleet else ():

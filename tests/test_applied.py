@@ -1512,6 +1512,36 @@ def test_a_template_a_go_program_embeds_and_fills_in_is_its_input(tmp_path: Path
     assert "src/utils/yaml-templates/deployment.yaml" not in {p for p, _, _ in check(tmp_path).located("error")}
 
 
+def test_a_template_a_program_reads_by_its_own_path_and_fills_in_is_its_input(tmp_path: Path) -> None:
+    # a Node handler reads manifests/cronjob.yaml beside it, parses it and
+    # sets its name, volumes and mounts before creating it through the API; a
+    # Python program does the same with Path(__file__).parent; a program that
+    # reads a file without setting any field, and a file no program reads, are judged
+    cronjob = ("apiVersion: batch/v1\nkind: CronJob\nmetadata:\n  name: job\nspec:\n  schedule: '* * * * *'\n"
+               "  jobTemplate:\n    spec:\n      template:\n        spec:\n          restartPolicy: Never\n"
+               "          containers:\n          - name: job\n            image: busybox:1.36\n"
+               "            volumeMounts:\n            - {name: dummy-volume, mountPath: /dummy}\n")
+    for rel in ("platform/handlers/manifests/cronjob.yaml", "platform/handlers/manifests/pipeline-github.yaml",
+                "tools/templates/job.yaml", "tools/other/job.yaml", "deploy/cronjob.yaml"):
+        write(tmp_path, rel, cronjob)
+    write(tmp_path, "platform/handlers/cronjob.js",
+          "import yaml from 'js-yaml';\nconst manifest = fs.readFileSync(`${__dirname}/manifests/cronjob.yaml`, 'utf8');\n"
+          "const resource = yaml.load(manifest);\nconst { metadata, spec } = resource;\nmetadata.name = definition.iid;\n"
+          "const pipeline = fs.readFileSync(`${__dirname}/manifests/${repoType}-github.yaml`, 'utf8');\n")
+    write(tmp_path, "tools/make_job.py",
+          "import yaml\nfrom pathlib import Path\n\nwith open(Path(__file__).parent / 'templates' / 'job.yaml') as f:\n"
+          "    job = yaml.safe_load(f)\njob['metadata']['name'] = name\n")
+    write(tmp_path, "tools/show.py",
+          "import os, yaml\nprint(yaml.safe_load(open(os.path.join(os.path.dirname(__file__), 'other', 'job.yaml'))))\n")
+    run = check(tmp_path)
+    assert {p for p, _, _ in run.located("error")} == {"tools/other/job.yaml", "deploy/cronjob.yaml"}
+    assert {p for p, _, _ in run.located("warning")} >= {"platform/handlers/manifests/cronjob.yaml",
+                                                         "platform/handlers/manifests/pipeline-github.yaml",
+                                                         "tools/templates/job.yaml"}
+    assert any("a template a program reads by its own path and fills in" in n["message"]
+               for n in run.report["notes"])
+
+
 def test_a_template_a_page_or_program_turns_with_sed_into_what_it_applies_is_its_input(tmp_path: Path) -> None:
     # the page's commands replace service_name and target_port, writing the
     # result elsewhere (or piping it to kubectl): the template's words are no values
