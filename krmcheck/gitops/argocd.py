@@ -17,7 +17,7 @@ from pathlib import Path
 from krmcheck import discover
 from krmcheck.gitops import argocd_helm
 from krmcheck.gitops.flux import list_field
-from krmcheck.gitops.placeholders import is_placeholder
+from krmcheck.gitops.placeholders import VARIABLE, is_placeholder
 from krmcheck.gitops.root import ARGOCD, ControllerRoot, confined
 from krmcheck.gitops.source import same_repository
 from krmcheck.kustomize import kustomization as kfile
@@ -128,9 +128,10 @@ def application_root(res: Resource, top: Path, files: Files, urls: frozenset[str
     rendered with it (``ControllerRoot.also``), built with ``restrictor``
     (:func:`build_restrictor`); None when none renders, or when the
     Application's own name holds a fill-in marker (``<env>-backstage``,
-    ``${CLUSTER}-apps``): a template to copy and fill in, which nobody
-    applies as it is."""
-    if is_placeholder(res.name, holding=True):
+    ``${CLUSTER}-apps``) or a variable's name in capitals
+    (``SERVICE_NAME-dev``, which no Kubernetes name can hold): a template
+    to copy and fill in, which nobody applies as it is."""
+    if is_placeholder(res.name, holding=True) or VARIABLE.search(res.name):
         return None
     sources = sources_of(res, urls)
     if not sources:

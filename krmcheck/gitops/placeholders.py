@@ -59,14 +59,15 @@ HELD = re.compile(r"\$\{[^{}]+\}|\{\{.*?\}\}|\A<[^<>\n]+>\Z|\$[A-Z_][A-Z0-9_]{2,
 # ``__HTTPBIN_HOST__``), or by hyphens (``neo4j-cluster-MY-CLUSTER``), a
 # word for the reader to replace, or one capitalised word between double
 # underscores (``__SERVICE__``, the marker a copy script's sed replaces).
-# No Kubernetes name or label value can hold it, so a name or label value
-# finding about it is about a word to fill in; a finding of another kind
+# No Kubernetes name, label value or host can hold it, so a name, label
+# value or host finding about it is about a word to fill in (an Ingress
+# host SERVICE_NAME-dev.example.com too); a finding of another kind
 # (a ConfigMap key ``LOG_LEVEL`` missing) stays judged.
 VARIABLE = re.compile(r"(?<![A-Za-z0-9_])(?:_*([A-Z][A-Z0-9]*(?:_[A-Z][A-Z0-9]*)+|[A-Z][A-Z0-9]*(?:-[A-Z][A-Z0-9]*)+)_*"
                       r"|__+([A-Z][A-Z0-9]*)__+)(?![A-Za-z0-9_])")
 _AS_NAME = "(a variable's name where a name goes)"
 # (a name pattern starts ^[a-z0-9]; a hostname pattern, ^(\*\.)?[a-z0-9], lets a wildcard lead)
-_NAME_FINDING = re.compile(r": '[^']*' (?:is not a valid .*?\b(?:name|prefix|label value)\b|"
+_NAME_FINDING = re.compile(r": '[^']*' (?:is not a valid .*?\b(?:name|prefix|label value|host)\b|"
                            r"does not match '\^(?:\(\\\\\*\\\\\.\)\?)?\[a-z0-9\])")
 QUOTED = re.compile(r"""['"]\$\{[^'"]*\}['"]""")
 # (a key holding an envsubst pattern may lose its closing brace to YAML:

@@ -304,3 +304,21 @@ def test_an_application_whose_name_holds_a_fill_in_marker_is_a_template(tmp_path
     errors = [(d["path"], d["severity"]) for d in run.report["defects"] if d["severity"] == "error"]
     # the copy filled in for dev that still names values/<env>.yaml is judged
     assert errors == [("argocd/apps/web.yaml", "error")]
+
+
+def test_an_application_named_with_a_variables_name_is_a_template(tmp_path) -> None:
+    # services/_template/apps/SERVICE_NAME-dev.yaml, to copy and fill in: its
+    # path services/SERVICE_NAME/overlays/dev exists once it is; a name whose
+    # capitals are no variable's spelling (a lone word: WEB-dev) is rendered
+    from tests.checkrun import check, write
+
+    write(tmp_path, ".krmcheck.yaml", f"gitops:\n  repo-urls: [{URL}]\n")
+    for name, folder in (("SERVICE_NAME-dev", "_template"), ("WEB-dev", "apps"), ("Web-prod", "prod")):
+        write(tmp_path, f"services/{folder}/apps/app.yaml",
+              app(path="services/SERVICE_NAME/overlays/dev").replace("name: web", f"name: {name}"))
+    run = check(tmp_path)
+    roots = [r["root"] for r in run.report["roots"]]
+    assert "argocd:SERVICE_NAME-dev" not in roots and {"argocd:WEB-dev", "argocd:Web-prod"} <= set(roots), roots
+    # (the two rendered copies name a path that does not exist, and are no valid names)
+    assert {d["path"] for d in run.report["defects"] if d["severity"] == "error"} == {
+        "services/apps/apps/app.yaml", "services/prod/apps/app.yaml"}

@@ -519,3 +519,21 @@ def test_one_capitalised_word_between_double_underscores_is_a_word_to_fill_in(re
     assert sorted(s["line"] for s in report["suppressed"] if s["by"] == "placeholder") == [4, 6]
     [note] = [m for _, _, v, m in kept(report) if v == "substitution"]
     assert "(SERVICE)" in note
+
+
+def test_a_variables_name_in_an_ingress_host_is_a_word_to_fill_in(repo: Repo) -> None:
+    # a service template's Ingress: hosts written SERVICE_NAME-dev.example.com;
+    # a host with a capitalised word alone (Web.example.com) is judged
+    repo.write("services/_template/ingress.yaml", """
+        apiVersion: networking.k8s.io/v1
+        kind: Ingress
+        metadata:
+          name: web
+        spec:
+          rules:
+          - host: SERVICE_NAME-dev.example.com
+          - host: Web.example.com
+        """)
+    report = run(repo)
+    assert [(line, v) for _, line, v, _ in kept(report) if v != "substitution"] == [(8, "schema")]
+    assert [s["line"] for s in report["suppressed"] if s["by"] == "placeholder"] == [7]
