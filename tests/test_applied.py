@@ -967,6 +967,23 @@ def test_a_file_a_program_of_the_repository_writes_is_not_a_defect(tmp_path: Pat
     assert [p for p, _, _ in check(tmp_path).located("error")] == ["deploy/kustomization.yaml"]
 
 
+def test_a_directory_whose_kustomization_the_ignore_rules_name_is_generated(tmp_path: Path) -> None:
+    from dulwich.repo import Repo
+
+    Repo.init(str(tmp_path)).close()  # a work tree with ignore rules
+    # config/default lists ../crd, which the build generates whole (controller-gen's
+    # bases and the kustomization a script writes), and the ignore rules name
+    write(tmp_path, "hack/generated/config/default/kustomization.yaml", "resources:\n- ../crd\n- ../rbac\n")
+    write(tmp_path, "hack/generated/config/rbac/kustomization.yaml", "resources: []\n")
+    write(tmp_path, "hack/generated/.gitignore", "config/crd/kustomization.yaml\nconfig/crd/bases/\n")
+    write(tmp_path, "other/overlay/kustomization.yaml", "resources:\n- ../crd\n")  # nothing names other/crd
+    run = check(tmp_path)
+    assert [p for p, _, _ in run.located("error")] == ["other/overlay/kustomization.yaml"]
+    [written] = [d for d in run.report["defects"] if d["validator"] == "written"]
+    assert written["path"] == "hack/generated/config/default/kustomization.yaml" and written["severity"] == "warning"
+    assert "name its kustomization: a directory its build generates" in written["message"]
+
+
 def test_a_directory_a_program_beside_it_makes_completes_a_copy(tmp_path: Path) -> None:
     # a dev environment's script copies its own directory elsewhere and
     # clones the upstream manifests beside the copies before building them
