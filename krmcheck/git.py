@@ -161,6 +161,27 @@ def _update_submodules(repo: Repo, url: str, commit: bytes, timeout: float) -> N
             clone(_submodule_url(url, sm_url.decode()), sha.decode(), dest, timeout, True)
 
 
+def unfetched_submodule(top: Path, path: str) -> str | None:
+    """The submodule (its path, as ``.gitmodules`` names it) that ``path``
+    (relative to ``top``) lies in, when this checkout has not fetched it:
+    its directory is absent or holds nothing, as a clone without
+    ``--recurse-submodules`` leaves it."""
+    try:
+        from dulwich.config import ConfigFile, parse_submodules
+
+        modules = top / ".gitmodules"
+        if not modules.is_file():
+            return None
+        for sm_path, _, _ in parse_submodules(ConfigFile.from_path(str(modules))):
+            where = sm_path.decode().strip("/")
+            if path == where or path.startswith(where + "/"):
+                folder = top / where
+                return where if not folder.is_dir() or not any(folder.iterdir()) else None
+    except (OSError, ValueError, KeyError):  # unreadable .gitmodules: nothing is known
+        return None
+    return None
+
+
 def _submodule_url(parent: str, url: str) -> str:
     if not url.startswith(("./", "../")):
         return url

@@ -984,6 +984,23 @@ def test_a_directory_whose_kustomization_the_ignore_rules_name_is_generated(tmp_
     assert "name its kustomization: a directory its build generates" in written["message"]
 
 
+def test_a_base_in_a_git_submodule_not_fetched_is_another_repositorys(tmp_path: Path) -> None:
+    # the overlays read ../base/NAME from the submodule base, which a clone
+    # without --recurse-submodules leaves empty: not checked, one warning
+    # each; in a submodule that is fetched, a missing path is judged
+    write(tmp_path, ".gitmodules", '[submodule "base"]\n\tpath = base\n\turl = https://example.com/base\n'
+                                   '[submodule "shared"]\n\tpath = shared\n\turl = https://example.com/shared\n')
+    (tmp_path / "base").mkdir()
+    write(tmp_path, "shared/README.md", "fetched\n")
+    write(tmp_path, "web/kustomization.yaml", "resources:\n- ../base/web\n")
+    write(tmp_path, "db/kustomization.yaml", "resources:\n- ../shared/db\n")
+    run = check(tmp_path)
+    assert [p for p, _, _ in run.located("error")] == ["db/kustomization.yaml"]
+    [written] = [d for d in run.report["defects"] if d["validator"] == "written"]
+    assert (written["path"], written["severity"]) == ("web/kustomization.yaml", "warning")
+    assert "git submodule base (.gitmodules), which this checkout has not fetched" in written["message"]
+
+
 def test_a_directory_a_program_beside_it_makes_completes_a_copy(tmp_path: Path) -> None:
     # a dev environment's script copies its own directory elsewhere and
     # clones the upstream manifests beside the copies before building them
