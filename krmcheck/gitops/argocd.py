@@ -23,7 +23,7 @@ from krmcheck.gitops.source import same_repository
 from krmcheck.kustomize import kustomization as kfile
 from krmcheck.resource.image import split
 from krmcheck.kustomize.kustomization import Kustomization
-from krmcheck.resource.errors import BuildError
+from krmcheck.resource.errors import BuildError, MissingFile
 from krmcheck.resource.files import REPOSITORY, ROOT_ONLY, Files, read_text_bounded
 from krmcheck.resource.resource import Resource
 from krmcheck.tree.node import Mapping, Node, Scalar, Sequence, lookup
@@ -156,7 +156,10 @@ def kustomization(root: ControllerRoot, files: Files) -> Kustomization:
     assert isinstance(source, Mapping)
     path_origin = source.items["path"].origin if "path" in source.items else root.origin
     if not os.path.isdir(root.directory):
-        raise BuildError(f"application path does not exist: {files.display(root.directory)}", path_origin)
+        message = f"application path does not exist: {files.display(root.directory)}"
+        if argocd_helm.in_unfetched_submodule(root.directory, files) is not None:
+            raise MissingFile(message, path_origin, root.directory)  # another repository's: a warning
+        raise BuildError(message, path_origin)
     if kfile.find_file(root.directory) is None:
         entries: list[Node] = [Scalar("./" + p.relative_to(root.directory).as_posix(), path_origin)
                                for p in directory_files(root.directory, source)]

@@ -51,6 +51,8 @@ def with_chart(root: ControllerRoot, res: Resource, source: Mapping, files: File
         return dataclasses.replace(root, helm=helm, problems=tuple(problems), reads=tuple(reads))
     if not os.path.isdir(root.directory):
         path = source.get("path")
+        if in_unfetched_submodule(root.directory, files) is not None:
+            return root  # built as a directory, whose build says so (a warning: argocd.kustomization)
         problems.append(Problem(f"application path does not exist: {files.display(root.directory)}", "error",
                                 path.origin if path is not None else origin, validator="build"))
     values, reads = _values(root, options, files, problems, _Refs(top, refs))
@@ -58,6 +60,16 @@ def with_chart(root: ControllerRoot, res: Resource, source: Mapping, files: File
     chart_files = [os.path.join(here, f) for here, _, names in os.walk(root.directory) for f in names]
     return dataclasses.replace(root, helm=helm, problems=tuple(problems),
                                reads=tuple(sorted({Path(p) for p in chart_files} | set(reads))))
+
+
+def in_unfetched_submodule(directory: Path, files: Files) -> str | None:
+    """The git submodule a missing application path lies in, when this
+    checkout has not fetched it: Argo CD's repo server checks a
+    repository's submodules out with it, so the path is there when Argo CD
+    renders it, and is another repository's here."""
+    from krmcheck import git  # (only a missing application path reads .gitmodules)
+
+    return git.unfetched_submodule(files.repo_root, files.display(directory))
 
 
 def _pull(source: Mapping) -> Remote | None:

@@ -181,11 +181,14 @@ def _from_file(k: Kustomization, entry: Node, files: Files, restrictor: str) -> 
         docs = load_documents(text, display, by="configurations")
     except LoadError as e:
         raise BuildError(e.message, Origin(e.path, e.line, e.col)) from None
-    if not docs:
+    # kustomize decodes the first document alone: a null one is no
+    # configuration, and documents after it are never read.
+    first = docs[0] if docs else None
+    if first is None or isinstance(first, Scalar) and first.value is None:
         return EMPTY
-    if len(docs) > 1 or not isinstance(docs[0], Mapping):
-        raise BuildError(f"{display} must hold a single map of field-spec tables", docs[0].origin)
-    return parse_config(docs[0])
+    if not isinstance(first, Mapping):
+        raise BuildError(f"{display} must hold a map of field-spec tables", first.origin)
+    return parse_config(first)
 
 
 def parse_config(node: Mapping) -> TransformerConfig:

@@ -322,3 +322,27 @@ def test_an_application_named_with_a_variables_name_is_a_template(tmp_path) -> N
     # (the two rendered copies name a path that does not exist, and are no valid names)
     assert {d["path"] for d in run.report["defects"] if d["severity"] == "error"} == {
         "services/apps/apps/app.yaml", "services/prod/apps/app.yaml"}
+
+
+def test_an_application_path_in_a_git_submodule_not_fetched_is_not_checked(tmp_path) -> None:
+    # Argo CD's repo server checks submodules out with the repository; a
+    # clone without --recurse-submodules leaves charts/ empty, so the paths
+    # are another repository's: a warning each, for a Helm and a plain
+    # application; in a submodule that is fetched a missing path is an error
+    from tests.checkrun import check, write
+
+    write(tmp_path, ".krmcheck.yaml", f"gitops:\n  repo-urls: [{URL}]\n")
+    write(tmp_path, ".gitmodules", '[submodule "charts"]\n\tpath = charts\n\turl = https://example.com/charts\n'
+                                   '[submodule "apps"]\n\tpath = apps\n\turl = https://example.com/apps\n')
+    (tmp_path / "charts").mkdir()
+    write(tmp_path, "apps/README.md", "fetched\n")
+    write(tmp_path, "argocd/web.yaml", app(path="charts/charts/web") + "    helm:\n      releaseName: web\n")
+    write(tmp_path, "argocd/api.yaml", app(path="charts/api").replace("name: web", "name: api"))
+    write(tmp_path, "argocd/db.yaml", app(path="apps/db").replace("name: web", "name: db"))
+    run = check(tmp_path)
+    errors = [(d["path"], d["message"]) for d in run.report["defects"] if d["severity"] == "error"]
+    assert errors == [("argocd/db.yaml", "rendering argocd:db: application path does not exist: apps/db")]
+    written = sorted((d["path"], d["line"]) for d in run.report["defects"] if d["validator"] == "written")
+    assert written == [("argocd/api.yaml", 10), ("argocd/web.yaml", 10)]
+    assert all("git submodule charts (.gitmodules)" in d["message"]
+               for d in run.report["defects"] if d["validator"] == "written")

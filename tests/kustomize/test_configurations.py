@@ -171,6 +171,37 @@ def test_unknown_table_in_a_configurations_file_is_an_error(tmp_path: Path) -> N
     assert e.value.location is not None and e.value.location.path == "app/c.yaml"
 
 
+@pytest.mark.parametrize("config, labelled", [
+    ("---\n\n\n", False),                              # a separator and blank lines: nothing
+    ("---\n~\n---\n" + "commonLabels:\n- path: data/x\n  create: true\n", False),
+    ("commonLabels:\n- path: data/x\n  create: true\n---\n[]\n", True),
+])
+def test_a_configurations_file_is_its_first_document(tmp_path: Path, config: str,
+                                                     labelled: bool) -> None:
+    # kubectl: kustomize decodes only the first document of the file; a null
+    # one configures nothing, and what follows it is never read.
+    write(tmp_path, {
+        "app/kustomization.yaml": "resources:\n- cm.yaml\ncommonLabels:\n  a: b\n"
+                                  "configurations:\n- c.yaml\n",
+        "app/c.yaml": config,
+        "app/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n",
+    })
+    data = "data:\n  x:\n    a: b\n" if labelled else ""
+    assert text(build(tmp_path, "app")) == (
+        f"apiVersion: v1\n{data}kind: ConfigMap\nmetadata:\n  labels:\n    a: b\n  name: cm\n")
+
+
+def test_a_configurations_file_whose_first_document_is_a_list_is_an_error(tmp_path: Path) -> None:
+    write(tmp_path, {
+        "app/kustomization.yaml": "resources: []\nconfigurations:\n- c.yaml\n",
+        "app/c.yaml": "---\n[]\n---\ncommonLabels:\n- path: data/x\n",
+    })
+    with pytest.raises(BuildError) as e:
+        build(tmp_path, "app")
+    assert "map of field-spec tables" in str(e.value)
+    assert e.value.location is not None and e.value.location.line == 2
+
+
 def test_missing_configurations_file_is_named(tmp_path: Path) -> None:
     write(tmp_path, {"app/kustomization.yaml": "configurations:\n- nope.yaml\n"})
     with pytest.raises(BuildError) as e:
