@@ -8,7 +8,8 @@ it is kept as suppressed (``by: placeholder``), and the run says once how
 many there were. In a template (outside a controller root) a value that
 only holds a placeholder, ``${CLUSTER_NAME}-md-0``, is not judged either:
 what the name will be is not known yet; nor is one that holds a
-``{{ ... }}`` expression, a format string's ``{name}``, a ``((name))``
+``{{ ... }}`` expression, a format string's ``{name}`` (written bare too,
+which YAML reads as a map of one key with no value), a ``((name))``
 variable, a ``<MARKER>`` in capitals, a ``<marker-of-words>`` or a
 ``<word>`` that is a whole part of the value (``<env>-backstage``), or is
 wholly a ``<what to write here>``.
@@ -114,6 +115,8 @@ def split(findings: Sequence[Finding], locator: Locator, holding: bool = False,
             exempt.append(Suppressed(f, "placeholder", "${...}"))
         elif holding and source is not None and (line := _commented_out(f.result, locator, source)):
             exempt.append(Suppressed(f, "placeholder", line))
+        elif holding and source is not None and _braced_word(f.result, locator, source):
+            exempt.append(Suppressed(f, "placeholder", "${...}"))
         elif filled is not None and words and (word := _about_word(f.result, locator, filled)) is not None:
             exempt.append(Suppressed(f, "placeholder", f"{word} ({words[word]} replaces it)"))
         elif holding and _NAME_FINDING.search(f.result.message) and \
@@ -133,6 +136,29 @@ _MISSING = re.compile(r"missing required field '([^']+)'")
 # A note that what follows is yet to be done: ``# TODO: Configure vSphere VM settings``
 _TODO = re.compile(r"#\s*(?:TODO|FIXME)\b")
 _EMPTY_WITH_TODO = re.compile(r"[ \t]*(?:-[ \t]+)?([^\s#:][^#:]*?):[ \t]*\{\}[ \t]+(#[ \t]*(?:TODO|FIXME)\b.*?)[ \t]*\Z")
+
+
+_BRACED = re.compile(r"\{[ \t]*([A-Za-z_][A-Za-z0-9_.-]*)[ \t]*\}")
+
+
+def _braced_word(result: Result, locator: Locator, source: Callable[[str], str | None]) -> bool:
+    """Whether the value a finding is about is written ``{word}``: a format
+    string's fill-in written bare (``storageClassName: {storageClassName}``),
+    which YAML reads as a map of one key with no value."""
+    node = _node(result, locator) if result.field_path else None
+    if not isinstance(node, Map) or len(node.items) != 1 or node.origin.line < 1:
+        return False
+    [(key, value)] = node.items.items()
+    if not isinstance(value, Scalar) or value.value is not None:
+        return False
+    text = source(value.origin.path)
+    lines = text.splitlines() if text is not None else []
+    if not 0 < value.origin.line <= len(lines):
+        return False
+    # the key is written between braces on its line, the map's only text
+    at = value.origin.col - 1
+    written = next((m for m in _BRACED.finditer(lines[value.origin.line - 1]) if m.start() < at < m.end()), None)
+    return written is not None and written.group(1) == key
 
 
 def _commented_out(result: Result, locator: Locator, source: Callable[[str], str | None]) -> str:
@@ -323,7 +349,7 @@ def summarise(reports: Sequence[RootReport]) -> tuple[RootReport, ...]:
                        f"replaces before applying were not judged: {shown}")
         else:
             message = (f"{len(exempt)} {plural} about values holding a placeholder (${{...}}, "
-                       f"<what to write>, REPLACE-ME) that nothing filled in were not judged")
+                       f"<what to write>, {{name}}, REPLACE-ME) that nothing filled in were not judged")
         ids = {id(s) for s in exempt}
         i, first = next((i, s) for i, r in enumerate(out) for s in r.suppressed if id(s) in ids)
         info = Finding(Result(message=message, severity="info", tags=(("validator", VALIDATOR),)),

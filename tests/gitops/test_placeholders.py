@@ -85,7 +85,7 @@ def test_placeholders_skip(repo: Repo) -> None:
     report = run(repo)
     # replicas: ${REPLICAS} is not judged; one info says so; it is listed
     assert kept(report) == [("templates/cluster.yaml", 7, "substitution",
-                             "1 finding about values holding a placeholder (${...}, <what to write>, "
+                             "1 finding about values holding a placeholder (${...}, <what to write>, {name}, "
                              "REPLACE-ME) that nothing filled in were not judged")]
     [silenced] = report["suppressed"]
     assert silenced["by"] == "placeholder"
@@ -344,6 +344,25 @@ def test_a_format_string_name_and_a_double_parenthesis_variable_are_placeholders
     assert sorted(s["line"] for s in report["suppressed"] if s["by"] == "placeholder") == [4, 9]
     repo.write(".krmcheck.yaml", "placeholders: check\n")
     assert sorted(line for _, line, v, _ in kept(run(repo)) if v != "substitution") == [4, 9, 14]
+
+
+def test_a_fill_in_name_written_bare_in_braces_is_a_placeholder(repo: Repo) -> None:
+    # storageClassName: {storageClassName} is a format string's fill-in
+    # that YAML reads as a map of one key with no value; a map written
+    # out, in braces or as a block, is judged
+    claim = ("apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n  name: {name}\nspec:\n"
+             "  accessModes: [ReadWriteOnce]\n  resources:\n    requests:\n      storage: 1Gi\n"
+             "  storageClassName: {value}\n")
+    repo.write("example/pvc.yaml", claim.format(name="braced", value="{storageClassName}"))
+    repo.write("example/other.yaml", claim.format(name="other", value="{ class: fast }").replace(
+        "fast }\n", "fast }\n---\n" + claim.format(name="block", value="\n    fast:")))
+    report = run(repo)
+    schema = sorted((p, line) for p, line, v, _ in kept(report) if v == "schema")
+    assert schema == [("example/other.yaml", 10), ("example/other.yaml", 21)]
+    assert [(s["path"], s["line"]) for s in report["suppressed"] if s["by"] == "placeholder"] == [
+        ("example/pvc.yaml", 10)]
+    repo.write(".krmcheck.yaml", "placeholders: check\n")
+    assert ("example/pvc.yaml", 10) in [(p, line) for p, line, v, _ in kept(run(repo)) if v == "schema"]
 
 
 def test_braces_that_are_no_fill_in_name_are_judged(repo: Repo) -> None:
