@@ -1154,6 +1154,55 @@ def markdown_pages(top: Path) -> list[tuple[Path, str]]:
     return out
 
 
+# kubectl's report that the API server refuses an object: `Service
+# "multiport-broken" is invalid: spec.ports[1].name: Required value`, `The
+# ConfigMap "c" is invalid:`, `Deployment.apps "d" is invalid:`.
+_REFUSED = re.compile(r"\b([A-Z][A-Za-z0-9]*)(?:\.[a-z0-9-]+)*\s+\"([^\"\n]+)\"\s+is invalid:")
+_MENTIONED = re.compile(r"(?<![\w/-])" + _YAML_PATH + r"\b")
+_FENCE = re.compile(r"^[ \t]*(```|~~~)")
+_HEADING = re.compile(r"^#{1,6}[ \t]")
+
+
+def _sections(text: str) -> Iterator[str]:
+    """A Markdown page's sections, each from a heading to the next one
+    (a line starting ``#`` inside a fenced code block is a comment, not a heading)."""
+    lines: list[str] = []
+    fenced = False
+    for line in text.splitlines():
+        if _FENCE.match(line):
+            fenced = not fenced
+        elif not fenced and _HEADING.match(line) and lines:
+            yield "\n".join(lines)
+            lines = []
+        lines.append(line)
+    if lines:
+        yield "\n".join(lines)
+
+
+def refused_in_pages(top: Path, pages: Iterable[tuple[Path, str]]) -> dict[str, tuple[str, frozenset[tuple[str, str]]]]:
+    """Repository-relative YAML paths a Markdown page shows refused -> (the
+    page, the (kind, name) of each object the refusals name): a section of
+    the page names the file (as a path from the page's directory or from the
+    top) and quotes kubectl's report that the API server refuses an object
+    (`Service "multiport-broken" is invalid: ...`). An exercise that asks the
+    reader to find what is wrong, or a page showing what the API server
+    refuses, keeps such a case invalid on purpose."""
+    out: dict[str, tuple[str, frozenset[tuple[str, str]]]] = {}
+    for page, text in pages:
+        if "is invalid:" not in text:
+            continue
+        shown = _relative(page, top)
+        for section in _sections(text):
+            refused = frozenset(_REFUSED.findall(section))
+            if not refused:
+                continue
+            for path in _MENTIONED.findall(section):
+                for candidate in (path, _relative(Path(os.path.normpath(page.parent / path)), top)):
+                    had = out.get(candidate)
+                    out[candidate] = (had[0] if had else shown, (had[1] if had else frozenset()) | refused)
+    return out
+
+
 def _named_in_pages(top: Path, pattern: re.Pattern[str], pages: Iterable[tuple[Path, str]]) -> dict[str, str]:
     """Repository-relative YAML paths ``pattern`` finds in a Markdown page -> the first such page."""
     out: dict[str, str] = {}
@@ -1874,6 +1923,7 @@ class Sorter:
         self.found: list[SetAside] = []  # what was set aside so far
         self.test_inputs: list[SetAside] = []  # what is judged as a test's input so far
         self.shown: dict[str, str] | None = None  # repo-relative path -> a Markdown page showing it
+        self.refused: dict[str, tuple[str, frozenset[tuple[str, str]]]] | None = None  # ... a page showing it refused
         self.sites: dict[Path, bool] = {}  # directory -> whether a documentation site is built from it
         self.bundles: frozenset[str] | None = None  # what a script pipes into operator-sdk generate bundle
         self.run_by: dict[str, str] | None = None  # repo-relative path -> a page giving it to the repo's program
@@ -1981,6 +2031,23 @@ class Sorter:
             if (rel == named) if directory == "=" else \
                     (rel.endswith("/" + named) and (not directory or rel.startswith(directory + "/"))):
                 return f"{program} renders it with envsubst; not YAML as written"
+        return None
+
+    def _shown_refused(self, path: Path, text: str) -> str | None:
+        """A page of the repository names the file, and in the same section
+        quotes the API server's refusal of an object the file holds, by its
+        kind and name: the page shows the case refused on purpose."""
+        if self.refused is None:
+            self.refused = refused_in_pages(self.top, self._pages())
+        found = self.refused.get(_relative(path, self.top))
+        if found is None:
+            return None
+        page, refused = found
+        for kind, name in sorted(refused):
+            held = re.compile(rf"^kind:[ \t]*[\"']?{re.escape(kind)}[\"']?[ \t]*$", re.MULTILINE).search(text) and \
+                re.compile(rf"^[ \t]+name:[ \t]*[\"']?{re.escape(name)}[\"']?[ \t]*(?:#.*)?$", re.MULTILINE).search(text)
+            if held:
+                return f"{page} shows the API server refusing it ({kind} \"{name}\" is invalid): a case invalid on purpose"
         return None
 
     def _read_by_test(self, path: Path) -> str | None:
@@ -2103,7 +2170,8 @@ class Sorter:
                                                         f"(Rancher Fleet)")
         if TEST_INPUT in self.reasons:
             base = next((d for d in self.searched if d == path.parent or d in path.parents), self.top)
-            why = test_directory(path, base) or invalid_twin(path) or self._read_by_test(path)
+            why = test_directory(path, base) or invalid_twin(path) or self._shown_refused(path, text) or \
+                self._read_by_test(path)
             if why is not None:
                 return SetAside(path, TEST_INPUT, why)
         if DOC_FRAGMENT in self.reasons:

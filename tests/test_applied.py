@@ -164,7 +164,7 @@ def test_files_in_test_directories_are_test_inputs_judged_with_warnings(tmp_path
     assert {i["path"]: i["reason"] for i in run.report["inputs"]} == {
         p: "test-input" for p, _, _ in run.located("warning")}
     notes = [n["message"] for n in run.report["notes"] if "[test-input]" in n["message"]]
-    assert len(notes) == 1 and notes[0].startswith("6 files in test directories (or invalid on purpose beside the valid case) judged as test inputs")
+    assert len(notes) == 1 and notes[0].startswith("6 files in test directories (or invalid on purpose: beside the valid case, or shown refused by a page) judged as test inputs")
     run = check(tmp_path, "--roots", "all")  # full judgement restored
     assert ("test/e2e/lint/malformed-spec.yaml", 4, "schema") in run.located("error")
     # a directory the run is asked to check is judged in full: a test directory above it is no evidence
@@ -1445,6 +1445,29 @@ def test_a_case_invalid_on_purpose_beside_its_valid_twin_is_a_test_input(tmp_pat
     assert [p for p, _, _ in run.located("error")] == ["examples/alone/invalid-config.yaml"]
     assert sorted({p for p, _, _ in run.located("warning")}) == ["examples/snapshots/invalid-snapshot-v1.yaml",
                                                                  "examples/validation/invalid.yaml"]
+
+
+def test_a_case_a_page_shows_refused_is_a_test_input(tmp_path: Path) -> None:
+    # an exercise: the page names the file and, in the same section, quotes
+    # the API server refusing the object it holds; the same refusal quoted
+    # for another object, or in another section, is no evidence about a file
+    service = ("apiVersion: v1\nkind: Service\nmetadata:\n  name: {name}\nspec:\n  selector: {{app: web}}\n"
+               "  ports:\n  - port: 80\n  - port: 9090\n")
+    write(tmp_path, "labs/services/src/broken/multiport.yaml", service.format(name="multiport-broken"))
+    write(tmp_path, "labs/services/src/broken/other.yaml", service.format(name="other"))
+    write(tmp_path, "labs/services/src/later.yaml", service.format(name="later"))
+    write(tmp_path, "labs/services/README.md",
+          "# Services\n\n## Error-1\n\n**`src/broken/multiport.yaml`:**\n\n```yaml\n# a comment, not a heading\n"
+          "```\n\nand `src/broken/other.yaml` beside it.\n\n<details>\n\n```\nerror: Service \"multiport-broken\" "
+          "is invalid: spec.ports[1].name: Required value\n```\n</details>\n\n## Next\n\nApply `src/later.yaml`.\n")
+    run = check(tmp_path)
+    assert sorted({p for p, _, _ in run.located("error")}) == ["labs/services/src/broken/other.yaml",
+                                                                "labs/services/src/later.yaml"]
+    assert {p for p, _, _ in run.located("warning")} == {"labs/services/src/broken/multiport.yaml"}
+    [shown] = [i for i in run.report["inputs"] if i["path"] == "labs/services/src/broken/multiport.yaml"]
+    assert shown["reason"] == "test-input"
+    assert shown["why"] == ('labs/services/README.md shows the API server refusing it (Service "multiport-broken" '
+                            'is invalid): a case invalid on purpose')
 
 
 def test_a_workload_with_neither_selector_nor_image_is_a_patch(tmp_path: Path) -> None:

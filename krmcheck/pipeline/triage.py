@@ -172,7 +172,7 @@ def as_test_inputs(reports: tuple[RootReport, ...], test_inputs: Sequence[applie
         failed = report.build_failed and any(is_yaml_level(f) and f.severity == "error" for f in kept)
         out.append(dataclasses.replace(report, findings=tuple(kept), build_failed=failed))
     notes = []
-    for reason, said in ((applied.TEST_INPUT, "in test directories (or invalid on purpose beside the valid case) "
+    for reason, said in ((applied.TEST_INPUT, "in test directories (or invalid on purpose: beside the valid case, or shown refused by a page) "
                                               "judged as test inputs: tests transform them before anything is "
                                               "applied"),
                          (applied.DOC_FRAGMENT, "shown by documentation pages judged as fragments: a page often "
