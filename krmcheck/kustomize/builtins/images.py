@@ -7,6 +7,7 @@ and also every field of the images field-spec table.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -48,8 +49,8 @@ class ImageEntry(NamedTuple):
         return ImageEntry(text("name"), text("newName"), text("newTag"), text("digest"), origin)
 
     def matches(self, ref: str) -> bool:
-        pattern = f"^{re.escape(self.name)}(:{_TAG_CHARS})?(@sha256:{_TAG_CHARS})?$"
-        return re.match(pattern, ref) is not None
+        pattern = _pattern(self.name)
+        return pattern is not None and pattern.match(ref) is not None
 
     def rewrite(self, ref: str) -> str:
         name, tag, digest = split(ref)
@@ -105,15 +106,31 @@ def _names_image(entry: ImageEntry, node: Node) -> bool:
     return False
 
 
-# kustomize builds a pattern from the name; one that is not an image reference
-# (``[``) makes it crash, so it is an error here.
-_VALID_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/:@-]*$")
+@functools.lru_cache(maxsize=256)
+def _pattern(name: str) -> re.Pattern[str] | None:
+    """The pattern kustomize matches an image against: the entry's name is
+    a regular expression, as written (``ngin.`` matches ``nginx``;
+    ``$(registry)/$(controller)`` compiles and matches nothing), followed by
+    an optional tag and digest; None where it does not compile."""
+    if _NOT_RE2.search(name):
+        return None
+    try:
+        return re.compile(f"^{name}(:{_TAG_CHARS})?(@sha256:{_TAG_CHARS})?$")
+    except (re.error, RecursionError, OverflowError):
+        return None
+
+
+# What Python's expressions accept and Go's (RE2) refuse: a possessive or
+# nested repetition (``c++``), lookaround, an atomic or conditional group,
+# a back-reference.
+_NOT_RE2 = re.compile(r"(?<!\\)(?:[*+?}]\+|\(\?(?:[=!>(]|<[=!]|P=)|\\[1-9])")
 
 
 def apply(resources: list[Resource], entry_node: Mapping,
           config: TransformerConfig | None = None) -> None:
     entry = ImageEntry.from_node(entry_node)
-    if not _VALID_NAME.match(entry.name):
+    # a name that is no pattern (``[nginx``) makes kustomize crash: an error here
+    if _pattern(entry.name) is None:
         name_node = entry_node.items.get("name")
         raise BuildError(f"images: '{entry.name}' is not a valid image name",
                          name_node.origin if name_node is not None else entry_node.origin)

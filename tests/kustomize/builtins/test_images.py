@@ -206,3 +206,36 @@ def test_a_null_container_list_on_a_spec_path_becomes_empty(name: str) -> None:
     assert "  containers: []\n  initContainers: []\n" in out
     assert "          initContainers: null\n" in out
     assert ("image: nginx:2" in out) is (name == "nginx")
+
+
+THREE = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: d
+spec:
+  template:
+    spec:
+      containers:
+      - {name: a, image: 'nginx:1.0'}
+      - {name: b, image: '$(registry)/$(controller)'}
+      - {name: c, image: redis}
+"""
+
+
+def test_an_entry_name_is_a_regular_expression_as_kustomize_reads_it() -> None:
+    # kubectl: `ngin.` matches nginx, `re(d|x)is` matches redis, and
+    # `$(registry)/$(controller)` (a Tekton release's make variables)
+    # compiles and matches nothing, not even itself; the build goes on
+    res = apply(THREE, "images:\n- name: ngin.\n  newTag: '2.0'\n- name: $(registry)/$(controller)\n"
+                       "  newName: x/y\n- name: re(d|x)is\n  newTag: '7'\n")
+    images = [node(res[0], *CONTAINERS, str(i), "image").to_data() for i in range(3)]
+    assert images == ["nginx:2.0", "$(registry)/$(controller)", "redis:7"]
+
+
+@pytest.mark.parametrize("name", ["c++", "a(?=b)", "(a)\\1"])
+def test_a_name_go_compiles_no_pattern_of_is_an_error(name: str) -> None:
+    # Python's expressions accept these; kustomize's (Go, RE2) do not, and it crashes
+    with pytest.raises(BuildError) as e:
+        apply(THREE, f"images:\n- name: '{name}'\n  newTag: v2\n")
+    assert e.value.message == f"images: '{name}' is not a valid image name"
