@@ -1114,9 +1114,10 @@ def sed_inputs(top: Path, run: object = None, pages: Iterable[tuple[Path, str]] 
 # in a program or a page's commands: the file given with -f is the input of a
 # generator whose output, another YAML file, is what is applied. Programs
 # that apply what they are given (kubectl, helm...) are no such evidence.
-_GENERATED = re.compile(r"(?:^|[\s;&|(`$>])([\w.-]+)\s(?:[^\n|;&>]*?\s)?(?:-f|--filename|--file)(?:=|\s+)[\"']?"
-                        r"\.?/?((?:[\w.-]+/)*[\w.-]+\.ya?ml)[\"']?[^\n|;&>]*>\s*[\"']?\.?/?"
-                        r"((?:[\w.$-]+/)*[\w.$-]+\.ya?ml)", re.MULTILINE)
+_GENERATED = re.compile(r"(?:^|[\s;&|(`$>])([\w.-]+)\s((?:[^\n|;&>]*?\s)?(?:-f|--filename|--file)(?:=|\s+)"
+                        r"[^\n|;&>]*)>\s*[\"']?\.?/?((?:[\w.$-]+/)*[\w.$-]+\.ya?ml)", re.MULTILINE)
+# each file the command is given (`-f profile.yaml -f profile-overlay.yaml`)
+_GIVEN = re.compile(r"(?:^|\s)(?:-f|--filename|--file)(?:=|\s+)[\"']?\.?/?((?:[\w.-]+/)*[\w.-]+\.ya?ml)\b")
 
 
 def generated_from(top: Path, run: object = None, pages: Iterable[tuple[Path, str]] = ()) -> dict[str, str]:
@@ -1129,11 +1130,14 @@ def generated_from(top: Path, run: object = None, pages: Iterable[tuple[Path, st
     sources += [(_relative(page, top), text) for page, text in pages if ">" in text]
     for rel, text in sources:
         here = (top / rel).parent
-        for command, path, output in _GENERATED.findall(text.replace("\\\n", " ")):
-            if command in _APPLIERS or os.path.basename(path) == os.path.basename(output):
+        for command, arguments, output in _GENERATED.findall(text.replace("\\\n", " ")):
+            if command in _APPLIERS:
                 continue
-            for candidate in (_relative(Path(os.path.normpath(here / path)), top), os.path.normpath(path)):
-                out.setdefault(candidate, rel)
+            for path in _GIVEN.findall(arguments):
+                if os.path.basename(path) == os.path.basename(output):
+                    continue
+                for candidate in (_relative(Path(os.path.normpath(here / path)), top), os.path.normpath(path)):
+                    out.setdefault(candidate, rel)
     return out
 
 

@@ -1761,6 +1761,16 @@ def test_a_file_a_page_gives_to_a_generator_writing_another_file_is_its_input(tm
     run = check(tmp_path)
     assert run.located("error") == []
     assert [p for p, _, _ in run.located("warning")] == ["istio/istio-operator.yml"]
+    # each file of a command line giving several: the profile and the overlay on it
+    write(tmp_path, "istio/profile-overlay.yml", "apiVersion: install.istio.io/v1alpha1\nkind: IstioOperator\n"
+                                                 "metadata:\n  namespace: istio-system\nspec:\n  meshConfig: {}\n")
+    write(tmp_path, "istio/README.md", "$ istioctl manifest generate --cluster-specific -f istio-operator.yml "
+                                       "-f profile-overlay.yml > dump.yaml\n")
+    run = check(tmp_path)
+    assert run.located("error") == []
+    shown = {i["path"]: i["reason"] for i in run.report["inputs"]} | {s["path"]: s["reason"] for s in run.report["setAside"]}
+    assert shown.get("istio/profile-overlay.yml") == shown.get("istio/istio-operator.yml") == "bundle-input"
+    (tmp_path / "istio/profile-overlay.yml").unlink()
     # a program that applies what it is given is no such evidence, whatever it prints
     write(tmp_path, "istio/README.md", "kubectl apply -f ./istio-operator.yml > applied.yaml\n")
     assert [p for p, _, _ in check(tmp_path).located("error")] == ["istio/istio-operator.yml"]
