@@ -311,6 +311,9 @@ def patch_shaped(doc: Any) -> bool:
         return False
     template = spec.get("template")
     pod = template.get("spec") if isinstance(template, dict) else None
+    if pod is None and isinstance(template, dict) and isinstance(template.get("metadata"), dict) \
+            and template["metadata"] and set(template) == {"metadata"}:
+        return True  # only the pod template's labels or annotations to change (a restart, a reload)
     if not isinstance(pod, dict) or not pod:
         return False
     containers = pod.get("containers")

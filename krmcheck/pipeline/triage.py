@@ -232,39 +232,45 @@ def csv_bases(reports: tuple[RootReport, ...],
 def patch_objects(reports: tuple[RootReport, ...],
                   files: Files) -> tuple[tuple[RootReport, ...], tuple[Note, ...]]:
     """The errors of a workload shaped as a patch (neither a selector nor a
-    container image: :func:`applied.patch_shaped`) in a manifest file no
-    kustomization reads, among complete objects, as warnings: the API server
-    creates no such object, ``kubectl apply`` merges it onto the live one.
-    (A file of nothing but such workloads is set aside as a patch file.)
+    container image, or only its pod template's labels or annotations:
+    :func:`applied.patch_shaped`) as warnings, at the object in the file
+    that writes it: the API server creates no such object, so what applies
+    it (``kubectl apply``, a kustomization's build that Argo CD or Flux
+    applies) merges it onto the live one. (A file of nothing but such
+    workloads that no kustomization reads is set aside as a patch file.)
     YAML-level defects stay errors; one note."""
     out, lowered, where = [], 0, []
+    shapes: dict[str, frozenset[tuple[str, str]]] = {}
+
+    def shaped_in(path: str) -> frozenset[tuple[str, str]]:
+        if path not in shapes:
+            shapes[path] = frozenset()
+            if path.endswith((".yaml", ".yml")) and (files.repo_root / path).is_file():
+                try:
+                    shapes[path] = applied.patch_shaped_objects(read_text_bounded(files.repo_root / path))
+                except (OSError, ValueError):
+                    pass
+        return shapes[path]
+
     for report in reports:
-        errors = [f for f in report.findings if f.severity == "error" and not is_yaml_level(f)
-                  and f.result.resource_ref is not None and f.location.path == report.root]
-        shaped: frozenset[tuple[str, str]] = frozenset()
-        if errors and report.root.endswith((".yaml", ".yml")) and (files.repo_root / report.root).is_file():
-            try:
-                shaped = applied.patch_shaped_objects(read_text_bounded(files.repo_root / report.root))
-            except (OSError, ValueError):
-                pass
-        if not shaped:
-            out.append(report)
-            continue
-        kept, judged = [], {id(e) for e in errors}
+        kept, changed = [], False
         for f in report.findings:
             ref = f.result.resource_ref
-            if id(f) in judged and ref is not None and (ref.kind, ref.name) in shaped:
+            if f.severity == "error" and ref is not None and f.location.path and not is_yaml_level(f) and \
+                    any(kind == ref.kind and name and name in ref.name for kind, name in shaped_in(f.location.path)):
                 f = as_warning(f)
                 lowered += 1
+                changed = True
                 where.append(f.location)
             kept.append(f)
-        out.append(dataclasses.replace(report, findings=tuple(kept)))
+        out.append(dataclasses.replace(report, findings=tuple(kept)) if changed else report)
     if not lowered:
         return reports, ()
     count = "1 error" if lowered == 1 else f"{lowered} errors"
-    return tuple(out), (Note(f"{count} at workloads shaped as patches (neither a selector nor a container image: "
-                             f"the API server creates no such object, kubectl apply merges one onto the live "
-                             f"object) among complete objects, shown as warnings [{applied.PATCH_FILE}]",
+    return tuple(out), (Note(f"{count} at workloads shaped as patches (neither a selector nor a container image, "
+                             f"or only the pod template's labels or annotations: the API server creates no such "
+                             f"object, kubectl apply merges one onto the live object) shown as warnings "
+                             f"[{applied.PATCH_FILE}]",
                              min(where, key=lambda w: (w.path, w.line))),)
 
 
