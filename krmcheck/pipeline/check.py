@@ -22,7 +22,7 @@ from krmcheck.pipeline.run import Progress, start
 from krmcheck.pipeline.select import PLAIN_MODE, excludes_of, readers_of, set_aside_notes, to_check
 from krmcheck.pipeline.triage import (as_test_inputs, completed_bases, unreached_failures, baseline_of,
                                       ignore_comments, overrides_of, csv_bases, disabled_roots, patch_objects,
-                                      template_failures,
+                                      admission_defaults, template_failures,
                                       with_refused, with_yaml_defects)
 from krmcheck.pipeline.validate import check_validator_options, schema_settings, crds_rendered_beyond_files
 from krmcheck.pipeline.workers import check_all
@@ -78,6 +78,8 @@ def check_run(run: Run, progress: Progress) -> RunReport:
         if PATCH_FILE in config.not_applied:
             reports, patch_notes = patch_objects(reports, files)
             test_notes += patch_notes
+        reports, admission_notes = admission_defaults(reports, files)
+        test_notes += admission_notes
         if DISABLED in config.not_applied:
             reports, disabled_notes = disabled_roots(reports, roots, selection.infos, files)
             test_notes += disabled_notes

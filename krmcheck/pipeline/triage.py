@@ -253,11 +253,19 @@ def patch_objects(reports: tuple[RootReport, ...],
         return shapes[path]
 
     for report in reports:
+        # the objects rendered without a selector whose source writes them as
+        # a patch: nothing completed them (a patch's line that wrote a value
+        # into a complete object is no such source)
+        partial = {(f.result.resource_ref.kind, f.result.resource_ref.name) for f in report.findings
+                   if f.severity == "error" and f.result.resource_ref is not None and f.location.path
+                   and f.result.message.endswith("missing required field 'selector'")
+                   and any(kind == f.result.resource_ref.kind and name and name in f.result.resource_ref.name
+                           for kind, name in shaped_in(f.location.path))}
         kept, changed = [], False
         for f in report.findings:
             ref = f.result.resource_ref
-            if f.severity == "error" and ref is not None and f.location.path and not is_yaml_level(f) and \
-                    any(kind == ref.kind and name and name in ref.name for kind, name in shaped_in(f.location.path)):
+            if partial and f.severity == "error" and ref is not None and not is_yaml_level(f) and \
+                    (ref.kind, ref.name) in partial:
                 f = as_warning(f)
                 lowered += 1
                 changed = True
@@ -272,6 +280,61 @@ def patch_objects(reports: tuple[RootReport, ...],
                              f"object, kubectl apply merges one onto the live object) shown as warnings "
                              f"[{applied.PATCH_FILE}]",
                              min(where, key=lambda w: (w.path, w.line))),)
+
+
+_MISSING_FIELD = re.compile(r"missing required field '([^']+)'")
+
+
+def admission_defaults(reports: tuple[RootReport, ...],
+                       files: Files) -> tuple[tuple[RootReport, ...], tuple[Note, ...]]:
+    """A required field missing from an object that a Kyverno policy of the
+    repository writes on objects of its kind at admission
+    (:func:`krmcheck.schemas.kyverno.added_fields`): mutating admission runs
+    before the API server checks the schema, so the field is there when it
+    does. Such errors are warnings naming the policy; one note."""
+    candidates = [f for r in reports for f in r.findings
+                  if f.severity == "error" and f.result.validator == "schema" and f.result.resource_ref is not None
+                  and _MISSING_FIELD.search(f.result.message)]
+    if not candidates:
+        return reports, ()
+    from krmcheck.schemas.kyverno import added_fields
+
+    added = added_fields(files.repo_root)
+    if not added:
+        return reports, ()
+
+    def policy_of(f: Finding) -> str | None:
+        ref, found = f.result.resource_ref, _MISSING_FIELD.search(f.result.message)
+        if ref is None or found is None:
+            return None
+        at = tuple(p for p in f.result.field_path.split(".") if p) if f.result.field_path else ()
+        path = (*at, found.group(1))
+        for kind in (ref.kind, "*"):
+            policy = added.get(kind, {}).get(path)
+            if policy is not None:
+                return policy
+        return None
+
+    out, lowered, where, named = [], 0, [], set()
+    for report in reports:
+        kept, changed = [], False
+        for f in report.findings:
+            policy = policy_of(f) if f.severity == "error" and f.result.validator == "schema" else None
+            if policy is not None:
+                f = as_warning(f)
+                lowered += 1
+                changed = True
+                where.append(f.location)
+                named.add(policy)
+            kept.append(f)
+        out.append(dataclasses.replace(report, findings=tuple(kept)) if changed else report)
+    if not lowered:
+        return reports, ()
+    count = "1 error" if lowered == 1 else f"{lowered} errors"
+    policies = ", ".join(sorted(named)[:3]) + (f" and {len(named) - 3} more" if len(named) > 3 else "")
+    return tuple(out), (Note(f"{count} about a required field that a Kyverno policy of the repository ({policies}) "
+                             f"writes at admission, before the API server checks the schema, shown as warnings "
+                             f"[admission-default]", min(where, key=lambda w: (w.path, w.line))),)
 
 
 def template_failures(reports: tuple[RootReport, ...],
