@@ -557,7 +557,8 @@ class _Discovery:
         other repository's copy can be. Its other Kustomizations follow. Not
         where the flux-system GitRepository names this repository by its
         current URL: the other name is then the owner's other repository (a
-        private secrets repository laid out like this one)."""
+        private secrets repository laid out like this one), nor where a
+        FluxInstance's sync does."""
         repo = self.objects.get("GitRepository", namespace, name, near)
         url = lookup(repo, ["spec", "url"]) if repo is not None else None
         if repo is None or not (isinstance(url, Scalar) and isinstance(url.value, str)) or not self._holds(path):
@@ -569,6 +570,8 @@ class _Discovery:
         named = lookup(bootstrap, ["spec", "url"]) if bootstrap is not None else None
         if isinstance(named, Scalar) and isinstance(named.value, str) and same_repository(named.value, self.c.urls):
             return False  # the bootstrap source names this repository as it is: the other name is a sibling's
+        if any(s.kind == "GitRepository" and same_repository(s.url, self.c.urls) for s in self._instance_syncs()):
+            return False  # so does a FluxInstance's sync (the operator makes the bootstrap source)
         inside = posixpath.normpath(path.strip().lstrip("/"))
         if not (repo.origin.path + "/").startswith(inside + "/"):
             return False

@@ -620,6 +620,15 @@ def test_a_git_source_naming_a_repository_of_this_ones_owner_is_this_one_where_i
                + flux("flux-system", "./clusters/prod"))
     found = {r.name for r in repo.found(mine).roots}
     assert "flux:flux-system/flux-system" in found and not found & {"flux:flux-system/cluster", "flux:flux-system/apps"}
+    # so does a FluxInstance whose sync names it (the operator makes the
+    # bootstrap source; LukeEvansTech/talos-cluster's private shelly-fleet)
+    (repo.top / "clusters/prod/flux-system/gotk-sync.yaml").unlink()
+    assert {"flux:flux-system/cluster", "flux:flux-system/apps"} <= {r.name for r in repo.found(mine).roots}
+    repo.write("clusters/prod/flux-system/instance.yaml", FLUX_INSTANCE.replace(
+        "kind: OCIRepository", "kind: GitRepository").replace(
+        "url: oci://ghcr.io/example/manifests/home-ops", "url: https://github.com/me/k8s-gitops"))
+    found = {r.name for r in repo.found(mine).roots}
+    assert "flux:flux-system/flux-system" in found and not found & {"flux:flux-system/cluster", "flux:flux-system/apps"}
 
 
 def test_kustomization_files_the_sync_does_not_reach_are_not_applied(repo: Repo) -> None:
