@@ -1348,6 +1348,20 @@ def test_a_root_that_fails_only_at_what_terraform_fills_in_is_not_built(tmp_path
     assert any(n.startswith("1 root fails to build only at templates' placeholders") for n in notes), notes
 
 
+def test_an_object_named_with_a_fill_in_word_in_braces_is_a_template(tmp_path: Path) -> None:
+    # blank sample objects: `name: {VALUE}` is a fill-in word YAML reads as
+    # a map of one key, so the build finds no name; a name that is a map
+    # written out is a defect
+    write(tmp_path, "samples/blank/configmap.yaml",
+          "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {VALUE}\n  labels:\n    app: {VALUE}\n")
+    write(tmp_path, "samples/broken/configmap.yaml",
+          "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {app: web}\n")
+    run = check(tmp_path)
+    assert [p for p, _, _ in run.located("error")] == ["samples/broken/configmap.yaml"]
+    notes = [n["message"] for n in run.report["notes"] if n["message"].endswith("[template]")]
+    assert any(n.startswith("1 root fails to build only at templates' placeholders") for n in notes), notes
+
+
 def test_a_file_a_go_program_gives_kubectl_patch_is_a_patch(tmp_path: Path) -> None:
     # a demo installer runs kubectl with an argument list: --patch-file and
     # a variable holding the path, --patch and the text of an embedded file

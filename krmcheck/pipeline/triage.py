@@ -378,10 +378,15 @@ _TEMPLATE_SUFFIXES = (".jinja", ".jinja2", ".j2", ".tmpl", ".tpl", ".gotmpl")
 _ENTRY = re.compile(r"^\s*-?\s*[\"']?([^\"'#\s]+)[\"']?\s*(?:#.*)?$")
 
 
+# ``name: {VALUE}``: a format string's fill-in word written bare, which YAML
+# reads as a map of one key, so the object has no name
+_BRACED_NAME = re.compile(r"[ \t]*name:[ \t]*\{[ \t]*[A-Za-z_][A-Za-z0-9_.-]*[ \t]*\}[ \t]*(?:#.*)?\Z")
+
+
 def _at_template(where: Location, files: Files, texts: dict[str, str | None],
                  rendered: list[dict[str, str]]) -> bool:
     """Whether a build error lies where a templating tool acts: on a line
-    holding its placeholder, in a directory named by one (Copier's
+    holding its placeholder (or a name written ``{VALUE}``), in a directory named by one (Copier's
     ``clusters/{{ cluster_name }}``), at an entry naming a file the tree
     holds as the template it is rendered from (``platform.yaml.jinja``, a
     directory's ``kustomization.yaml.jinja``), or on a line holding a
@@ -401,7 +406,7 @@ def _at_template(where: Location, files: Files, texts: dict[str, str | None],
     if not 0 < where.line <= len(lines):
         return False
     line = lines[where.line - 1]
-    if applied.TEMPLATING.search(line) is not None:
+    if applied.TEMPLATING.search(line) is not None or _BRACED_NAME.match(line) is not None:
         return True
     if "${" in line:
         if not rendered:  # the programs are read once per run
