@@ -1773,19 +1773,24 @@ def _made_at(top: Path, missing: Path, run: object) -> str | None:
     absent = _first_absent(missing)  # the entry itself may be the directory made
     if top not in absent.parents:
         return None  # outside the repository
+    # the missing file's own directory, where it lies below the first absent
+    # one: `mkdir -p etc/.secrets` names both, by a path long enough to be evidence
+    deepest = Path(os.path.normpath(missing)).parent
     for rel, text in _programs(top, run):
         home = (top / rel).parent
         if absent.name not in text:
             continue
-        wanted = Path(os.path.relpath(absent, home)).as_posix()
-        if "/" not in wanted and len(wanted) < 4:
-            continue  # too short a name to be evidence
+        wanted = [w for w in {Path(os.path.relpath(d, home)).as_posix()
+                              for d in (absent, deepest) if d == absent or absent in d.parents}
+                  if "/" in w or len(w) >= 4]  # too short a name is no evidence
+        if not wanted:
+            continue
         for command, rest in _MAKES.findall(_expanded(text)):
             args = [_PATH_PREFIX.sub("", a.strip("\"'")).rstrip("/") for a in rest.split() if not a.startswith("-")]
             if not args:
                 continue
             made = args if command == "mkdir" else args[-1:]
-            if any(_names_path(m, wanted, command == "mkdir") for m in made if m):
+            if any(_names_path(m, w, command == "mkdir") for m in made if m for w in wanted):
                 return rel
     return None
 

@@ -1034,6 +1034,22 @@ def test_a_directory_a_program_makes_by_its_path_is_made_before_the_build(tmp_pa
 
 
 
+def test_a_file_in_a_directory_a_program_makes_by_a_longer_path_is_made_before_the_build(tmp_path: Path) -> None:
+    # secrets a Makefile beside the kustomization fetches into etc/.secrets/
+    # (mkdir -p etc/.secrets/): `etc` alone is too short a name to be
+    # evidence, `etc/.secrets` is not; a program making only `etc` is none
+    generator = "secretGenerator:\n- name: auth\n  files:\n  - auth=etc/.secrets/somefile\n"
+    write(tmp_path, "db/kustomization.yaml", generator)
+    write(tmp_path, "db/Makefile", "secrets:\n\tmkdir -p etc/.secrets/\n\tvault kv get -field=x path > etc/.secrets/x\n")
+    write(tmp_path, "web/kustomization.yaml", generator)
+    write(tmp_path, "web/Makefile", "secrets:\n\tmkdir -p etc\n")
+    run = check(tmp_path)
+    assert [p for p, _, _ in run.located("error")] == ["web/kustomization.yaml"]
+    [written] = [d for d in run.report["defects"] if d["validator"] == "written"]
+    assert written["path"] == "db/kustomization.yaml" and "db/Makefile writes it" in written["message"]
+
+
+
 def test_a_directory_a_script_makes_through_a_variable_is_made_before_the_build(tmp_path: Path) -> None:
     # the install script beside the overlays makes ./base through a variable
     # and fetches the base into it before it builds (an openldap example)
