@@ -1801,7 +1801,7 @@ def _made_at(top: Path, missing: Path, run: object) -> str | None:
 # substitution replaces, when it is a literal written in capitals (a word to
 # fill in, not a value), is a placeholder wherever the repository writes it.
 _SED_LINE = re.compile(r"(?<![\w-])sed\b[^\n]*")
-_SED_WORD = re.compile(r"(?<![A-Za-z0-9\\])s([/|#,:@])([A-Z_][A-Z0-9_-]*[A-Z0-9_])\1")
+_SED_WORD = re.compile(r"(?<![A-Za-z0-9\\])s([/|#,:@~%!])([A-Z_][A-Z0-9_-]*[A-Z0-9_])\1")
 
 
 def sed_words(top: Path, run: object = None) -> dict[str, str]:

@@ -143,6 +143,9 @@ def test_a_word_a_script_of_the_repository_replaces_is_a_placeholder(repo: Repo)
     assert [(p, line) for p, line, v, _ in kept(run(repo)) if v != "substitution"] == [("hack/load.yaml", 4)]
     repo.write("hack/load.sh", "cat ./$TEMPLATE.yaml | sed 's/ID/'$i'/g' | kubectl apply -f -\n")
     assert [v for _, _, v, _ in kept(run(repo)) if v != "substitution"] == []
+    # any delimiter sed takes: `s~ID~...~g` (one that a URL holding slashes needs)
+    repo.write("hack/load.sh", 'sed -i "s~ID~$PREFIX~g" load.yaml\n')
+    assert [v for _, _, v, _ in kept(run(repo)) if v != "substitution"] == []
 
 
 def test_a_required_field_commented_out_as_choices_is_for_the_reader(repo: Repo) -> None:
