@@ -30,10 +30,12 @@ _IPV4 = re.compile(r"\d{1,3}(\.\d{1,3}){3}")
 Check = Callable[[str], "str | None"]
 
 # A value written to be replaced before anything applies it: a ${VAR} or
-# {{ expression }} some tool substitutes, or a placeholder for people,
-# <your domain> or __INGRESS_HOST__ (documentation examples). Its format is
-# not judged: what the value will be is not known yet.
-_TO_BE_REPLACED = re.compile(r"\$\{[^{}]*\}|\{\{.*?\}\}|<[^<>\s][^<>]*>|__[A-Z][A-Z0-9_]*__")
+# {{ expression }} some tool substitutes, a placeholder for people,
+# <your domain> or __INGRESS_HOST__ (documentation examples), or SOPS
+# ciphertext (ENC[AES256_GCM,data:...]: a host or a DNS name a repository
+# encrypts, which the decryption that comes first turns into the value).
+# Its format is not judged: what the value will be is not known yet.
+_TO_BE_REPLACED = re.compile(r"\$\{[^{}]*\}|\{\{.*?\}\}|<[^<>\s][^<>]*>|__[A-Z][A-Z0-9_]*__|\AENC\[[A-Z0-9_]+,data:")
 
 
 def to_be_replaced(value: str) -> bool:

@@ -452,6 +452,10 @@ def test_a_value_still_to_be_substituted_is_not_refused(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("host", "judged"), [("registry.<your domain>", False), ("__INGRESS_HOST__", False),
+                                             # SOPS ciphertext (encrypted_regex: ^(host|hosts)$): decryption gives the value
+                                             ("ENC[AES256_GCM,data:4nM8qclh/9YAn2Bh6RC0NQ==,iv:7k4F=,tag:0LuS==,type:str]",
+                                              False),
+                                             ("data:ENC[AES256_GCM,data:4nM8qclh]", True),
                                              ("registry.Example.com", True)])
 def test_a_placeholder_for_people_is_not_judged(host: str, judged: bool) -> None:
     ing = ("apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: i}\nspec:\n"
