@@ -10,7 +10,9 @@ field:
   characters). Namespaces need a DNS-1123 label (no '.', at most 63),
   Services a DNS-1035 label (a DNS-1123 label starting with a letter), and
   RBAC Roles, ClusterRoles and their bindings only a valid path segment (not
-  ``.`` or ``..``, no '/' or '%').
+  ``.`` or ``..``, no '/' or '%'); OpenShift's Users and Groups a path
+  segment without ':' (an e-mail address is one), its Identities
+  ``<providerName>:<providerUserName>``.
 - Label keys are an optional DNS-1123 subdomain prefix and '/', then a name
   of at most 63 letters, digits, '-', '_' and '.', starting and ending with a
   letter or digit. Annotation keys follow the same rule, case-insensitively.
@@ -81,6 +83,32 @@ def _path_segment(name: str) -> str | None:
     return None
 
 
+def _openshift_user(name: str) -> str | None:
+    """OpenShift's User and Group names (openshift-apiserver, user
+    validation: ValidateUserName, ValidateGroupName): a path segment,
+    without ':', not '~' (``sean@example.com`` is one)."""
+    problem = _path_segment(name)
+    if problem is not None:
+        return problem
+    if ":" in name:
+        return "may not contain ':'"
+    return "may not be '~'" if name == "~" else None
+
+
+def _openshift_identity(name: str) -> str | None:
+    """OpenShift's Identity names (ValidateIdentityName): a path segment,
+    ``<providerName>:<providerUserName>``, both parts non-empty."""
+    problem = _path_segment(name)
+    if problem is not None:
+        return problem
+    parts = name.split(":")
+    if len(parts) != 2 or not parts[0] or not parts[1]:
+        return "must be <providerName>:<providerUserName>, both non-empty"
+    return None
+
+
+_OPENSHIFT_USER = "user.openshift.io"
+
 # Name rules that differ from the default (DNS-1123 subdomain), by (group, kind),
 # as the API server's per-type validation has them.
 _NAME_RULES: dict[tuple[str, str], Callable[[str], str | None]] = {
@@ -90,6 +118,9 @@ _NAME_RULES: dict[tuple[str, str], Callable[[str], str | None]] = {
     (_RBAC, "ClusterRole"): _path_segment,
     (_RBAC, "RoleBinding"): _path_segment,
     (_RBAC, "ClusterRoleBinding"): _path_segment,
+    (_OPENSHIFT_USER, "User"): _openshift_user,
+    (_OPENSHIFT_USER, "Group"): _openshift_user,
+    (_OPENSHIFT_USER, "Identity"): _openshift_identity,
 }
 
 

@@ -76,6 +76,23 @@ def test_rbac_names_are_path_segments() -> None:
     assert "DNS-1123 subdomain" in run(named("Role", "system:x", "example.com/v1"))[0].message
 
 
+@pytest.mark.parametrize(("kind", "name", "why"), [
+    ("User", "sean@vaughan.cc", None),                          # an identity provider's user name
+    ("Group", "Platform Admins", None),
+    ("Identity", "vaughan-gsuite:112896153305701750996", None),  # <providerName>:<providerUserName>
+    ("User", "gsuite:sean", "may not contain ':'"),
+    ("User", "~", "may not be '~'"),
+    ("Group", "a/b", "may not contain '/' or '%'"),
+    ("Identity", "sean", "must be <providerName>:<providerUserName>"),
+    ("Identity", "gsuite:", "must be <providerName>:<providerUserName>"),
+])
+def test_openshift_user_group_and_identity_names(kind: str, name: str, why: str | None) -> None:
+    # openshift-apiserver's user validation (ValidateUserName, ValidateGroupName, ValidateIdentityName)
+    results = run(named(kind, name, "user.openshift.io/v1"))
+    assert [r.message for r in results if why is None] == []
+    assert why is None or (len(results) == 1 and why in results[0].message)
+
+
 def test_missing_name_is_left_to_other_checks() -> None:
     assert run("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  generateName: cfg-\n") == []
 
