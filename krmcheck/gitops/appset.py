@@ -12,7 +12,9 @@ Generators that read this repository or the object itself are expanded
   parameters ``path``, ``path.basename``, ``path.basenameNormalized``,
   ``path[N]`` (``.path.path``, ``.path.segments``... with ``goTemplate``);
 - ``git`` with ``files``: every file that a pattern matches (as ``git
-  ls-files`` does: ``*`` crosses directories), less the excluded ones, each
+  ls-files`` does: ``*`` crosses directories; where the repository's Argo
+  CD runs the controller with ``--enable-new-git-file-globbing``, as
+  doublestar does: ``*`` within one directory, ``**`` across), less the excluded ones, each
   YAML or JSON object in it flattened to dotted keys (nested as it is with
   ``goTemplate``), with the ``path`` parameters of its directory and
   ``path.filename``;
@@ -82,15 +84,19 @@ class _Context(NamedTuple):
     go: bool
     options: tuple[str, ...]
     name: str
+    new_globbing: bool = False  # the controller's --enable-new-git-file-globbing
 
 
-def expand(res: Resource, top: Path, urls: frozenset[str]) -> tuple[list[Resource], list[Problem]]:
-    """The Applications the ApplicationSet makes, and why any it would make are not here."""
+def expand(res: Resource, top: Path, urls: frozenset[str],
+           new_globbing: bool = False) -> tuple[list[Resource], list[Problem]]:
+    """The Applications the ApplicationSet makes, and why any it would make
+    are not here (``new_globbing``: the controller matches git files as
+    doublestar patterns, :func:`argocd.new_git_file_globbing`)."""
     spec = res.node.mapping("spec") or Mapping()
     options = spec.sequence("goTemplateOptions")
     c = _Context(top, urls, spec.value("goTemplate") is True,
                  tuple(o.value for o in (options.items if options else []) if isinstance(o, Scalar)
-                       and isinstance(o.value, str)), res.name)
+                       and isinstance(o.value, str)), res.name, new_globbing)
     template = spec.mapping("template") or Mapping({}, res.node.origin)
     generators = spec.sequence("generators")
     apps: list[Resource] = []
@@ -194,7 +200,8 @@ def _git(spec: Mapping, c: _Context, origin: Origin) -> list[Params]:
     else:
         entries = _entries(spec.sequence("files"))
         sets = []
-        for f in [f for f in _files(c.top) if _included(f, entries, _git_match)]:
+        match = _doublestar_match if c.new_globbing else _git_match
+        for f in [f for f in _files(c.top) if _included(f, entries, match)]:
             sets += _file_params(f, c, prefix)
     return [_with_values(p, values, c) for p in sets]
 
@@ -221,6 +228,37 @@ def _go_match(pattern: str, path: str) -> bool:
 def _git_match(pattern: str, path: str) -> bool:
     """A ``git ls-files -- PATTERN`` pathspec: wildcards cross ``/``."""
     return fnmatch.fnmatchcase(path, pattern) or path == pattern
+
+
+def _doublestar_match(pattern: str, path: str) -> bool:
+    """The ApplicationSet controller's new git file globbing (doublestar):
+    ``*`` and ``?`` stay within one directory, ``**`` crosses any number,
+    ``{a,b}`` is either."""
+    rx, i = "", 0
+    while i < len(pattern):
+        if pattern.startswith("**/", i):
+            rx, i = rx + "(?:.*/)?", i + 3
+        elif pattern.startswith("**", i):
+            rx, i = rx + ".*", i + 2
+        elif pattern[i] == "*":
+            rx, i = rx + "[^/]*", i + 1
+        elif pattern[i] == "?":
+            rx, i = rx + "[^/]", i + 1
+        elif pattern[i] == "{" and "}" in pattern[i:]:
+            end = pattern.index("}", i)
+            rx += "(?:" + "|".join(re.escape(a) for a in pattern[i + 1:end].split(",")) + ")"
+            i = end + 1
+        elif pattern[i] == "[" and "]" in pattern[i + 1:]:
+            end = pattern.index("]", i + 1)
+            body = pattern[i + 1:end]
+            rx += "[" + ("^" + body[1:] if body.startswith("!") else body) + "]"
+            i = end + 1
+        else:
+            rx, i = rx + re.escape(pattern[i]), i + 1
+    try:
+        return re.fullmatch(rx, path) is not None
+    except re.error:
+        return False
 
 
 def _directories(top: Path) -> list[str]:

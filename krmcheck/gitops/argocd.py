@@ -122,6 +122,32 @@ def build_restrictor(top: Path) -> str:
     return ROOT_ONLY
 
 
+# The ApplicationSet controller's new git file globbing, as the repository's
+# Argo CD configuration turns it on: the flag in the operator's
+# applicationSet.extraCommandArgs or the controller's args, the
+# argocd-cmd-params-cm key (the chart's configs.params), or its variable.
+_NEW_GLOBBING = re.compile(r"--enable-new-git-file-globbing(?![\w-])(?!=false)|"
+                           r"applicationsetcontroller\.enable\.new\.git\.file\.globbing[\"']?\s*:\s*[\"']?true|"
+                           r"ARGOCD_APPLICATIONSET_CONTROLLER_ENABLE_NEW_GIT_FILE_GLOBBING[\"']?\s*\n\s*value:\s*[\"']?true")
+
+
+def new_git_file_globbing(top: Path) -> bool:
+    """Whether the repository's Argo CD runs the ApplicationSet controller
+    with the new git file globbing (git files generators match as
+    doublestar: ``*`` within one directory)."""
+    for here, names in discover.walk([top]):
+        for name in names:
+            if not name.endswith(discover.MANIFEST_SUFFIXES):
+                continue
+            try:
+                text = read_text_bounded(here / name)
+            except (OSError, ValueError):
+                continue
+            if "lobbing" in text.lower() and _NEW_GLOBBING.search(text):
+                return True
+    return False
+
+
 def application_root(res: Resource, top: Path, files: Files, urls: frozenset[str],
                      tree: str = "", restrictor: str = ROOT_ONLY) -> ControllerRoot | None:
     """The root of an Application: its first rendering source, the others

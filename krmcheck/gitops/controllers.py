@@ -157,6 +157,7 @@ class _Discovery:
         self.copied: dict[str, str] = {}  # a flux-system source's file -> where another repository's copy lies
         self.left_over: list[tuple[str, Location, str]] = []  # Kustomizations their own source leaves out
         self._restrictor: str | None = None  # what Argo CD builds with (its kustomize.buildOptions)
+        self._globbing: bool | None = None  # the ApplicationSet controller's new git file globbing
 
     def run(self, plain_roots: Sequence[Path]) -> None:
         pending: deque[_Pending] = deque()
@@ -514,7 +515,9 @@ class _Discovery:
         if not c.urls:
             self._no_urls(res)
             return []
-        apps, problems = appset.expand(res, c.top, c.urls)
+        if self._globbing is None:
+            self._globbing = argocd.new_git_file_globbing(c.top)
+        apps, problems = appset.expand(res, c.top, c.urls, self._globbing)
         for p in problems:
             self.notes.setdefault(p.message, (p.message, p.origin.location))
         made = [argocd.application_root(app, c.top, c.files, c.urls, tree, self._argocd_restrictor()) for app in apps]

@@ -128,6 +128,41 @@ def test_matrix_of_git_files_and_a_list_with_go_templates(repo: Repo) -> None:
     assert {r.namespace for r in repo.render("argocd:web-eu", (URL,)).resources} == {"shop"}
 
 
+def test_git_files_glob_as_the_controller_is_configured(repo: Repo) -> None:
+    """A files pattern is a git pathspec by default (``*`` crosses
+    directories); with the controller's --enable-new-git-file-globbing, in
+    the repository's Argo CD configuration, a doublestar pattern (``*``
+    within one directory, ``**`` across)."""
+    repo.write("argocd/apps.yaml", appset(f"""
+        - git:
+            repoURL: {URL}
+            revision: HEAD
+            files:
+            - path: gates/*.yaml
+        """, f"""
+        metadata:
+          name: '{{{{path.filenameNormalized}}}}'
+        spec:
+          source:
+            repoURL: {URL}
+            path: 'apps/{{{{path.filename}}}}'
+        """))
+    repo.write("gates/web.yaml", "{}\n")
+    repo.write("gates/extra/secret.yaml", "{}\n")
+    assert set(apps(repo)) == {"argocd:web.yaml", "argocd:secret.yaml"}
+    repo.write("argocd/argocd.yaml", "apiVersion: argoproj.io/v1beta1\nkind: ArgoCD\nmetadata:\n  name: gitops\n"
+                                     "spec:\n  applicationSet:\n    extraCommandArgs:\n"
+                                     "    - '--enable-new-git-file-globbing'\n")
+    assert set(apps(repo)) == {"argocd:web.yaml"}
+    repo.write("argocd/apps.yaml", (repo.top / "argocd/apps.yaml").read_text().replace("gates/*.yaml", "gates/**/*.yaml"))
+    assert set(apps(repo)) == {"argocd:web.yaml", "argocd:secret.yaml"}
+    # the argocd-cmd-params-cm key turns it on too
+    repo.write("argocd/argocd.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: argocd-cmd-params-cm\n"
+                                     "data:\n  applicationsetcontroller.enable.new.git.file.globbing: 'true'\n")
+    repo.write("argocd/apps.yaml", (repo.top / "argocd/apps.yaml").read_text().replace("gates/**/*.yaml", "gates/*.yaml"))
+    assert set(apps(repo)) == {"argocd:web.yaml"}
+
+
 def test_merge_generator(repo: Repo) -> None:
     repo.write("argocd/apps.yaml", appset(f"""
         - merge:
