@@ -143,7 +143,7 @@ def iter_documents(text: str, path: str, by: str = "resource",
         mark = e.problem_mark or e.context_mark
         line = mark.line + 1 if mark else 1
         col = mark.column + 1 if mark else 1
-        raise LoadError(path, line, col, f"invalid YAML: {e.problem or e.context}") from None
+        raise LoadError(path, line, col, f"invalid YAML: {e.problem or e.context}{_nbsp_hint(text, line)}") from None
     except yaml.reader.ReaderError as e:
         pos = e.position
         line = text.count("\n", 0, pos) + 1
@@ -156,6 +156,18 @@ def iter_documents(text: str, path: str, by: str = "resource",
 
 MAX_DOCUMENTS = 100_000  # in one file; the largest real bundles hold a few thousand
 MAX_DEPTH = 10_000  # go-yaml's limit, which kubectl reports as "exceeded max depth of 10000"
+
+
+def _nbsp_hint(text: str, line: int) -> str:
+    """Why a line near a parse error breaks the indentation, where it
+    indents with no-break spaces (U+00A0, as text pasted from a web page
+    carries them): YAML reads them as text, not as spaces."""
+    lines = text.splitlines()
+    for n in range(min(line, len(lines)), max(line - 3, 0), -1):
+        indent = lines[n - 1][:len(lines[n - 1]) - len(lines[n - 1].lstrip(" \t\u00a0"))]
+        if "\u00a0" in indent:
+            return f" (line {n} indents with no-break spaces, U+00A0, which YAML does not read as indentation)"
+    return ""
 
 
 def _check_depth(text: str, path: str) -> None:

@@ -227,6 +227,15 @@ def test_invalid_yaml_is_an_error_at_the_problem() -> None:
     assert e.message.startswith("invalid YAML: ")
 
 
+def test_indentation_with_no_break_spaces_is_named() -> None:
+    # pasted from a web page: U+00A0 reads as text, not indentation
+    text = "spec:\n  source:\n    path: app\n\u00a0 \u00a0 kustomize: {}\n  project: default\n"
+    e = error(text)
+    assert e.message.startswith("invalid YAML: ")
+    assert e.message.endswith("(line 4 indents with no-break spaces, U+00A0, which YAML does not read as indentation)")
+    assert "no-break" not in error("a: [1\nb: 2\n").message
+
+
 def test_a_control_character_is_an_error_at_its_position() -> None:
     e = error("a: 1\nb: x\x07\n")
     assert (e.line, e.col) == (2, 5)
