@@ -1487,18 +1487,19 @@ _PROGRAM_SKIP = frozenset({".git", "node_modules", "vendor", ".venv", "third_par
 # for them, and kept only when they name their own directory (__dirname).
 _NODE_SUFFIXES = (".js", ".mjs", ".cjs", ".ts")
 
-_READ: dict[tuple[Path, int, bool], tuple[object, tuple[tuple[str, str], ...], journal.Reads]] = {}
+_READ: dict[tuple[Path, int, object], tuple[object, tuple[tuple[str, str], ...], journal.Reads]] = {}
 
 
-def _programs(top: Path, run: object, node: bool = False) -> tuple[tuple[str, str], ...]:
+def _programs(top: Path, run: object, node: bool = False, pages: bool = False) -> tuple[tuple[str, str], ...]:
     """(repository-relative path, text) of the repository's programs (with
-    ``node``, of its Node programs that name their own directory), bounded
-    in bytes and time; read once per ``run`` (an object the run keeps), and
-    each root that uses them counts as having read them (the render cache)."""
-    reader = _read_node_programs if node else _read_programs
+    ``node``, of its Node programs that name their own directory; with
+    ``pages``, of its Markdown pages that run ``sed``), bounded in bytes and
+    time; read once per ``run`` (an object the run keeps), and each root
+    that uses them counts as having read them (the render cache)."""
+    reader = _read_sed_pages if pages else _read_node_programs if node else _read_programs
     if run is None:
         return reader(top)  # no run to keep them for
-    key = (top, id(run), node)
+    key = (top, id(run), "pages" if pages else node)
     kept = _READ.get(key)
     if kept is not None and kept[0] is run:
         journal.replay(kept[2])
@@ -1554,6 +1555,24 @@ def _read_programs(top: Path) -> tuple[tuple[str, str], ...]:
                 if tasks and name.endswith((".yml", ".yaml")) and "ansible.builtin." not in text:
                     continue  # a YAML file in tasks/ that calls no Ansible module is no program
                 total += len(text)
+                out.append((_relative(path, top), text))
+    return tuple(out)
+
+
+def _read_sed_pages(top: Path) -> tuple[tuple[str, str], ...]:
+    out = []
+    for directory, filenames in _walk(top, _PAGES_SECONDS, _PROGRAM_SKIP):
+        for name in filenames:
+            if not name.endswith((".md", ".markdown")):
+                continue
+            path = directory / name
+            try:
+                if not path.is_file() or path.stat().st_size > _PAGE_BYTES:
+                    continue
+                text = path.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+            if "sed" in text:
                 out.append((_relative(path, top), text))
     return tuple(out)
 
@@ -1818,6 +1837,37 @@ def sed_words(top: Path, run: object = None) -> dict[str, str]:
                 if len(word) >= 2 and any(c.isalpha() for c in word):
                     out.setdefault(word, rel)
     return out
+
+
+def page_sed_words(top: Path, run: object = None) -> dict[str, tuple[str, tuple[str, ...]]]:
+    """Word -> (the Markdown page, the YAML files its command names): a
+    ``sed`` substitution of a literal capitalised word that a page tells
+    the reader to run on files it names (``sed -i "s~REPO_PREFIX~$URL~g"
+    gitops-system/clusters/mgmt/flux-system/gotk-sync.yaml``, a template
+    repository's set-up step): those files are filled in before anything
+    applies them."""
+    out: dict[str, tuple[str, tuple[str, ...]]] = {}
+    for rel, text in _programs(top, run, pages=True):
+        for line in _SED_LINE.finditer(text.replace("\\\n", " ")):  # a command continued over lines
+            named = tuple(_ARG_PATH.findall(line.group(0)))
+            if not named:
+                continue
+            for found in _SED_WORD.finditer(line.group(0)):
+                word = found.group(2)
+                if len(word) >= 2 and any(c.isalpha() for c in word):
+                    had = out.get(word)
+                    out[word] = (had[0] if had else rel, (had[1] if had else ()) + named)
+    return out
+
+
+def named_by(location: str, named: Iterable[str]) -> bool:
+    """Whether a repository path is a file a command names, by a path from
+    the top or the end of one (a page writes paths of the reader's copy)."""
+    for path in named:
+        written = os.path.normpath(path).lstrip("./")
+        if location == written or location.endswith("/" + written):
+            return True
+    return False
 
 
 # ``strings.ReplaceAll(string(content), "%%%", ns)`` in Go, ``text.replace("@NS@",

@@ -87,7 +87,8 @@ def is_placeholder(value: object, holding: bool = False) -> bool:
 def split(findings: Sequence[Finding], locator: Locator, holding: bool = False,
           unknown: frozenset[int] = frozenset(), left: bool = False,
           words: Mapping[str, str] | None = None,
-          source: Callable[[str], str | None] | None = None) -> tuple[list[Finding], list[Suppressed]]:
+          source: Callable[[str], str | None] | None = None,
+          named: Mapping[str, tuple[str, tuple[str, ...]]] | None = None) -> tuple[list[Finding], list[Suppressed]]:
     """(findings to report, findings about a value that is wholly a
     placeholder, or with ``holding`` holds one, or that holds a variable
     whose value the repository cannot show: ``unknown``, the id() of such
@@ -103,10 +104,13 @@ def split(findings: Sequence[Finding], locator: Locator, holding: bool = False,
     object writes it commented out with a placeholder value
     (``# namespace: <your-namespace>``), as two commented-out blocks or
     more to choose from, or with no value over a ``# TODO`` note, is left
-    for the reader to fill in."""
+    for the reader to fill in. ``named`` (word -> the page that replaces it
+    and the files its command names, ``applied.page_sed_words``) are
+    placeholders in those files, in any root, controller roots too."""
     kept: list[Finding] = []
     exempt: list[Suppressed] = []
     filled = _filled(words) if holding and words else None
+    by_page = _filled(named) if named else None
     for f in findings:
         if f.result.validator in ("build", "substitution"):
             kept.append(f)
@@ -119,6 +123,9 @@ def split(findings: Sequence[Finding], locator: Locator, holding: bool = False,
             exempt.append(Suppressed(f, "placeholder", "${...}"))
         elif filled is not None and words and (word := _about_word(f.result, locator, filled)) is not None:
             exempt.append(Suppressed(f, "placeholder", f"{word} ({words[word]} replaces it)"))
+        elif by_page is not None and named and (word := _about_word(f.result, locator, by_page)) is not None \
+                and _named_file(f, named[word][1]):
+            exempt.append(Suppressed(f, "placeholder", f"{word} ({named[word][0]} replaces it)"))
         elif holding and _NAME_FINDING.search(f.result.message) and \
                 (word := _about_word(f.result, locator, VARIABLE)) is not None:
             exempt.append(Suppressed(f, "placeholder", f"{word} {_AS_NAME}"))
@@ -127,7 +134,13 @@ def split(findings: Sequence[Finding], locator: Locator, holding: bool = False,
     return kept, exempt
 
 
-def _filled(words: Mapping[str, str]) -> re.Pattern[str]:
+def _named_file(finding: Finding, paths: tuple[str, ...]) -> bool:
+    from krmcheck import applied  # (only a word a page replaces asks)
+
+    return bool(finding.location.path) and applied.named_by(finding.location.path, paths)
+
+
+def _filled(words: Mapping[str, object]) -> re.Pattern[str]:
     alternatives = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
     return re.compile(rf"(?<![A-Za-z0-9])({alternatives})(?![A-Za-z0-9])")
 
@@ -345,8 +358,8 @@ def summarise(reports: Sequence[RootReport]) -> tuple[RootReport, ...]:
         elif wanted == "word":
             named = sorted({s.where for s in exempt})
             shown = "; ".join(named[:3]) + (f"; and {len(named) - 3} more" if len(named) > 3 else "")
-            message = (f"{len(exempt)} {plural} about values holding a word that a program of the repository "
-                       f"replaces before applying were not judged: {shown}")
+            message = (f"{len(exempt)} {plural} about values holding a word that a program or page of the "
+                       f"repository replaces before applying were not judged: {shown}")
         else:
             message = (f"{len(exempt)} {plural} about values holding a placeholder (${{...}}, "
                        f"<what to write>, {{name}}, REPLACE-ME) that nothing filled in were not judged")

@@ -117,12 +117,16 @@ def root_report(builder: Builder, files: Files, root: Root, vopts: ValidatorOpti
     # variable the repository cannot show is not judged either.
     holding = config.placeholders == "skip" or (config.placeholders == "templates"
                                                 and not isinstance(root, ControllerRoot))
-    if holding or rendered.placeholders:
+    # a word a page tells the reader to replace in the files it names
+    # (``sed -i "s~REPO_PREFIX~$URL~g" clusters/mgmt/flux-system/gotk-sync.yaml``),
+    # in any root: those files are a template for the reader's copy
+    named = _page_words(builder, kept) if config.placeholders != "check" and kept else {}
+    if holding or rendered.placeholders or named:
         # a word a program of the repository replaces (``sed s/HOSTNAME/...``)
         words = applied.sed_words(builder.files.repo_root, builder.files) if holding and kept else None
         kept, exempt = gitops_placeholders.split(kept, locator, holding, rendered.unknown,
                                                  left=rendered.placeholders > 0, words=words,
-                                                 source=_source(builder.files))
+                                                 source=_source(builder.files), named=named)
         silenced = list(silenced) + exempt
     return RootReport(name, tuple(ref_of(r) for r in resources), tuple(kept),
                       build_failed=bool(broken), suppressed=tuple(silenced),
@@ -202,6 +206,18 @@ def failed_report(e: BuildError, builder: Builder, root: Root, name: str, config
         return RootReport(name, (), (written,) + deprecations(builder, name, config), policies=policies)
     return RootReport(name, (), (build_finding(e, name),) + deprecations(builder, name, config),
                       build_failed=True, policies=policies)
+
+
+def _page_words(builder: Builder, findings: list[Finding]) -> dict[str, tuple[str, tuple[str, ...]]]:
+    """Word -> (the page that replaces it, the files its command names), for
+    the words a page's ``sed`` replaces in a file one of ``findings`` lies
+    in (:func:`applied.page_sed_words`)."""
+    found = applied.page_sed_words(builder.files.repo_root, builder.files)
+    if not found:
+        return {}
+    here = {f.location.path for f in findings if f.location is not None and f.location.path}
+    return {word: (page, named) for word, (page, named) in found.items()
+            if any(applied.named_by(path, named) for path in here)}
 
 
 def offline_defect(builder: Builder, root: Root, config: krmconfig.Config) -> tuple[BuildError, ...]:

@@ -128,7 +128,7 @@ def test_a_word_a_script_of_the_repository_replaces_is_a_placeholder(repo: Repo)
     assert sorted((s["path"], s["line"]) for s in report["suppressed"] if s["by"] == "placeholder") == [
         ("hack/shell.yaml", 4), ("hack/wipe.yaml", 4), ("hack/wipe.yaml", 7)]
     [note] = [m for _, _, v, m in kept(report) if v == "substitution"]
-    assert note == ("3 findings about values holding a word that a program of the repository replaces "
+    assert note == ("3 findings about values holding a word that a program or page of the repository replaces "
                     "before applying were not judged: HOSTNAME (hack/wipe.sh replaces it)")
     # `placeholders: check` judges templates as written
     repo.write(".krmcheck.yaml", "placeholders: check\n")
@@ -559,3 +559,40 @@ def test_a_variables_name_in_an_ingress_host_is_a_word_to_fill_in(repo: Repo) ->
     report = run(repo)
     assert [(line, v) for _, line, v, _ in kept(report) if v != "substitution"] == [(8, "schema")]
     assert [s["line"] for s in report["suppressed"] if s["by"] == "placeholder"] == [7]
+
+
+def test_a_word_a_page_tells_the_reader_to_replace_in_a_named_file_is_a_placeholder(tmp_path) -> None:
+    # a template repository's set-up page: sed -i "s~REPO_PREFIX~$URL~g" on
+    # the Flux bootstrap file of the reader's copy; the word is a placeholder
+    # there, in the controller's root too, and judged in a file no command names
+    from tests.checkrun import check, write
+
+    write(tmp_path, "crds/gitrepository.yaml", crd("GitRepository", """
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              url: {type: string, pattern: '^(http|https|ssh)://.*$'}
+        """, group="source.toolkit.fluxcd.io", plural="gitrepositories"))
+    sync = ("apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\n"
+            "metadata: {name: flux-system, namespace: flux-system}\n"
+            "spec:\n  interval: 1m0s\n  ref: {branch: main}\n  url: REPO_PREFIX/gitops-system\n---\n"
+            "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+            "metadata: {name: flux-system, namespace: flux-system}\n"
+            "spec:\n  interval: 10m0s\n  path: ./repos/gitops-system/clusters/mgmt\n  prune: true\n"
+            "  sourceRef: {kind: GitRepository, name: flux-system}\n")
+    write(tmp_path, "repos/gitops-system/clusters/mgmt/flux-system/gotk-sync.yaml", sync)
+    write(tmp_path, "repos/gitops-system/clusters/mgmt/flux-system/kustomization.yaml", "resources: [gotk-sync.yaml]\n")
+    write(tmp_path, "repos/gitops-system/clusters/mgmt/other.yaml",
+          sync.split("---\n")[0].replace("name: flux-system, namespace", "name: other, namespace"))
+    def errors(run) -> list[str]:
+        return sorted(f["path"] for f in run.report["findings"] if f["severity"] == "error")
+
+    assert errors(check(tmp_path)) == ["repos/gitops-system/clusters/mgmt/flux-system/gotk-sync.yaml",
+                                       "repos/gitops-system/clusters/mgmt/other.yaml"]
+    write(tmp_path, "README.md", '```\nsed -i "s~REPO_PREFIX~$REPO_PREFIX~g" \\\n'
+                                 '  gitops-system/clusters/mgmt/flux-system/gotk-sync.yaml\n```\n')
+    run = check(tmp_path)
+    assert errors(run) == ["repos/gitops-system/clusters/mgmt/other.yaml"]
+    assert any("REPO_PREFIX (README.md replaces it)" in f["message"] for f in run.report["findings"])
