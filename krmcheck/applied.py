@@ -2030,7 +2030,8 @@ class Sorter:
             (UNUSED_INPUT, lambda: _unused_input(path, self.top, self.kustomizations, self.read_dirs)),
             (DISABLED, lambda: self._disabled(path)),
             (DATA, lambda: _data(text, self.served) or self._other_client(path, text)),
-            (TEMPLATE, lambda: _template(text) or ytt_template(text) or _here_document(text) or self._envsubst(path, text)
+            (TEMPLATE, lambda: _template(text) or ytt_template(text) or bracket_template(text) or _here_document(text)
+             or self._envsubst(path, text)
              or self._replaced(text) or _ansible_role(path, self.top) or _blank_form(text)),
         )
         for reason, check in checks:
@@ -2296,6 +2297,23 @@ def _here_document(text: str) -> str | None:
 # ytt's annotations, comments to YAML: a module it loads (``#@ load("@ytt:data",
 # "data")``), a data values, overlay or schema document
 _YTT = re.compile(r"^[ \t]*#@[ \t]*load\([ \t]*['\"]@ytt:|^[ \t]*#@(?:data/values|overlay/|schema/)", re.MULTILINE)
+
+
+# A Go template written with [[ ]] delimiters (a chart's source whose
+# program turns [[ into {{ before Helm renders it, as giantswarm's charts
+# do): an action, not a list of lists (`[[- if .Values.x ]]`, `[[ end ]]`,
+# `[[ include "labels" . | nindent 4 ]]`, `[[ .Values.name ]]`).
+_BRACKET_ACTION = re.compile(r"\[\[-?[ \t]*(?:(?:if|else|end|range|with|define|template|block|include|tpl|toYaml)\b|"
+                             r"\.[A-Za-z$]|\$[A-Za-z.]|/\*)[^\[\]\n]*\]\]")
+
+
+def bracket_template(text: str) -> str | None:
+    """Why the text is a Go template with [[ ]] delimiters: it holds a
+    template action written so (``[[- if not .Values.cel.enabled ]]``),
+    which YAML reads as text or as a list of lists, not as what the
+    template renders."""
+    found = _BRACKET_ACTION.search(text)
+    return None if found is None else f"{found.group(0)[:40]}: a Go template written with [[ ]] delimiters"
 
 
 def ytt_template(text: str) -> str | None:

@@ -661,6 +661,21 @@ def test_a_ytt_template_is_set_aside_but_its_yaml_defects_are_not(tmp_path: Path
                                                                   ("plain/deployment.yml", "schema")]
 
 
+def test_a_go_template_with_bracket_delimiters_is_set_aside(tmp_path: Path) -> None:
+    # a chart's policy sources, which a script copies into templates/ and
+    # turns [[ into {{: an action on its own line is not YAML, one in a
+    # value reads as a list of lists; a list of lists that is no action
+    # (a command's arguments) is judged
+    policy = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: policy\n  labels:\n"
+              "    [[ include \"labels.common\" . | nindent 4 ]]\ndata: {a: b}\n")
+    write(tmp_path, "policies/labels.yaml", policy)
+    write(tmp_path, "policies/gated.yaml", "[[- if not .Values.cel.enabled ]]\n" + DEPLOYMENT + "[[- end ]]\n")
+    write(tmp_path, "plain/cm.yaml", policy.replace('[[ include \"labels.common\" . | nindent 4 ]]', "[[a, b]]"))
+    run = check(tmp_path)
+    assert aside(run.report) == {"policies/labels.yaml": "template", "policies/gated.yaml": "template"}
+    assert [p for p, _, _ in run.located("error")] == ["plain/cm.yaml"]
+
+
 def test_a_key_a_ytt_template_writes_in_two_branches_is_ytt_s_choice(tmp_path: Path) -> None:
     # ytt judges repeated keys in what it writes: one per branch of an
     # #@ if / #@ elif is no defect (kapp-controller's dev build config); the
