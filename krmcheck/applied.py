@@ -788,6 +788,10 @@ def run_by(top: Path, pages: Iterable[tuple[Path, str]] | None = None, run: obje
 # own directory or the repository's.
 _ARGO_SUBMIT = re.compile(r"(?:^|[\s/;&|(])argo[\w.-]*\s+submit\s([^\n;&|#]*)", re.MULTILINE)
 _ARGO_NAMES = re.compile(r"(?:^|\s)--(?:generate-)?name[=\s]")
+# `argocd app create --file ../templates/app.yaml --name "$2" --upsert`: the
+# Argo CD CLI names the Application from its option, as argo submit does
+_ARGOCD_CREATE = re.compile(r"(?:^|[\s/;&|(])argocd\s+app\s+create\s([^\n;&|#]*)", re.MULTILINE)
+_ARGOCD_FILE = re.compile(r"(?:^|\s)(?:--file|-f)(?:=|\s+)[\"']?([^\s\"']+\.ya?ml)")
 _ARGO_VALUED = frozenset({"-p", "--parameter", "-f", "--parameter-file", "-o", "--output", "-l", "--labels",
                           "--from", "--entrypoint", "--serviceaccount", "--instanceid", "-n", "--namespace"})
 _CI_FILES = (".gitlab-ci.yml", ".gitlab-ci.yaml")
@@ -814,10 +818,20 @@ def _pipelines(top: Path) -> Iterator[tuple[Path, str, Path]]:
 def argo_submitted(top: Path, run: object = None) -> dict[str, str]:
     """Repository-relative paths of files a CI pipeline or a program of the
     repository gives to ``argo submit`` with ``--name`` or
-    ``--generate-name`` -> that pipeline or program."""
+    ``--generate-name``, or to ``argocd app create --file`` with ``--name``
+    -> that pipeline or program."""
     sources = [*_pipelines(top), *((top / rel, text, (top / rel).parent) for rel, text in _programs(top, run))]
     out: dict[str, str] = {}
     for path, text, home in sources:
+        for found in _ARGOCD_CREATE.finditer(text.replace("\\\n", " ")) if "argocd" in text else ():
+            if _ARGO_NAMES.search(found.group(1)) is None:
+                continue
+            for word in _ARGOCD_FILE.findall(found.group(1)):
+                for base in (home, top):
+                    named = Path(os.path.normpath(base / word))
+                    if top in named.parents and named.is_file():
+                        out.setdefault(_relative(named, top), _relative(path, top))
+                        break
         if "submit" not in text:
             continue
         for found in _ARGO_SUBMIT.finditer(text.replace("\\\n", " ")):
@@ -2210,8 +2224,8 @@ class Sorter:
                     self.submitted = argo_submitted(self.top, self)
                 program = self.submitted.get(_relative(path, self.top))
                 if program is not None:
-                    return SetAside(path, BUNDLE_INPUT, f"{program} creates it with argo submit, whose "
-                                                        f"--name or --generate-name names it")
+                    return SetAside(path, BUNDLE_INPUT, f"{program} creates it with argo submit or argocd app "
+                                                        f"create, whose --name or --generate-name names it")
             if self.embedded is None:
                 self.embedded = embedded_by(self.top, self)
             why = embedded_template(path, text, self.top, self.embedded)

@@ -826,6 +826,23 @@ def test_a_workflow_argo_submit_names_is_complete_as_submitted(tmp_path: Path) -
                for n in run.report["notes"])
 
 
+def test_an_application_argocd_app_create_names_is_complete_as_created(tmp_path: Path) -> None:
+    # `argocd app create --file ../templates/api.yaml --name "$2"`: the CLI
+    # names the Application the file leaves unnamed; without --name, judged
+    app = ("apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  namespace: argocd\n"
+           "spec:\n  project: default\n  source: {repoURL: 'https://charts.example', chart: api, targetRevision: 1.0.0}\n"
+           "  destination: {server: 'https://kubernetes.default.svc', namespace: api}\n")
+    write(tmp_path, "argocd/templates/api.yaml", app)
+    write(tmp_path, "argocd/templates/web.yaml", app)
+    write(tmp_path, "argocd/scripts/add.sh", 'argocd app create \\\n--file "../templates/api.yaml" \\\n'
+                                             '--revision "${1}" \\\n--name "${2}" \\\n--upsert\n'
+                                             'argocd app create --file ../templates/web.yaml --upsert\n')
+    run = check(tmp_path)
+    assert [p for p, _, _ in run.located("error")] == ["argocd/templates/web.yaml"]
+    shown = {i["path"]: i["reason"] for i in run.report["inputs"]} | {s["path"]: s["reason"] for s in run.report["setAside"]}
+    assert shown.get("argocd/templates/api.yaml") == "bundle-input"
+
+
 def test_a_kustomization_piped_into_operator_sdk_generate_bundle_is_its_input(tmp_path: Path) -> None:
     # the generator completes the ClusterServiceVersion base: what is built is not what is applied
     write(tmp_path, "app/deployment.yaml", DEPLOYMENT)

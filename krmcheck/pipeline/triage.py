@@ -184,7 +184,7 @@ def as_test_inputs(reports: tuple[RootReport, ...], test_inputs: Sequence[applie
                                                 "input of a generator whose output is another file (istioctl manifest generate), a "
                                                 "template a Go program embeds and fills in, a template a program reads by its own path and "
                                                 "fills in, an overlay Rancher "
-                                                "Fleet applies to a chart's output, a Workflow argo submit names, a file a "
+                                                "Fleet applies to a chart's output, a Workflow argo submit names or an Application argocd app create names, a file a "
                                                 "program copies to object storage), "
                                                 "not kubectl")):
         mine = sorted(name for name, t in names.items() if t.reason == reason)
