@@ -107,7 +107,7 @@ SAID = {
                     "and match their asserts against them",
     UNUSED_INPUT: "beside a kustomization (or in a patches directory of one) that does not read them: "
                   "kustomize inputs not listed at present",
-    PATCH_FILE: "patches ($patch and other strategic-merge directives, applied with kubectl patch, or a program's kustomization lists them as patches) that no kustomization of the repository reads",
+    PATCH_FILE: "patches ($patch and other strategic-merge directives, applied with kubectl patch, a program's kustomization lists them as patches, or shaped as a workload's patch or image override) that no kustomization of the repository reads",
     TEMPLATE: "templates (placeholders such as {{ ... }}, {% ... %}, <#if>, ${...}, @NAME@, ytt's #@ annotations, a "
               "shell command's here-document) that are not YAML until their tool renders them",
     VENDORED: "vendored dependencies (a Go vendor/ directory a dependency tool records), not the repository's manifests",
@@ -286,9 +286,14 @@ def _patch_shape(text: str) -> str | None:
 
 def _patch_shape_of(text: str) -> str | None:
     docs = _documents(text)
-    if docs is None or not docs or not all(patch_shaped(doc) for doc in docs):
+    if docs is None or not docs:
         return None
-    return f"a {docs[0]['kind']} with no selector and no container image: a patch's shape"
+    if all(patch_shaped(doc) for doc in docs):
+        return f"a {docs[0]['kind']} with no selector and no container image: a patch's shape"
+    if all(patch_shaped(doc) or image_override(doc) for doc in docs):
+        return f"a {docs[0]['kind']} with no selector, no pod labels and only its containers' images: " \
+               "an image override's shape"
+    return None
 
 
 def _documents(text: str) -> list[Any] | None:
@@ -321,6 +326,35 @@ def patch_shaped(doc: Any) -> bool:
         return True
     return isinstance(containers, list) and bool(containers) and \
         all(isinstance(c, dict) and "image" not in c for c in containers)
+
+
+_IMAGE_FIELDS = frozenset({"name", "image", "imagePullPolicy"})
+
+
+def image_override(doc: Any) -> bool:
+    """A workload that says nothing but which image each named container
+    runs: no selector, no pod labels for one to match (no version of the
+    apps API ever created a workload without both), no other field of the
+    workload or its pods. That is what a strategic-merge patch bumping the
+    images of a workload made elsewhere holds. Only evidence for a file no
+    root reads: a root's object of this shape is judged as it renders (a
+    whole Deployment that forgot its selector)."""
+    if not isinstance(doc, dict) or not isinstance(doc.get("kind"), str) or doc["kind"] not in _SELECTED_WORKLOADS:
+        return False
+    spec = doc.get("spec")
+    if not isinstance(spec, dict) or set(spec) != {"template"}:
+        return False
+    template = spec["template"]
+    if not isinstance(template, dict) or set(template) != {"spec"}:
+        return False
+    pod = template["spec"]
+    if not isinstance(pod, dict) or not pod or not set(pod) <= {"containers", "initContainers"}:
+        return False
+    lists = list(pod.values())
+    if not all(isinstance(each, list) and each for each in lists):
+        return False
+    containers = [c for each in lists for c in each]
+    return all(isinstance(c, dict) and {"name", "image"} <= set(c) <= _IMAGE_FIELDS for c in containers)
 
 
 def patch_shaped_objects(text: str) -> frozenset[tuple[str, str]]:

@@ -1414,7 +1414,7 @@ def test_a_file_a_go_program_gives_kubectl_patch_is_a_patch(tmp_path: Path) -> N
     # a demo installer runs kubectl with an argument list: --patch-file and
     # a variable holding the path, --patch and the text of an embedded file
     partial = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: argocd-server\nspec:\n  template:\n" \
-              "    spec:\n      containers:\n      - name: server\n        image: argocd:v3\n"
+              "    spec:\n      containers:\n      - name: server\n        image: argocd:v3\n        args: [--insecure]\n"
     write(tmp_path, "cmd/demo/config/extension.yaml", partial)
     write(tmp_path, "cmd/demo/config/settings.yaml", partial.replace("argocd-server", "settings"))
     write(tmp_path, "cmd/demo/config/other.yaml", partial.replace("argocd-server", "other"))
@@ -1550,6 +1550,37 @@ def test_a_workload_with_neither_selector_nor_image_is_a_patch(tmp_path: Path) -
     run = check(tmp_path)
     assert aside(run.report) == {"docs/tuning.yaml": "patch-file", "docs/init.yaml": "patch-file"}
     assert [p for p, _, _ in run.located("error")] == ["docs/whole.yaml"]
+
+
+def test_a_workload_naming_only_its_images_is_an_image_override(tmp_path: Path) -> None:
+    # image bumps kept beside a Flux tree, read by no root: each Deployment
+    # says only which image a named container runs (no selector, no pod
+    # labels for one to match): the patch of a workload made elsewhere
+    bump = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: source-controller}\n"
+            "spec:\n  template:\n    spec:\n      containers:\n      - name: manager\n"
+            "        image: registry.example.com/mirror/source-controller:v1.4.1\n")
+    write(tmp_path, "app/deployment.yaml", DEPLOYMENT)
+    write(tmp_path, "infrastructure/overlays/poc/mirror-one.yaml", bump)
+    write(tmp_path, "infrastructure/overlays/poc/mirror-two.yaml",
+          bump.replace("source-controller}", "webhook}").replace("      containers:\n",
+                                                                 "      initContainers:\n"
+                                                                 "      - {name: init, image: 'busybox:1.36'}\n"
+                                                                 "      containers:\n"))
+    # pod labels without a selector: a whole object that forgot its selector
+    write(tmp_path, "infrastructure/overlays/poc/whole.yaml",
+          bump.replace("    spec:\n      containers", "    metadata: {labels: {app: web}}\n    spec:\n      containers"))
+    # a replica count says more than an image: judged
+    write(tmp_path, "infrastructure/overlays/poc/scaled.yaml", bump.replace("spec:\n  template", "spec:\n  replicas: 2\n  template"))
+    run = check(tmp_path)
+    assert aside(run.report) == {"infrastructure/overlays/poc/mirror-one.yaml": "patch-file",
+                                 "infrastructure/overlays/poc/mirror-two.yaml": "patch-file"}
+    assert sorted({p for p, _, _ in run.located("error")}) == ["infrastructure/overlays/poc/scaled.yaml",
+                                                                 "infrastructure/overlays/poc/whole.yaml"]
+    [why] = {s["why"] for s in run.report["setAside"] if s["path"].endswith("mirror-one.yaml")}
+    assert "an image override's shape" in why
+    # the same object in a root is built and applied as it is: judged
+    write(tmp_path, "infrastructure/overlays/poc/kustomization.yaml", "resources: [mirror-one.yaml]\n")
+    assert ("infrastructure/overlays/poc/mirror-one.yaml", 4, "schema") in check(tmp_path).located("error")
 
 
 def test_a_workload_shaped_as_a_patch_among_complete_objects_has_warnings(tmp_path: Path) -> None:
