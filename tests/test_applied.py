@@ -1314,7 +1314,7 @@ def test_a_file_a_program_renders_with_envsubst_is_yaml_only_once_rendered(tmp_p
     # a bats test pipes its template through envsubst (a certificate at
     # column 0, indented by sed after) before kubectl applies it
     template = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ca\ndata:\n  ca.crt: |\n"
-                "$CA_CERT\n  other: x\n")
+                "$CA_CERT\n  other: x\n")  # line 7 ends the block scalar
     write(tmp_path, "test/bats/tests/vault/ca.yaml", template)
     write(tmp_path, "test/bats/vault.bats", "@test \"ca\" {\n  envsubst < $BATS_TESTS_DIR/ca.yaml "
                                             "| sed 's/^-----/    -----/' | kubectl apply -f -\n}\n")
@@ -1322,10 +1322,10 @@ def test_a_file_a_program_renders_with_envsubst_is_yaml_only_once_rendered(tmp_p
     write(tmp_path, "app/deployment.yaml", DEPLOYMENT)
     run = check(tmp_path)
     assert aside(run.report) == {"test/bats/tests/vault/ca.yaml": "template"}
-    assert run.located("error") == [("deploy/ca.yaml", 8, "build")]
+    assert run.located("error") == [("deploy/ca.yaml", 7, "build")]
     # no evidence without the program
     (tmp_path / "test/bats/vault.bats").unlink()
-    assert ("test/bats/tests/vault/ca.yaml", 8, "build") in check(tmp_path).located("error")
+    assert ("test/bats/tests/vault/ca.yaml", 7, "build") in check(tmp_path).located("error")
 
 
 def test_a_root_that_fails_only_at_a_templating_tools_placeholders_is_not_built(tmp_path: Path) -> None:

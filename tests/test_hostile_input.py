@@ -104,6 +104,25 @@ def test_invalid_utf8_is_an_error_at_the_byte(tmp_path: Path) -> None:
     assert "invalid UTF-8 (byte 0xff)" in message
 
 
+@pytest.mark.parametrize(("body", "where", "problem"), [
+    # a line left unindented ends the block scalar: the scanner reads it as a
+    # key and gives up three lines on; the defect is the line itself
+    ("data:\n  page: |\n    <p>one</p>\n<p>two</p>\n    <p>three</p>\n    <p>four</p>\n  other: x\n",
+     (8, 1), "could not find expected ':'"),
+    # a quote never closed: where it opens, not the end of the file
+    ("data:\n  a: \"open\n  b: c\n  d: e\n", (6, 6), "found unexpected end of stream"),
+    # a key indented less than its mapping: where the parser meets it
+    ("data:\n  a: b\n  c: d\n e: f\n", (8, 2), "did not find expected key"),
+])
+def test_a_yaml_error_is_at_the_line_that_causes_it(tmp_path: Path, body: str, where: tuple[int, int],
+                                                   problem: str) -> None:
+    write(tmp_path, "bad/kustomization.yaml", "resources:\n- cm.yaml\n")
+    write(tmp_path, "bad/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n" + body)
+    [(path, line, col, message)] = _build_errors(check(tmp_path, ".").report)
+    assert (path, (line, col)) == ("bad/cm.yaml", where)
+    assert problem in message
+
+
 def test_binary_scalars_decode_and_bad_base64_is_an_error(tmp_path: Path) -> None:
     write(tmp_path, "app/kustomization.yaml", "resources:\n- cm.yaml\n")
     write(tmp_path, "app/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n"

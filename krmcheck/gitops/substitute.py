@@ -31,7 +31,7 @@ from krmcheck.gitops.envsubst import Lookup, Span, SubstitutionError, expand
 from krmcheck.resource.errors import BuildError
 from krmcheck.resource.resource import Resource
 from krmcheck.tree.emit import emit
-from krmcheck.tree.load import FAST_LOADER
+from krmcheck.tree.load import FAST_LOADER, error_mark
 from krmcheck.tree.node import Mapping, Node, Scalar, Sequence, Value, walk
 from krmcheck.tree.origin import Origin
 from krmcheck.tree.scalars import UnrepresentableScalar, format_float, resolve_plain_v2
@@ -238,7 +238,7 @@ class _Object:
         """The substituted text is not YAML any more: the controller's build
         fails ("post build failed ... YAMLToJSON"). The error is at the line
         that defined the value that broke it."""
-        mark = e.problem_mark or e.context_mark
+        mark = error_mark(e)
         index = mark.index if mark is not None else 0
         span = next((s for s in reversed(self.spans) if s.out_start <= index), None)
         what = f"{self.res.kind}/{self.res.name}"

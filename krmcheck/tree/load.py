@@ -114,6 +114,19 @@ _parsed_chars = 0
 PARSED_LIMIT = 64 * 1024 * 1024  # characters: the trees take many times as many bytes
 
 
+def error_mark(e: yaml.MarkedYAMLError) -> yaml.Mark | None:
+    """Where a YAML error is: for a token the scanner began and could not
+    finish (a key with no ':', a quote never closed), where that token
+    begins, as kubectl reports it (``yaml: line 9: could not find expected
+    ':'``), not where the scanner gave up, which may be many lines on; for
+    any other error, where the parser met what it did not expect."""
+    if isinstance(e, yaml.scanner.ScannerError) and e.context_mark is not None and \
+            (e.context == "while scanning a simple key" or
+             e.context == "while scanning a quoted scalar" and str(e.problem).startswith("found unexpected")):
+        return e.context_mark
+    return e.problem_mark or e.context_mark
+
+
 def iter_documents(text: str, path: str, by: str = "resource",
                    duplicate_keys: bool = False) -> Iterator[Node]:
     try:
@@ -140,7 +153,7 @@ def iter_documents(text: str, path: str, by: str = "resource",
             yield _convert(doc, _Text(path, by, duplicate_keys, _Budget(path) if counting else None,
                                       merging), None)
     except yaml.MarkedYAMLError as e:
-        mark = e.problem_mark or e.context_mark
+        mark = error_mark(e)
         line = mark.line + 1 if mark else 1
         col = mark.column + 1 if mark else 1
         raise LoadError(path, line, col, f"invalid YAML: {e.problem or e.context}{_nbsp_hint(text, line)}") from None
