@@ -78,7 +78,7 @@ def check_run(run: Run, progress: Progress) -> RunReport:
         if PATCH_FILE in config.not_applied:
             reports, patch_notes = patch_objects(reports, files)
             test_notes += patch_notes
-        reports, admission_notes = admission_defaults(reports, files)
+        reports, admission_notes = admission_defaults(reports, files, tuple(p for p, _ in settings.crd_files))
         test_notes += admission_notes
         if DISABLED in config.not_applied:
             reports, disabled_notes = disabled_roots(reports, roots, selection.infos, files)

@@ -285,25 +285,30 @@ def patch_objects(reports: tuple[RootReport, ...],
 _MISSING_FIELD = re.compile(r"missing required field '([^']+)'")
 
 
-def admission_defaults(reports: tuple[RootReport, ...],
-                       files: Files) -> tuple[tuple[RootReport, ...], tuple[Note, ...]]:
-    """A required field missing from an object that a Kyverno policy of the
-    repository writes on objects of its kind at admission
-    (:func:`krmcheck.schemas.kyverno.added_fields`): mutating admission runs
-    before the API server checks the schema, so the field is there when it
-    does. Such errors are warnings naming the policy; one note."""
+def admission_defaults(reports: tuple[RootReport, ...], files: Files,
+                       crd_files: tuple[str, ...] = ()) -> tuple[tuple[RootReport, ...], tuple[Note, ...]]:
+    """A required field missing from an object that mutating admission may
+    fill before the API server checks the schema: a Kyverno policy of the
+    repository that writes the field on objects of the kind
+    (:func:`krmcheck.schemas.kyverno.added_fields`), or the repository's own
+    defaulting webhook on the kind when no Go field of the repository
+    declares the field (its type is an imported module's, so what the
+    webhook sets is not known here: :func:`krmcheck.schemas.webhooks.own_defaulting`).
+    Such errors are warnings naming the policy or the webhook; one note."""
     candidates = [f for r in reports for f in r.findings
                   if f.severity == "error" and f.result.validator == "schema" and f.result.resource_ref is not None
                   and _MISSING_FIELD.search(f.result.message)]
     if not candidates:
         return reports, ()
     from krmcheck.schemas.kyverno import added_fields
+    from krmcheck.schemas.webhooks import own_defaulting
 
     added = added_fields(files.repo_root)
-    if not added:
+    hooks, declared = own_defaulting(files.repo_root, crd_files)
+    if not added and not hooks:
         return reports, ()
 
-    def policy_of(f: Finding) -> str | None:
+    def writer_of(f: Finding) -> str | None:
         ref, found = f.result.resource_ref, _MISSING_FIELD.search(f.result.message)
         if ref is None or found is None:
             return None
@@ -312,29 +317,33 @@ def admission_defaults(reports: tuple[RootReport, ...],
         for kind in (ref.kind, "*"):
             policy = added.get(kind, {}).get(path)
             if policy is not None:
-                return policy
+                return f"{policy}, a Kyverno policy writing it"
+        hook = hooks.get((ref.apiVersion.rpartition("/")[0], ref.kind))
+        if hook is not None and found.group(1) not in declared:
+            return f"the repository's defaulting webhook in {hook}, whose Go code runs in the cluster, for a field " \
+                   f"no Go type of the repository declares"
         return None
 
     out, lowered, where, named = [], 0, [], set()
     for report in reports:
         kept, changed = [], False
         for f in report.findings:
-            policy = policy_of(f) if f.severity == "error" and f.result.validator == "schema" else None
-            if policy is not None:
+            writer = writer_of(f) if f.severity == "error" and f.result.validator == "schema" else None
+            if writer is not None:
                 f = as_warning(f)
                 lowered += 1
                 changed = True
                 where.append(f.location)
-                named.add(policy)
+                named.add(writer)
             kept.append(f)
         out.append(dataclasses.replace(report, findings=tuple(kept)) if changed else report)
     if not lowered:
         return reports, ()
     count = "1 error" if lowered == 1 else f"{lowered} errors"
-    policies = ", ".join(sorted(named)[:3]) + (f" and {len(named) - 3} more" if len(named) > 3 else "")
-    return tuple(out), (Note(f"{count} about a required field that a Kyverno policy of the repository ({policies}) "
-                             f"writes at admission, before the API server checks the schema, shown as warnings "
-                             f"[admission-default]", min(where, key=lambda w: (w.path, w.line))),)
+    writers = ", ".join(sorted(named)[:3]) + (f" and {len(named) - 3} more" if len(named) > 3 else "")
+    return tuple(out), (Note(f"{count} about a required field that admission may write before the API server "
+                             f"checks the schema ({writers}) shown as warnings [admission-default]",
+                             min(where, key=lambda w: (w.path, w.line))),)
 
 
 def template_failures(reports: tuple[RootReport, ...],

@@ -125,6 +125,64 @@ def _go_fields(top: Path) -> set[str]:
     return plain
 
 
+# ``// +kubebuilder:webhook:path=/mutate-...,mutating=true,groups=g,resources=r,verbs=create;update,...``
+_MARKER = re.compile(r"^\s*//\s*\+kubebuilder:webhook:(.*)$", re.MULTILINE)
+_DECLARED = re.compile(r"`[^`\n]*\bjson:\"([A-Za-z0-9_]+)[,\"]")
+
+
+def own_defaulting(top: Path, crd_files: Iterable[str]) -> tuple[dict[tuple[str, str], str], frozenset[str]]:
+    """({(group, kind) the repository's own defaulting webhook takes on
+    CREATE -> the Go file declaring it}, the JSON names every Go field of the
+    repository declares). A kubebuilder webhook marker with ``mutating=true``
+    in the repository's Go source names the group and the resource (kinds by
+    the plural names of the repository's CRDs): the project's own code runs
+    at admission on that kind before the schema is checked. What that code
+    sets is known only for fields whose Go type the repository declares."""
+    hooks: dict[tuple[str, str], str] = {}
+    declared: set[str] = set()
+    started, total = time.monotonic(), 0
+    for directory, dirs, names in os.walk(top):
+        dirs[:] = sorted(d for d in dirs if d not in _SKIP and not d.startswith("."))
+        if time.monotonic() - started > _SCAN_SECONDS or total > _SCAN_BYTES:
+            break
+        for name in sorted(names):
+            if not name.endswith(".go") or name.endswith("_test.go"):
+                continue
+            path = os.path.join(directory, name)
+            try:
+                text = read_text_bounded(path)
+            except (OSError, ValueError):
+                continue
+            total += len(text)
+            if 'json:"' in text:
+                declared.update(_DECLARED.findall(text))
+            if "kubebuilder:webhook" not in text:
+                continue
+            for found in _MARKER.finditer(text):
+                fields = dict(part.split("=", 1) for part in found.group(1).split(",") if "=" in part)
+                if fields.get("mutating", "").strip() != "true" or \
+                        "create" not in fields.get("verbs", "").lower().split(";"):
+                    continue
+                for group in fields.get("groups", "").split(";"):
+                    for resource in fields.get("resources", "").split(";"):
+                        if resource.strip() and resource.strip() != "*":
+                            hooks.setdefault((group.strip(), resource.strip()), os.path.relpath(path, top))
+    if not hooks:
+        return {}, frozenset()
+    kinds: dict[tuple[str, str], str] = {}
+    for path in crd_files:
+        for doc in _documents(path):
+            if not isinstance(doc, dict) or doc.get("kind") != "CustomResourceDefinition":
+                continue
+            spec: dict[str, Any] = doc["spec"] if isinstance(doc.get("spec"), dict) else {}
+            crd_names: dict[str, Any] = spec["names"] if isinstance(spec.get("names"), dict) else {}
+            served, plural, kind = spec.get("group"), crd_names.get("plural"), crd_names.get("kind")
+            where = hooks.get((served, plural)) if isinstance(served, str) and isinstance(plural, str) else None
+            if where is not None and isinstance(served, str) and isinstance(kind, str):
+                kinds.setdefault((served, kind), where)
+    return kinds, frozenset(declared)
+
+
 # What widely used controllers' own defaulting webhooks write before the API
 # server validates, whether or not the repository holds the webhook: facts,
 # each with the webhook it mirrors. (group, kind) -> (the label naming the

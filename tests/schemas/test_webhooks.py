@@ -124,3 +124,63 @@ def test_cluster_api_defaults_a_machine_deployments_selector_before_validation(t
     write(tmp_path, "templates/other.yaml", "apiVersion: example.com/v1beta2\nkind: MachineDeployment\n"
                                             "metadata:\n  name: md-0\nspec:\n  clusterName: c\n  template: {}\n")
     assert required(tmp_path) == [("templates/other.yaml", "spec: missing required field 'selector'")]
+
+
+CONTROL_PLANE = crd("ControlPlane", """
+    type: object
+    properties:
+      spec:
+        type: object
+        required: [secret, storage]
+        properties:
+          secret: {type: string}
+          storage:
+            type: object
+            required: [imageCache, size]
+            properties:
+              imageCache: {type: object}
+              size: {type: string}
+    """, group="core.example.com")
+
+MARKED = """\
+package v1
+
+// +kubebuilder:webhook:path=/mutate-core-example-com-v1-controlplane,mutating=true,failurePolicy=fail,groups=core.example.com,resources=controlplanes,verbs=create;update,versions=v1,name=mcontrolplane.kb.io
+// +kubebuilder:webhook:path=/validate-core-example-com-v1-controlplane,mutating=false,failurePolicy=fail,groups=core.example.com,resources=controlplanes,verbs=create;update,versions=v1,name=vcontrolplane.kb.io
+
+type ControlPlaneSpec struct {
+	Secret  string          `json:"secret,omitempty"`
+	Storage storagev1.Spec  `json:"storage"`
+}
+
+func (r *ControlPlane) Default() {
+	r.Spec.Storage.Default() // the storage operator's module sets its own fields
+}
+"""
+
+
+def test_a_field_only_an_imported_type_declares_is_a_warning_under_the_projects_own_webhook(
+        tmp_path: Path) -> None:
+    # the project's mutating webhook takes CREATE of the kind and calls into
+    # another module's types: what it writes there is not known here; a
+    # field its own Go type declares (secret, omitempty) is still judged
+    write(tmp_path, "config/crd/bases/controlplanes.yaml", CONTROL_PLANE)
+    write(tmp_path, "templates/plane.yaml", "apiVersion: core.example.com/v1\nkind: ControlPlane\n"
+                                            "metadata:\n  name: plane\nspec:\n  storage: {size: 10G}\n")
+    write(tmp_path, "api/v1/webhook.go", MARKED.replace("mutating=true", "mutating=false"))
+    assert [m for _, m in required(tmp_path)] == ["spec.storage: missing required field 'imageCache'",
+                                                  "spec: missing required field 'secret'"]
+    write(tmp_path, "api/v1/webhook.go", MARKED)
+    run = check(tmp_path)
+    assert [d["message"] for d in run.report["defects"] if d["severity"] == "error"] == [
+        "spec: missing required field 'secret'"]
+    assert [d["message"] for d in run.report["defects"] if d["severity"] == "warning"] == [
+        "spec.storage: missing required field 'imageCache'"]
+    [note] = [n for n in run.report["notes"] if "[admission-default]" in n["message"]]
+    assert "api/v1/webhook.go" in note["message"] and note["message"].startswith("1 error")
+    # a webhook configuration alone (a vendored controller's) is no such evidence
+    write(tmp_path, "api/v1/webhook.go", MARKED.split("// +kubebuilder")[0] + MARKED.split("\n", 4)[4])
+    write(tmp_path, "config/webhook/manifests.yaml", WEBHOOK.replace("infra.example.com", "core.example.com")
+          .replace("clustertemplates", "controlplanes"))
+    assert [m for _, m in required(tmp_path)] == ["spec.storage: missing required field 'imageCache'",
+                                                  "spec: missing required field 'secret'"]
