@@ -890,7 +890,7 @@ def argo_submitted(top: Path, run: object = None) -> dict[str, str]:
 # file (a name written XXX, a ${VAR}, a <MARKER>), that makes the file a
 # template the program fills in before it creates anything; a manifest it
 # embeds with no such marker may be applied as it is, and stays judged.
-_EMBED_LINE = re.compile(r"^//go:embed\s+(.+)$", re.MULTILINE)
+_EMBED_LINE = re.compile(r"^[ \t]*//go:embed\s+(.+)$", re.MULTILINE)  # (indented inside a var block too)
 _VALUE = re.compile(r"^[ \t-]*[\w./\"'-]+:[ \t]+([^\n#]+)", re.MULTILINE)
 _XXX = re.compile(r"(?:\A|[-_.\s{\[,])X{3,}(?:\Z|[-_.\s}\],])")  # a name written XXX, or my-secret-XXX
 # ${VAR}, {{ expression }}, a <MARKER> in capitals, or a value wholly <what to write>
@@ -913,10 +913,39 @@ def embedded_by(top: Path, run: object = None) -> dict[str, str]:
     return out
 
 
-def embedded_template(path: Path, text: str, top: Path, embedded: dict[str, str]) -> str | None:
+# Go that sets a field of an object it decoded: ``deployment.Spec.Template.
+# Spec.Containers[0].Image = image``, ``obj.Namespace = ns``; and the YAML
+# file names a Go file gives as a string (``Asset("assets/deployment.yaml")``).
+_GO_SETS = re.compile(r"\.(?:Spec|ObjectMeta|Namespace|Name|Labels|Annotations|Data)\b"
+                      r"(?:\.\w+|\[[^\]\n]+\])*\s*=(?!=)")
+_GO_YAML_NAME = re.compile(r"\"([\w./-]+\.ya?ml)\"")
+
+
+def go_setters(top: Path, run: object = None) -> list[tuple[str, str]]:
+    """(a YAML path, or the end of one, that a Go file embeds or names as a
+    string; that Go file) for each Go file of the repository that also sets
+    a field of a decoded object in code."""
+    out: list[tuple[str, str]] = []
+    for rel, text in _programs(top, run):
+        if not rel.endswith(".go") or not _GO_SETS.search(text):
+            continue
+        folder = rel.rpartition("/")[0]
+        for line in _EMBED_LINE.findall(text):
+            for pattern in line.split():
+                pattern = pattern.strip("\"`").removeprefix("all:")
+                if pattern and ".." not in pattern:
+                    out.append((f"{folder}/{pattern}" if folder else pattern, rel))
+        out.extend((name.lstrip("./"), rel) for name in _GO_YAML_NAME.findall(text) if "/" in name)
+    return out
+
+
+def embedded_template(path: Path, text: str, top: Path, embedded: dict[str, str],
+                      setters: Iterable[tuple[str, str]] = ()) -> str | None:
     """Why ``path`` is a template a Go program of the repository fills in:
     the program embeds it (the file, a glob naming it, or a directory above
-    it) and a value of it is a fill-in marker."""
+    it), and a value of it is a fill-in marker, or a Go file that embeds it
+    or names it sets fields of the decoded object in code
+    (:func:`go_setters`)."""
     if not embedded:
         return None
     rel = _relative(path, top)
@@ -926,8 +955,13 @@ def embedded_template(path: Path, text: str, top: Path, embedded: dict[str, str]
     if program is None:
         return None
     values = [value.strip().strip("\"'") for value in _VALUE.findall(text)]
-    marked = any(_XXX.search(value) or _MARKER.search(value) for value in values)
-    return f"{program} embeds it (//go:embed) and fills in its placeholders" if marked else None
+    if any(_XXX.search(value) or _MARKER.search(value) for value in values):
+        return f"{program} embeds it (//go:embed) and fills in its placeholders"
+    setter = next((go for named, go in setters
+                   if rel == named or fnmatch.fnmatchcase(rel, named) or rel.endswith("/" + named)), None)
+    return None if setter is None else \
+        f"{program} embeds it (//go:embed), and {setter} sets fields of the decoded object in code " \
+        f"before it creates it"
 
 
 # A program that reads a YAML file by a path from its own directory, parses
@@ -2039,6 +2073,7 @@ class Sorter:
         self.run_by: dict[str, str] | None = None  # repo-relative path -> a page giving it to the repo's program
         self.generated: dict[str, str] | None = None  # repo-relative path -> what gives it to a generator
         self.embedded: dict[str, str] | None = None  # what Go programs embed -> the program
+        self.setters: list[tuple[str, str]] | None = None  # what Go that sets decoded fields embeds or names
         self.filled: dict[str, str] | None = None  # what programs read by their own path and fill in -> the program
         self.submitted: dict[str, str] | None = None  # what argo submit names -> the pipeline or program
         self.sed: dict[str, str] | None = None  # what a program or page gives to sed -> the program or page
@@ -2262,7 +2297,9 @@ class Sorter:
                                                         f"create, whose --name or --generate-name names it")
             if self.embedded is None:
                 self.embedded = embedded_by(self.top, self)
-            why = embedded_template(path, text, self.top, self.embedded)
+            if self.embedded and self.setters is None:
+                self.setters = go_setters(self.top, self)
+            why = embedded_template(path, text, self.top, self.embedded, self.setters or ())
             if why is not None:
                 return SetAside(path, BUNDLE_INPUT, why)
             if self.filled is None:

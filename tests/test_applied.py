@@ -1685,6 +1685,39 @@ def test_a_template_a_go_program_embeds_and_fills_in_is_its_input(tmp_path: Path
     assert "src/utils/yaml-templates/deployment.yaml" not in {p for p, _, _ in check(tmp_path).located("error")}
 
 
+def test_a_manifest_go_embeds_and_then_sets_fields_of_in_code_is_its_input(tmp_path: Path) -> None:
+    # an operator embeds a Deployment without an image (a //go:embed line
+    # indented in a var block), decodes it and sets the image in code; a
+    # second package embeds assets/* and another file of the program reads
+    # assets/job.yaml by name and sets its namespace; a file embedded by Go
+    # that sets nothing stays judged, as does the same text outside
+    base = ("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: installer\nspec:\n  selector:\n"
+            "    matchLabels: {app: installer}\n  template:\n    metadata:\n      labels: {app: installer}\n"
+            "    spec:\n      containers:\n      - name: installer\n        command: [/installer]\n")
+    write(tmp_path, "pkg/installer/assets/deployment.yaml", base)
+    write(tmp_path, "pkg/installer/deployment.go",
+          "package installer\n\nvar (\n\t//go:embed assets/deployment.yaml\n\tdeploymentYAML []byte\n)\n\n"
+          "func build(image string) *appsv1.Deployment {\n\td := decode(deploymentYAML)\n"
+          "\td.Spec.Template.Spec.Containers[0].Image = image\n\treturn d\n}\n")
+    write(tmp_path, "pkg/jobs/bindata/assets/job.yaml", base.replace("installer", "job"))
+    write(tmp_path, "pkg/jobs/bindata/assets.go", "package bindata\n\n//go:embed assets/*\nvar Assets embed.FS\n")
+    write(tmp_path, "pkg/jobs/resources.go", "package jobs\n\nfunc build(ns, image string) {\n"
+                                              "\tb, _ := bindata.Assets.ReadFile(\"assets/job.yaml\")\n"
+                                              "\td := decode(b)\n\td.Namespace = ns\n"
+                                              "\td.Spec.Template.Spec.Containers[0].Image = image\n}\n")
+    write(tmp_path, "pkg/static/assets/static.yaml", base.replace("installer", "static"))
+    write(tmp_path, "pkg/static/static.go", "package static\n\n//go:embed assets/static.yaml\nvar Static []byte\n")
+    write(tmp_path, "deploy/deployment.yaml", base)
+    run = check(tmp_path)
+    assert sorted({p for p, _, _ in run.located("error")}) == ["deploy/deployment.yaml",
+                                                                 "pkg/static/assets/static.yaml"]
+    whys = {i["path"]: i["why"] for i in run.report["inputs"]}
+    assert whys["pkg/installer/assets/deployment.yaml"] == (
+        "pkg/installer/deployment.go embeds it (//go:embed), and pkg/installer/deployment.go sets fields of the "
+        "decoded object in code before it creates it")
+    assert "pkg/jobs/resources.go sets fields" in whys["pkg/jobs/bindata/assets/job.yaml"]
+
+
 def test_a_template_a_program_reads_by_its_own_path_and_fills_in_is_its_input(tmp_path: Path) -> None:
     # a Node handler reads manifests/cronjob.yaml beside it, parses it and
     # sets its name, volumes and mounts before creating it through the API; a

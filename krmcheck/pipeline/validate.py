@@ -205,8 +205,22 @@ def not_run(validator: ExternalValidator, flags: tuple[str, ...], root: str) -> 
 
 def validate_resources(resources: list[Resource], vopts: ValidatorOptions,
                        config: krmconfig.Config) -> list[Result]:
-    items = [r.node for r in resources]
+    from krmcheck.tree.node import Mapping
+    from krmcheck.validators.base import deleted_by_controller, make_result
+
+    items: list[Mapping] = []
+    deleted: list[tuple[Mapping, tuple[str, str]]] = []
+    for r in resources:
+        marker = deleted_by_controller(r.node)
+        if marker is None:
+            items.append(r.node)
+        else:
+            deleted.append((r.node, marker))
     results: list[Result] = []
+    if deleted:  # what a controller deletes by name is never created: one note per root
+        (first, (written, meaning)), count = deleted[0], len(deleted)
+        results.append(make_result("deleted", first, f"{count} object{'s' if count > 1 else ''} annotated "
+                                   f"{written} not judged: {meaning}", "", severity="info"))
     for vid, validator in VALIDATORS.items():
         if config.enabled(vid):
             results.extend(validator.validate(items, config.options_for(vid, vopts)))

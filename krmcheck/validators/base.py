@@ -102,6 +102,32 @@ def make_result(validator_id: str, item: Mapping, message: str, path: str,
                   field_path=path, tags=tags)
 
 
+# Annotations with which a widely used controller deletes the object a
+# manifest names instead of creating or updating it: the manifest carries
+# only the object's identity (a release "tombstone"), and nothing else of it
+# reaches the API server. (annotation, value) -> the controller and where it
+# documents the convention.
+DELETED_BY_CONTROLLER: dict[tuple[str, str], str] = {
+    ("release.openshift.io/delete", "true"):
+        "OpenShift's Cluster Version Operator deletes the object it names instead of creating it "
+        "(openshift/enhancements: Use Manifest Annotation For Object Removal)",
+}
+
+
+def deleted_by_controller(item: Mapping) -> tuple[str, str] | None:
+    """(the annotation as written, what it means) when a controller
+    deletes the object ``item`` names rather than creating it
+    (:data:`DELETED_BY_CONTROLLER`)."""
+    meta = item.mapping("metadata")
+    annotations = meta.mapping("annotations") if meta is not None else None
+    if annotations is None:
+        return None
+    for (key, value), meaning in DELETED_BY_CONTROLLER.items():
+        if _text(annotations.get(key)) == value:
+            return f'{key}: "{value}"', meaning
+    return None
+
+
 # SOPS ciphertext, ENC[AES256_GCM,data:...,type:str]: what the decryption
 # that comes first (Flux's, the sops CLI, ksops) turns into the value; the
 # value itself is not known here, so nothing about it is judged.
