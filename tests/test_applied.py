@@ -53,6 +53,8 @@ def aside(run_report: dict) -> dict[str, str]:
     ("clusterctl.cluster.x-k8s.io/v1alpha3", "Metadata", "clusterctl (a provider's metadata.yaml)"),
     ("mirror.openshift.io/v2alpha1", "ImageSetConfiguration", "oc-mirror"),
     ("skaffold/v4beta6", "Config", "skaffold"),
+    ("backstage.io/v1alpha1", "User", "Backstage (a software catalog entity)"),
+    ("scaffolder.backstage.io/v1beta3", "Template", "Backstage's scaffolder (a software template)"),
 ])
 def test_tool_configuration_kinds(api_version: str, kind: str, tool: str) -> None:
     assert applied.tool_of(api_version, kind) == tool
