@@ -21,7 +21,7 @@ from krmcheck.pipeline.report import prepare_outputs, write_report
 from krmcheck.pipeline.run import Progress, start
 from krmcheck.pipeline.select import PLAIN_MODE, excludes_of, readers_of, set_aside_notes, to_check
 from krmcheck.pipeline.triage import (as_test_inputs, completed_bases, unreached_failures, baseline_of,
-                                      ignore_comments, overrides_of, csv_bases, disabled_roots, patch_objects,
+                                      patch_completed, ignore_comments, overrides_of, csv_bases, disabled_roots, patch_objects,
                                       admission_defaults, template_failures,
                                       with_refused, with_yaml_defects)
 from krmcheck.pipeline.validate import check_validator_options, schema_settings, crds_rendered_beyond_files
@@ -68,6 +68,8 @@ def check_run(run: Run, progress: Progress) -> RunReport:
     test_notes += unreached_notes
     reports, completed_notes = completed_bases(reports, roots, readers, files)
     test_notes += completed_notes
+    reports, patched_notes = patch_completed(reports, readers, files)
+    test_notes += patched_notes
     if opts.roots in ((), (PLAIN_MODE,)):  # not --roots all, nor roots named to the run
         if TEMPLATE in config.not_applied:
             reports, template_notes = template_failures(reports, files)

@@ -10,6 +10,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
+import yaml
+
 
 from krmcheck.pipeline.run import Run, UsageError
 from krmcheck import config as krmconfig
@@ -19,6 +21,7 @@ from krmcheck.resource.errors import BuildError
 from krmcheck.resource.files import Files, read_text_bounded
 from krmcheck.results import Finding, Note, Result, RootReport
 from krmcheck.scope import PathPatterns
+from krmcheck.tree.load import FAST_LOADER
 from krmcheck.tree.origin import Location
 
 if TYPE_CHECKING:
@@ -527,6 +530,91 @@ def _completed(finding: Finding, synced: set[str], readers: dict[str, tuple[str,
         if any(f.location.path == finding.location.path and f.message == finding.message for f in report.findings):
             return False
     return True
+
+
+def patch_completed(reports: tuple[RootReport, ...], readers: dict[str, tuple[str, ...]],
+                    files: Files) -> tuple[tuple[RootReport, ...], tuple[Note, ...]]:
+    """A required field missing from an object that a kustomization of the
+    repository writes on every object of its kind that it reads: one of its
+    patches, targeted at the kind (by ``annotationSelector`` or
+    ``labelSelector`` too, which the object's metadata satisfies), writes
+    the field (:func:`krmcheck.schemas.patch_targets.completions`). The
+    repository writes such objects incomplete for that kustomization; where
+    no root a GitOps controller applies reads the object's file with the
+    error (an app not listed there yet), the error is a warning naming the
+    kustomization; one note."""
+    candidates = [f for r in reports for f in r.findings
+                  if f.severity == "error" and f.result.validator == "schema" and f.result.resource_ref is not None
+                  and _MISSING_FIELD.search(f.result.message)]
+    if not candidates:
+        return reports, ()
+    from krmcheck.schemas.patch_targets import completions
+
+    known = completions(files.repo_root)
+    if not known:
+        return reports, ()
+    by_root = {r.root: r for r in reports}
+    metadata: dict[tuple[str, str, str], tuple[dict[str, str], dict[str, str]] | None] = {}
+
+    def writer_of(f: Finding) -> str | None:
+        ref, found = f.result.resource_ref, _MISSING_FIELD.search(f.result.message)
+        if ref is None or found is None or not f.location.path:
+            return None
+        path = (*(p for p in f.result.field_path.split(".") if p), found.group(1))
+        fitting = [c for c in known if c.kind == ref.kind and c.path == path]
+        if not fitting:
+            return None
+        for name in readers.get(f.location.path, ()):
+            report = by_root.get(name)
+            if name.startswith(("flux:", "argocd:")) and report is not None and \
+                    any(g.location == f.location and g.result.message == f.result.message for g in report.findings):
+                return None  # a controller applies the object as it is
+        key = (f.location.path, ref.kind, ref.name)
+        if key not in metadata:
+            metadata[key] = _metadata_of(files.repo_root / f.location.path, ref.kind, ref.name)
+        meta = metadata[key]
+        if meta is None:
+            return None
+        return next((c.where for c in fitting if c.selects(ref.kind, *meta)), None)
+
+    out, lowered, where, named = [], 0, [], set()
+    for report in reports:
+        kept, changed = [], False
+        for f in report.findings:
+            writer = writer_of(f) if f.severity == "error" and f.result.validator == "schema" else None
+            if writer is not None:
+                f = as_warning(f)
+                lowered += 1
+                changed = True
+                where.append(f.location)
+                named.add(writer)
+            kept.append(f)
+        out.append(dataclasses.replace(report, findings=tuple(kept)) if changed else report)
+    if not lowered:
+        return reports, ()
+    count = "1 error" if lowered == 1 else f"{lowered} errors"
+    kustomizations = ", ".join(sorted(named)[:3]) + (f" and {len(named) - 3} more" if len(named) > 3 else "")
+    return tuple(out), (Note(f"{count} about a required field that a kustomization of the repository "
+                             f"({kustomizations}) writes by a patch targeted at every object of the kind it "
+                             f"selects, at objects no GitOps controller applies as they are: written incomplete "
+                             f"for that kustomization, shown as warnings [{UNREACHED}]",
+                             min(where, key=lambda w: (w.path, w.line))),)
+
+
+def _metadata_of(path: Path, kind: str, name: str) -> tuple[dict[str, str], dict[str, str]] | None:
+    """(annotations, labels) of the object of ``kind`` and ``name`` written
+    in ``path``, as written."""
+    try:
+        docs = list(yaml.load_all(read_text_bounded(path), Loader=FAST_LOADER))
+    except (OSError, ValueError, yaml.YAMLError, RecursionError):
+        return None
+    for doc in docs:
+        meta = doc.get("metadata") if isinstance(doc, dict) and doc.get("kind") == kind else None
+        if isinstance(meta, dict) and str(meta.get("name", "")) == name:
+            annotations, labels = meta.get("annotations") or {}, meta.get("labels") or {}
+            if isinstance(annotations, dict) and isinstance(labels, dict):
+                return ({str(k): str(v) for k, v in annotations.items()}, {str(k): str(v) for k, v in labels.items()})
+    return None
 
 
 def disabled_roots(reports: tuple[RootReport, ...], roots: Sequence[object], kustomizations: Iterable[Path],
