@@ -964,6 +964,38 @@ def embedded_template(path: Path, text: str, top: Path, embedded: dict[str, str]
         f"before it creates it"
 
 
+
+# Go that builds a kustomization with kustomize's own API (krusty) and runs
+# transformers of its own over the result (``namePrefix.Transform(resMap)``,
+# a field mutator that writes the storage request from the custom resource)
+# before it creates anything: the directory it names (``"manifests/base"``,
+# the end of the root's path, wherever the image puts it) is that program's
+# input, completed at run time.
+_KRUSTY = re.compile(r"\"sigs\.k8s\.io/kustomize/api/krusty\"")
+_TRANSFORMS = re.compile(r"\.Transform\(")
+_GO_DIRECTORY = re.compile(r"\"((?:[\w.-]+/)+[\w.-]+)\"")
+
+
+def kustomize_api_roots(top: Path, run: object = None) -> dict[str, str]:
+    """Directory paths (as path suffixes) that a Go program of the
+    repository names, where a Go package of the repository builds
+    kustomizations with kustomize's API and transforms the result -> why."""
+    programs = [(rel, text) for rel, text in _programs(top, run)
+                if rel.endswith(".go") and not rel.endswith("_test.go")]
+    folders = {rel.rpartition("/")[0] for rel, text in programs if _TRANSFORMS.search(text)}
+    builder = next((rel for rel, text in programs
+                    if _KRUSTY.search(text) and rel.rpartition("/")[0] in folders), None)
+    if builder is None:
+        return {}
+    out: dict[str, str] = {}
+    for rel, text in programs:
+        for name in _GO_DIRECTORY.findall(text):
+            if "." in name.split("/", 1)[0] or name.endswith((".yaml", ".yml", ".go")):
+                continue  # an import path (a host first), or a file
+            out.setdefault(name.strip("./"), f"{rel} names it, and {builder} builds it with kustomize's Go API "
+                                             f"and transforms the result before it creates the objects")
+    return out
+
 # A program that reads a YAML file by a path from its own directory, parses
 # it and sets its fields before it creates the object: Node's
 # readFileSync(`${__dirname}/manifests/cronjob.yaml`) or
@@ -2074,6 +2106,7 @@ class Sorter:
         self.generated: dict[str, str] | None = None  # repo-relative path -> what gives it to a generator
         self.embedded: dict[str, str] | None = None  # what Go programs embed -> the program
         self.setters: list[tuple[str, str]] | None = None  # what Go that sets decoded fields embeds or names
+        self.krusty: dict[str, str] | None = None  # directories Go builds with kustomize's API and transforms
         self.filled: dict[str, str] | None = None  # what programs read by their own path and fill in -> the program
         self.submitted: dict[str, str] | None = None  # what argo submit names -> the pipeline or program
         self.sed: dict[str, str] | None = None  # what a program or page gives to sed -> the program or page
@@ -2302,6 +2335,13 @@ class Sorter:
             why = embedded_template(path, text, self.top, self.embedded, self.setters or ())
             if why is not None:
                 return SetAside(path, BUNDLE_INPUT, why)
+            if self.krusty is None:
+                self.krusty = kustomize_api_roots(self.top, self)
+            for directory in _below(path, self.top) if self.krusty else ():
+                rel = _relative(directory, self.top)
+                why = next((w for named, w in self.krusty.items() if rel == named or rel.endswith("/" + named)), None)
+                if why is not None:
+                    return SetAside(path, BUNDLE_INPUT, why)
             if self.filled is None:
                 self.filled = filled_in_by(self.top, self)
             rel = _relative(path, self.top)

@@ -1720,6 +1720,35 @@ def test_a_manifest_go_embeds_and_then_sets_fields_of_in_code_is_its_input(tmp_p
     assert "pkg/jobs/resources.go sets fields" in whys["pkg/jobs/bindata/assets/job.yaml"]
 
 
+
+def test_a_kustomization_go_builds_with_kustomizes_api_and_transforms_is_its_input(tmp_path: Path) -> None:
+    # llama-stack's operator: the Dockerfile copies controllers/manifests
+    # into the image, the controller builds "manifests/base" with krusty and
+    # its field mutators write the storage request and the port from the
+    # custom resource; a root it does not name, and the same base where no
+    # Go transforms the build, are judged
+    pvc = ("apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n  name: pvc\nspec:\n"
+           "  accessModes: [ReadWriteOnce]\n  resources:\n    requests:\n      storage: {}\n")
+    for root in ("controllers/manifests/base", "deploy/base"):
+        write(tmp_path, f"{root}/kustomization.yaml", "resources: [pvc.yaml]\n")
+        write(tmp_path, f"{root}/pvc.yaml", pvc)
+    write(tmp_path, "controllers/controller.go", 'package controllers\n\nconst manifestsBasePath = "manifests/base"\n'
+                                                 'import "k8s.io/api/core/v1"\n')
+    kustomizer = ('package deploy\n\nimport (\n\t"sigs.k8s.io/kustomize/api/krusty"\n)\n\n'
+                  "func Render(fs filesys.FileSystem, path string) {\n"
+                  "\tk := krusty.MakeKustomizer(krusty.MakeDefaultOptions())\n\tm, _ := k.Run(fs, path)\n"
+                  "\t_ = storagePlugin.Transform(m)\n}\n")
+    write(tmp_path, "pkg/deploy/kustomizer.go", kustomizer)
+    run = check(tmp_path)
+    assert {p for p, _, _ in run.located("error")} == {"deploy/base/pvc.yaml"}
+    whys = {i["path"]: i["why"] for i in run.report["inputs"]}
+    assert whys["controllers/manifests/base"].startswith(
+        "controllers/controller.go names it, and pkg/deploy/kustomizer.go builds it with kustomize's Go API"), whys
+    # building with krusty and creating the result as it is completes nothing
+    write(tmp_path, "pkg/deploy/kustomizer.go", kustomizer.replace("\t_ = storagePlugin.Transform(m)\n", ""))
+    assert {p for p, _, _ in check(tmp_path).located("error")} == {"deploy/base/pvc.yaml",
+                                                                    "controllers/manifests/base/pvc.yaml"}
+
 def test_a_template_a_program_reads_by_its_own_path_and_fills_in_is_its_input(tmp_path: Path) -> None:
     # a Node handler reads manifests/cronjob.yaml beside it, parses it and
     # sets its name, volumes and mounts before creating it through the API; a
