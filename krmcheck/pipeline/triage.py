@@ -350,6 +350,52 @@ def admission_defaults(reports: tuple[RootReport, ...], files: Files,
                              min(where, key=lambda w: (w.path, w.line))),)
 
 
+
+def for_owner_release(reports: tuple[RootReport, ...], files: Files,
+                      crd_files: tuple[str, ...] = ()) -> tuple[tuple[RootReport, ...], tuple[Note, ...]]:
+    """A schema error from a validation rule that a later release of the
+    API's owner added (:data:`krmcheck.schemas.releases.RULES`), on an
+    object of a repository that shows it runs an earlier release and not
+    that one, is a warning saying so; one note. A repository that holds
+    the CRD itself, or says nothing of the release, keeps the error."""
+    from krmcheck.schemas import releases
+
+    def rule_for(f: Finding) -> releases.ReleaseRule | None:
+        ref = f.result.resource_ref
+        if f.severity != "error" or f.result.validator != "schema" or ref is None:
+            return None
+        return releases.rule_of(ref.apiVersion.rpartition("/")[0], f.result.message)
+
+    rules = {rule for r in reports for f in r.findings if (rule := rule_for(f)) is not None}
+    earlier: dict[releases.ReleaseRule, str] = {}
+    for rule in rules:
+        if releases.defines_group(crd_files, rule.group):
+            continue
+        runs = releases.releases_run(files.repo_root, rule)
+        if runs and rule.release not in runs:
+            major = max(runs)
+            earlier[rule] = f"a rule {rule.owner} {rule.release} added; the repository runs {rule.owner} {major}: " \
+                            f"{runs[major]}"
+    if not earlier:
+        return reports, ()
+    out, where = [], []
+    for report in reports:
+        kept, changed = [], False
+        for f in report.findings:
+            rule = rule_for(f)
+            if rule is not None and rule in earlier:
+                f = as_warning(f)
+                f = dataclasses.replace(f, result=dataclasses.replace(
+                    f.result, message=f"{f.result.message} ({earlier[rule]})"))
+                where.append(f.location)
+                changed = True
+            kept.append(f)
+        out.append(dataclasses.replace(report, findings=tuple(kept)) if changed else report)
+    count = "1 error" if len(where) == 1 else f"{len(where)} errors"
+    return tuple(out), (Note(f"{count} from a validation rule a later release of the API's owner added than the one "
+                             f"the repository runs shown as warnings [owner-release]",
+                             min(where, key=lambda w: (w.path, w.line))),)
+
 def template_failures(reports: tuple[RootReport, ...],
                       files: Files) -> tuple[tuple[RootReport, ...], tuple[Note, ...]]:
     """A root whose every build error lies on a line holding a templating
