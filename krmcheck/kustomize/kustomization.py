@@ -248,7 +248,7 @@ def _canonical_keys(node: Mapping, fields: dict[str, str]) -> None:
 
 def _check_fields(k: Kustomization) -> None:
     _canonical_keys(k.node, _struct_fields()["Kustomization"])
-    kind = k.node.value("kind")
+    kind = k.node.value("kind") or None  # kustomize fills an empty kind as a missing one: Kustomization
     if kind not in (None, *KINDS):
         raise BuildError(f"kind '{kind}' is not Kustomization or Component", k.origin("kind"))
     api = k.node.value("apiVersion")

@@ -62,3 +62,13 @@ def test_free_form_maps_keep_their_keys(tmp_path: Path) -> None:
                           "patches:\n- patch: '[{\"op\": \"add\", \"path\": \"/spec/paused\", \"value\": true}]'\n"
                           "  target: {kind: Deployment}\n  options: {allowNameChange: true}\n")
     assert "Anything-Goes" in out and "paused: true" in out
+
+
+def test_an_empty_kind_is_a_kustomization_and_another_kind_is_refused(tmp_path: Path) -> None:
+    # kustomize fills a kind left empty (`kind: ""`, `apiversion: ""`) with
+    # Kustomization, as it does a kind not written
+    out = build(tmp_path, 'kind: ""\napiversion: ""\nresources: [deployment.yaml]\nnamePrefix: p-\n')
+    assert "name: p-web" in out
+    with pytest.raises(BuildError) as e:
+        build(tmp_path, "kind: Deployment\nresources: [deployment.yaml]\n")
+    assert "kind 'Deployment' is not Kustomization or Component" in str(e.value)
