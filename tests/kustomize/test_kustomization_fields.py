@@ -72,3 +72,16 @@ def test_an_empty_kind_is_a_kustomization_and_another_kind_is_refused(tmp_path: 
     with pytest.raises(BuildError) as e:
         build(tmp_path, "kind: Deployment\nresources: [deployment.yaml]\n")
     assert "kind 'Deployment' is not Kustomization or Component" in str(e.value)
+
+
+@pytest.mark.parametrize("entry", ["patchesStrategicMerge: [list.yaml]\n", "patches:\n- path: list.yaml\n"])
+def test_a_patch_file_holding_a_list_patches_with_each_item(tmp_path: Path, entry: str) -> None:
+    # kustomize reads a patch file as it reads resources: a kind: List is
+    # its items, one patch each (a YAML anchor shared between them); kubectl
+    # kustomize gives both Deployments the patch's replicas
+    write(tmp_path, "k/list.yaml", "apiVersion: v1\nkind: List\nitems:\n"
+                                   "- {apiVersion: apps/v1, kind: Deployment, metadata: {name: web}, spec: &s {replicas: 3}}\n"
+                                   "- {apiVersion: apps/v1, kind: Deployment, metadata: {name: api}, spec: *s}\n")
+    write(tmp_path, "k/api.yaml", DEPLOYMENT.replace("name: web", "name: api"))
+    out = build(tmp_path, "resources: [deployment.yaml, api.yaml]\n" + entry)
+    assert out.count("replicas: 3") == 2, out

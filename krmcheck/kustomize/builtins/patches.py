@@ -241,9 +241,23 @@ def _apply_smp(res: Resource, doc: Mapping, resources: list[Resource], options: 
         res.node = result
 
 
+def _listed(docs: list[Node]) -> list[Node]:
+    """The patch documents, a ``kind: ...List`` with ``items`` expanded to
+    its items, as kustomize reads a patch file (and a resource file)."""
+    out: list[Node] = []
+    for doc in docs:
+        kind = doc.value("kind") if isinstance(doc, Mapping) else None
+        listed = doc.items.get("items") if isinstance(doc, Mapping) else None
+        if isinstance(kind, str) and kind.endswith("List") and isinstance(listed, Sequence):
+            out.extend(_listed(list(listed.items)))
+        else:
+            out.append(doc)
+    return out
+
+
 def strategic(resources: list[Resource], docs: list[Node], selector: Selector | None,
               where: Origin, options: PatchOptions = PatchOptions()) -> None:
-    for doc in docs:
+    for doc in _listed(docs):
         if not isinstance(doc, Mapping):
             raise BuildError("a strategic-merge patch must be a map", doc.origin)
         if selector is None:
