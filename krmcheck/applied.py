@@ -579,6 +579,30 @@ def test_directory(path: Path, top: Path) -> str | None:
     return None
 
 
+
+def plugin_home(path: Path) -> str | None:
+    """Why ``path`` lies in a kustomize exec plugin's own directory: the
+    layout kustomize loads legacy plugins from
+    (``<apiVersion>/<lowercased kind>/<Kind>``, an executable named for the
+    kind in the directory named for it lowercased, below a version
+    directory: ``agilicus/v1/secretmerge/SecretMerge``). The YAML beside the
+    plugin is its configuration example and the inputs its tests give it:
+    kustomize and the plugin read them, no cluster does."""
+    directory = path.parent
+    if not re.fullmatch(r"v\d+\w*", directory.parent.name):
+        return None
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return None
+    for name in names:
+        plugin = directory / name
+        if name.lower() == directory.name and name != directory.name and name[:1].isupper() and \
+                plugin.is_file() and os.access(plugin, os.X_OK):
+            return f"beside the kustomize exec plugin {directory.parent.name}/{directory.name}/{name}, " \
+                   f"whose configuration example or test input it is"
+    return None
+
 # Names of environments a repository's clusters or overlays are named for.
 _ENVIRONMENTS = frozenset({"main", "prod", "production", "staging", "stage", "dev", "development", "qa", "uat",
                            "live", "sandbox", "preprod", "pre-prod", "nonprod", "non-prod", "demo", "local"})
@@ -2358,7 +2382,8 @@ class Sorter:
                                                         f"(Rancher Fleet)")
         if TEST_INPUT in self.reasons:
             base = next((d for d in self.searched if d == path.parent or d in path.parents), self.top)
-            why = test_directory(path, base) or invalid_twin(path) or self._shown_refused(path, text) or \
+            why = test_directory(path, base) or invalid_twin(path) or plugin_home(path) or \
+                self._shown_refused(path, text) or \
                 self._read_by_test(path)
             if why is not None:
                 return SetAside(path, TEST_INPUT, why)

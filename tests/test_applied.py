@@ -1721,6 +1721,27 @@ def test_a_manifest_go_embeds_and_then_sets_fields_of_in_code_is_its_input(tmp_p
 
 
 
+
+def test_the_yaml_beside_a_kustomize_exec_plugin_is_its_configuration_and_test_input(tmp_path: Path) -> None:
+    # Agilicus' plugins, laid out as kustomize loads legacy exec plugins
+    # (<apiVersion>/<lowercased kind>/<Kind>): a configuration example named
+    # by a regular expression (secret-.*) and a sample Service without ports
+    # the plugin's test feeds it; the same files elsewhere, or beside a plugin
+    # file that is not executable, are judged
+    config = "apiVersion: agilicus/v1\nkind: SecretMerge\nmetadata:\n  name: secret-.*\ntype: Secret\n"
+    sample = "apiVersion: v1\nkind: Service\nmetadata:\n  name: without-ports\nspec:\n  ports: []\n"
+    for home in ("agilicus/v1/secretmerge", "other/v1/secretmerge"):
+        write(tmp_path, f"{home}/example.yaml", config)
+        write(tmp_path, f"{home}/sample.yaml", sample)
+        write(tmp_path, f"{home}/SecretMerge", "#!/usr/bin/env python3\nprint()\n")
+    (tmp_path / "agilicus/v1/secretmerge/SecretMerge").chmod(0o755)
+    run = check(tmp_path)
+    assert {p for p, _, _ in run.located("error")} == {"other/v1/secretmerge/example.yaml",
+                                                        "other/v1/secretmerge/sample.yaml"}
+    whys = {i["path"]: i["why"] for i in run.report["inputs"]}
+    assert whys["agilicus/v1/secretmerge/sample.yaml"].startswith(
+        "beside the kustomize exec plugin v1/secretmerge/SecretMerge"), whys
+
 def test_a_kustomization_go_builds_with_kustomizes_api_and_transforms_is_its_input(tmp_path: Path) -> None:
     # llama-stack's operator: the Dockerfile copies controllers/manifests
     # into the image, the controller builds "manifests/base" with krusty and
