@@ -1406,10 +1406,19 @@ def test_an_object_named_with_a_fill_in_word_in_braces_is_a_template(tmp_path: P
           "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {VALUE}\n  labels:\n    app: {VALUE}\n")
     write(tmp_path, "samples/broken/configmap.yaml",
           "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {app: web}\n")
+    # an image written `{accountid}.dkr.ecr.{region}.amazonaws.com/app`: YAML
+    # cannot read a map followed by text; a value starting with a map of its
+    # own and going on (`{app: web}x`) is a slip, and stays an error
+    image = "resources: [configmap.yaml]\nimages:\n- name: app\n  newName: {NAME}\n"
+    write(tmp_path, "overlays/dev/kustomization.yaml", image.replace("{NAME}", "{accountid}.dkr.ecr.{region}.amazonaws.com/app"))
+    write(tmp_path, "overlays/slip/kustomization.yaml", image.replace("{NAME}", "{app: web}.example.com/app"))
+    for overlay in ("dev", "slip"):
+        write(tmp_path, f"overlays/{overlay}/configmap.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n")
     run = check(tmp_path)
-    assert [p for p, _, _ in run.located("error")] == ["samples/broken/configmap.yaml"]
+    assert sorted(p for p, _, _ in run.located("error")) == ["overlays/slip/kustomization.yaml",
+                                                             "samples/broken/configmap.yaml"]
     notes = [n["message"] for n in run.report["notes"] if n["message"].endswith("[template]")]
-    assert any(n.startswith("1 root fails to build only at templates' placeholders") for n in notes), notes
+    assert any(n.startswith("2 roots fail to build only at templates' placeholders") for n in notes), notes
 
 
 def test_a_file_a_go_program_gives_kubectl_patch_is_a_patch(tmp_path: Path) -> None:

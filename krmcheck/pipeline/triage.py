@@ -440,6 +440,10 @@ _ENTRY = re.compile(r"^\s*-?\s*[\"']?([^\"'#\s]+)[\"']?\s*(?:#.*)?$")
 # ``name: {VALUE}``: a format string's fill-in word written bare, which YAML
 # reads as a map of one key, so the object has no name
 _BRACED_NAME = re.compile(r"[ \t]*name:[ \t]*\{[ \t]*[A-Za-z_][A-Za-z0-9_.-]*[ \t]*\}[ \t]*(?:#.*)?\Z")
+# ``newName: {accountid}.dkr.ecr.{region}.amazonaws.com/app``: a value that
+# starts with a fill-in word in braces and goes on, which YAML reads as a
+# map followed by text, and cannot read at all
+_BRACED_START = re.compile(r"[ \t]*(?:-[ \t]+)?[\w.-]+:[ \t]*\{[A-Za-z_][A-Za-z0-9_.-]*\}[^\s#,}]")
 
 
 def _at_template(where: Location, files: Files, texts: dict[str, str | None],
@@ -465,7 +469,8 @@ def _at_template(where: Location, files: Files, texts: dict[str, str | None],
     if not 0 < where.line <= len(lines):
         return False
     line = lines[where.line - 1]
-    if applied.TEMPLATING.search(line) is not None or _BRACED_NAME.match(line) is not None:
+    if applied.TEMPLATING.search(line) is not None or _BRACED_NAME.match(line) is not None or \
+            _BRACED_START.match(line) is not None:
         return True
     if "${" in line:
         if not rendered:  # the programs are read once per run

@@ -570,12 +570,34 @@ def _describe(error: jsonschema.ValidationError, secret: bool = False) -> Iterat
         more = ", ..." if len(error.validator_value) > 8 else ""
         yield where, f"{prefix}{value} is not one of {allowed}{more}"
     elif kind in ("oneOf", "anyOf") and _alternative_types(error.validator_value):
-        yield where, (f"{prefix}{value} is not of type "
-                      f"{_types(_alternative_types(error.validator_value))}")
+        inner = _inside_alternative(error)
+        if inner is not None:  # the value has an alternative's type: what fails is inside it
+            yield from _describe(inner, secret)
+        else:
+            yield where, (f"{prefix}{value} is not of type "
+                          f"{_types(_alternative_types(error.validator_value))}")
     elif hidden:  # jsonschema's own message would quote the value
         yield where, f"{prefix}{value} fails the schema's {kind!r}"
     else:
         yield where, f"{prefix}{_shorten(error.message, 120)}"
+
+
+_JSON_TYPES = ((bool, ("boolean",)), (int, ("integer", "number")), (float, ("number",)), (str, ("string",)),
+               (dict, ("object",)), (list, ("array",)), (type(None), ("null",)))
+
+
+def _inside_alternative(error: jsonschema.ValidationError) -> jsonschema.ValidationError | None:
+    """For a ``oneOf``/``anyOf`` the value fails though its type is one an
+    alternative allows (``{default: null}`` where the alternatives are an
+    object of strings and a string): the error inside the alternative of
+    that type that goes deepest, so the message names the field at fault."""
+    types = next((names for kind, names in _JSON_TYPES if isinstance(error.instance, kind)), ())
+    if not set(types) & set(_alternative_types(error.validator_value)):
+        return None
+    inside = [e for e in error.context or () if e.validator != "type" or e.relative_path]
+    if not inside:
+        return None
+    return max(inside, key=lambda e: (len(e.relative_path), e.validator != "type"))
 
 
 def _alternative_types(alternatives: list[Any]) -> list[str]:

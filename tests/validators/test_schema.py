@@ -469,3 +469,22 @@ def test_an_object_another_definition_of_its_crd_in_the_repository_accepts_is_a_
     write(tmp_path, "config/crd/bases/stores.yaml", _store_crd("gzip, bzip2"))
     assert check(tmp_path).located("error") == [("examples/new.yaml", 5, "schema"),
                                                 ("examples/wrong.yaml", 5, "schema")]
+
+
+def test_a_value_of_an_alternatives_type_is_judged_inside_that_alternative(tmp_path: Path) -> None:
+    # oneOf [an object whose `default` is a string or an object, a string]:
+    # {default: null} is an object, so what fails is its `default`, not its type
+    import json
+
+    default = {"oneOf": [{"type": "string"}, {"type": "object", "properties": {"host": {"type": "string"}}}]}
+    override = {"oneOf": [{"type": "object", "properties": {"default": default}}, {"type": "string"}]}
+    schema = {"type": "object", "properties": {"spec": {"type": "object", "properties": {
+        "override": override, "other": override}}}}
+    (tmp_path / "catalog" / "example.com").mkdir(parents=True)
+    (tmp_path / "catalog" / "example.com" / "endpoints_v1.json").write_text(json.dumps(schema))
+    write(tmp_path / "repo", "endpoints.yaml", "apiVersion: example.com/v1\nkind: Endpoints\nmetadata:\n  name: e\n"
+                                               "spec:\n  override:\n    default: null\n  other: [1]\n")
+    run = check(tmp_path / "repo", "--schema-location", str(tmp_path / "catalog"))
+    assert sorted((d["line"], d["message"]) for d in run.report["defects"] if d["severity"] == "error") == [
+        (7, "spec.override.default: null is not of type 'string' or 'object'"),
+        (8, "spec.other: a list is not of type 'object' or 'string'")]
