@@ -1961,19 +1961,39 @@ _SED_LINE = re.compile(r"(?<![\w-])sed\b[^\n]*")
 _SED_WORD = re.compile(r"(?<![A-Za-z0-9\\])s([/|#,:@~%!])([A-Z_][A-Z0-9_-]*[A-Z0-9_])\1")
 
 
+# ``sed -i "s/$template_name/$name/g"``: a substitution whose pattern is a
+# variable; the word is each literal value the program gives the variable
+# (``local template_name=_sample_``) that is shaped as a fill-in word
+_SED_VARIABLE = re.compile(r"(?<![A-Za-z0-9\\])s([/|#,:@~%!])\$\{?(\w+)\}?\1")
+# a fill-in word: capitals (``ID``, ``APP_NAME``), or a lowercase word
+# between underscores (``_sample_``, ``__name__``), never a plain value
+_FILL_IN = re.compile(r"[A-Z_][A-Z0-9_-]*[A-Z0-9_]|(_{1,2})[a-z][a-z0-9-]*\1")
+
+
 def sed_words(top: Path, run: object = None) -> dict[str, str]:
     """Word -> the program that replaces it: every literal capitalised word
     (two characters or more, no lowercase letter: ``s/ID/'$i'/g``) that a
-    ``sed`` substitution in a program of the repository replaces."""
+    ``sed`` substitution in a program of the repository replaces, and each
+    fill-in word (capitals, or a lowercase word between underscores) the
+    program assigns to a variable a substitution's pattern is
+    (``template_name=_sample_``, then ``sed -i "s/$template_name/$name/g"``)."""
     out: dict[str, str] = {}
     for rel, text in _programs(top, run):
         if "sed" not in text:
             continue
+        literals: dict[str, set[str]] = {}
+        for name, _, value in _ASSIGNED.findall(text):
+            if "$" not in value:
+                literals.setdefault(name, set()).add(value)
         for line in _SED_LINE.finditer(text.replace("\\\n", " ")):  # a command continued over lines
             for found in _SED_WORD.finditer(line.group(0)):
                 word = found.group(2)
                 if len(word) >= 2 and any(c.isalpha() for c in word):
                     out.setdefault(word, rel)
+            for found in _SED_VARIABLE.finditer(line.group(0)):
+                for word in sorted(literals.get(found.group(2), ())):
+                    if _FILL_IN.fullmatch(word) and any(c.isalpha() for c in word):
+                        out.setdefault(word, rel)
     return out
 
 

@@ -596,3 +596,19 @@ def test_a_word_a_page_tells_the_reader_to_replace_in_a_named_file_is_a_placehol
     run = check(tmp_path)
     assert errors(run) == ["repos/gitops-system/clusters/mgmt/other.yaml"]
     assert any("REPO_PREFIX (README.md replaces it)" in f["message"] for f in run.report["findings"])
+
+
+def test_a_fill_in_word_a_script_gives_the_variable_its_sed_pattern_is_is_a_placeholder(repo: Repo) -> None:
+    # startxfr's CLI copies the template _tools/_sample_ and runs
+    # `sed -i "s/$template_name/$name/g"` over the copy, template_name being
+    # _sample_ (a lowercase word between underscores); a plain value a
+    # variable holds (`app=web`) is no fill-in word, and stays judged
+    template = HAND_RUN.replace("disk-wipe-HOSTNAME", "default-_sample_").replace("HOSTNAME", "node-a")
+    repo.write("_tools/_sample_/pod.yaml", template)
+    repo.write("apps/web/pod.yaml", template.replace("_sample_", "web_"))
+    repo.write("_tools/cli", "#!/bin/bash\nSHARED=_sample_\ncreate() {\n  local template_name=_sample_\n"
+                             "  local app=web_\n  cp -R $template_dir $dir\n"
+                             '  sed -i "s/$template_name/$1/g" $(find $dir -type f)\n  sed -i "s/$app/x/" f\n}\n')
+    assert [(p, line) for p, line, v, _ in kept(run(repo)) if v != "substitution"] == [("apps/web/pod.yaml", 4)]
+    notes = [m for _, _, v, m in kept(run(repo)) if v == "substitution"]
+    assert notes and "_sample_ (_tools/cli replaces it)" in notes[0], notes
