@@ -69,6 +69,7 @@ import fnmatch
 import functools
 import os
 import re
+import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from importlib import resources
@@ -1062,6 +1063,52 @@ def filled_in_by(top: Path, run: object = None) -> dict[str, str]:
                 out.setdefault(joined, rel)
     return out
 
+
+
+# A Java program that loads a resource of its own package from the
+# classpath (``getClass().getResourceAsStream("deployment.yaml")``, the file
+# in src/main/resources/<package>/; a name starting with / from the root of
+# src/main/resources) and sets fields of the object it decodes from it
+# (``deployment.getMetadata().setName(...)``) before it creates it.
+_JAVA_LOADS = re.compile(r"\.getResource(?:AsStream)?\(")
+_JAVA_SETS = re.compile(r"\.get(?:Metadata|Spec)\(\)(?:\.get\w+\([^()]*\))*\.(?:set\w+|put)\(")
+_JAVA_YAML = re.compile(r"\"(/?[\w./-]+\.ya?ml)\"")
+_JAVA_SECONDS = 5.0
+_JAVA_BYTES = 16 << 20
+
+
+def java_loaded(top: Path) -> dict[str, str]:
+    """Repository-relative YAML resources that a Java class of the
+    repository loads from the classpath and sets fields of -> the class's
+    source file. Only Maven's and Gradle's ``src/main/java`` trees are read."""
+    out: dict[str, str] = {}
+    started, total = time.monotonic(), 0
+    for directory, dirs, names in os.walk(top):
+        dirs[:] = sorted(d for d in dirs if d not in _PROGRAM_SKIP and not d.startswith("."))
+        if time.monotonic() - started > _JAVA_SECONDS or total > _JAVA_BYTES:
+            break
+        here = Path(directory)
+        sources = next((p for p in (here, *here.parents) if p.name == "java" and p.parent.name == "main"
+                        and p.parent.parent.name == "src" and top in p.parents), None)
+        if sources is None:
+            continue
+        kept = sources.parent / "resources"
+        for name in sorted(names):
+            if not name.endswith(".java"):
+                continue
+            try:
+                text = read_text_bounded(here / name)
+            except (OSError, ValueError):
+                continue
+            total += len(text)
+            if not (_JAVA_LOADS.search(text) and _JAVA_SETS.search(text)):
+                continue
+            package = here.relative_to(sources)
+            for written in _JAVA_YAML.findall(text):
+                found = kept / written.lstrip("/") if written.startswith("/") else kept / package / written
+                if found.is_file():
+                    out.setdefault(_relative(found, top), _relative(here / name, top))
+    return out
 
 def patched_by(top: Path, run: object = None, pages: Iterable[tuple[Path, str]] | None = None) -> dict[str, str]:
     """Repository-relative YAML paths that a page or a program of the
@@ -2152,6 +2199,7 @@ class Sorter:
         self.setters: list[tuple[str, str]] | None = None  # what Go that sets decoded fields embeds or names
         self.krusty: dict[str, str] | None = None  # directories Go builds with kustomize's API and transforms
         self.filled: dict[str, str] | None = None  # what programs read by their own path and fill in -> the program
+        self.java: dict[str, str] | None = None  # classpath resources Java loads and fills in -> the class
         self.submitted: dict[str, str] | None = None  # what argo submit names -> the pipeline or program
         self.sed: dict[str, str] | None = None  # what a program or page gives to sed -> the program or page
         self.listed_patches: dict[str, str] | None = None  # what a program lists as kustomize patches -> it
@@ -2393,6 +2441,13 @@ class Sorter:
             if program is not None:
                 return SetAside(path, BUNDLE_INPUT, f"{program} reads it by its path, parses it and sets its "
                                                     f"fields before it creates the object")
+            if "src/main/resources/" in f"/{rel}":
+                if self.java is None:
+                    self.java = java_loaded(self.top)
+                program = self.java.get(rel)
+                if program is not None:
+                    return SetAside(path, BUNDLE_INPUT, f"{program} loads it from the classpath and sets its fields "
+                                                        f"before it creates the object")
             if self.fleet is None:
                 self.fleet = fleet_overlays(self.top)
             for directory in _below(path, self.top) if self.fleet else ():

@@ -1779,6 +1779,31 @@ def test_a_kustomization_go_builds_with_kustomizes_api_and_transforms_is_its_inp
     assert {p for p, _, _ in check(tmp_path).located("error")} == {"deploy/base/pvc.yaml",
                                                                     "controllers/manifests/base/pvc.yaml"}
 
+
+def test_a_template_a_java_class_loads_from_its_package_and_fills_in_is_its_input(tmp_path: Path) -> None:
+    # the Java operator SDK's Tomcat sample: TomcatController loads
+    # "deployment.yaml" of its own package from the classpath and names the
+    # Deployment in code; a class that only reads a resource, and a
+    # resource no class loads, are judged
+    blank = DEPLOYMENT.replace("name: web", 'name: ""', 1)
+    write(tmp_path, "src/main/resources/com/example/demo/deployment.yaml", blank)
+    write(tmp_path, "src/main/resources/com/example/demo/other.yaml", blank)
+    write(tmp_path, "src/main/resources/com/example/read/deployment.yaml", blank)
+    write(tmp_path, "src/main/java/com/example/demo/TomcatController.java",
+          'package com.example.demo;\nclass TomcatController {\n  void create() {\n'
+          '    Deployment d = loadYaml(Deployment.class, "deployment.yaml");\n'
+          '    d.getMetadata().setName(name);\n  }\n'
+          '  <T> T loadYaml(Class<T> c, String yaml) { return unmarshal(getClass().getResourceAsStream(yaml), c); }\n}\n')
+    write(tmp_path, "src/main/java/com/example/read/Reader.java",
+          'package com.example.read;\nclass Reader {\n  Object read() { return getClass().getResourceAsStream("deployment.yaml"); }\n}\n')
+    run = check(tmp_path)
+    assert sorted({p for p, _, _ in run.located("error")}) == ["src/main/resources/com/example/demo/other.yaml",
+                                                                "src/main/resources/com/example/read/deployment.yaml"]
+    whys = {i["path"]: i["why"] for i in run.report["inputs"]}
+    assert whys["src/main/resources/com/example/demo/deployment.yaml"] == (
+        "src/main/java/com/example/demo/TomcatController.java loads it from the classpath and sets its fields before "
+        "it creates the object")
+
 def test_a_template_a_program_reads_by_its_own_path_and_fills_in_is_its_input(tmp_path: Path) -> None:
     # a Node handler reads manifests/cronjob.yaml beside it, parses it and
     # sets its name, volumes and mounts before creating it through the API; a
