@@ -1462,13 +1462,19 @@ def bundle_inputs(top: Path, run: object = None) -> frozenset[str]:
     """The directories (as path suffixes, ``config/manifests``) whose build
     a script of the repository pipes into ``operator-sdk generate bundle``;
     a Makefile below the top (a project of a monorepo,
-    ``operators/x/Makefile``) names them from its own directory."""
+    ``operators/x/Makefile``) names them from its own directory, or, where
+    no such directory is there, from the nearest directory above it that
+    has it (a Makefile kept in ``operator/config`` and run from
+    ``operator/`` with ``make -f config/Makefile``)."""
     out: set[str] = set()
     scripts = (top, top / "hack", top / "scripts", top / "make")
     for rel, text in _programs(top, run):
         folder, _, name = rel.rpartition("/")
         if folder and name in _SCRIPT_NAMES and top / folder not in scripts and "generate bundle" in text:
-            out |= {f"{folder}/{suffix}" for suffix in _piped_to_bundle(text)}
+            for suffix in _piped_to_bundle(text):
+                homes = [Path(folder), *Path(folder).parents]
+                home = next((h for h in homes if (top / h / suffix).is_dir()), Path(folder))
+                out.add(suffix if home == Path(".") else f"{home.as_posix()}/{suffix}")
     for directory in scripts:
         try:
             names = sorted(os.listdir(directory))

@@ -882,6 +882,13 @@ def test_a_makefile_of_a_project_below_the_top_names_its_bundle_input_from_its_d
     run = check(tmp_path)
     assert [p for p, _, _ in run.located("error")] == ["operators/other/config/manifests/kustomization.yaml"]
     assert [p for p, _, _ in run.located("warning")] == ["operators/focom/config/manifests/kustomization.yaml"]
+    # a Makefile kept in the project's config/ (run from the project with
+    # make -f config/Makefile): config/manifests is named from the project
+    (tmp_path / "operators/focom/Makefile").unlink()
+    write(tmp_path, "operators/focom/config/Makefile", makefile)
+    run = check(tmp_path)
+    assert [p for p, _, _ in run.located("error")] == ["operators/other/config/manifests/kustomization.yaml"]
+    assert [p for p, _, _ in run.located("warning")] == ["operators/focom/config/manifests/kustomization.yaml"]
 
 
 def test_a_build_piped_into_a_program_kept_in_its_directory_is_that_programs_input(tmp_path: Path) -> None:
