@@ -1308,6 +1308,34 @@ _GENERATED = re.compile(r"(?:^|[\s;&|(`$>])([\w.-]+)\s((?:[^\n|;&>]*?\s)?(?:-f|-
 _GIVEN = re.compile(r"(?:^|\s)(?:-f|--filename|--file)(?:=|\s+)[\"']?\.?/?((?:[\w.-]+/)*[\w.-]+\.ya?ml)\b")
 
 
+# `oc process -f ${BASEDIR}/deploy.yaml -p NAME=... | oc apply -f -`: oc
+# renders an OpenShift Template on the client (its legacy `v1` form too:
+# openshift/api's template/v1 legacy scheme) and what is applied is the
+# objects it writes; the Template file is that command's input.
+_OC_PROCESS = re.compile(r"(?<![\w-])oc\s+process\b([^\n|;&>]*)")
+_PROCESSED = re.compile(r"(?:^|\s)(?:-f|--filename)(?:=|\s+)[\"']?((?:\$\{?\w+\}?/)?(?:[\w.-]+/)*[\w.-]+\.(?:ya?ml|json))\b")
+
+
+def processed_by(top: Path, run: object = None, pages: Iterable[tuple[Path, str]] = ()) -> dict[str, str]:
+    """Repository-relative Template files a program or a Markdown page of
+    the repository gives to ``oc process`` with ``-f`` -> that program or
+    page. A path names the file from the program's or page's directory
+    (after a variable holding that directory, ``${BASEDIR}/deploy.yaml``)
+    or from the top; only a file that is there counts."""
+    out: dict[str, str] = {}
+    sources = [(rel, text) for rel, text in _programs(top, run) if "oc process" in text or "oc  process" in text]
+    sources += [(_relative(page, top), text) for page, text in pages if "oc process" in text]
+    for rel, text in sources:
+        here = (top / rel).parent
+        for arguments in _OC_PROCESS.findall(text.replace("\\\n", " ")):
+            for path in _PROCESSED.findall(arguments):
+                path = re.sub(r"^\$\{?\w+\}?/", "", path)
+                for candidate in (Path(os.path.normpath(here / path)), Path(os.path.normpath(top / path))):
+                    if top in candidate.parents and candidate.is_file():
+                        out.setdefault(_relative(candidate, top), rel)
+                        break
+    return out
+
 def generated_from(top: Path, run: object = None, pages: Iterable[tuple[Path, str]] = ()) -> dict[str, str]:
     """Repository-relative YAML files a program or a Markdown page of the
     repository gives with ``-f`` to a command whose output it writes into
@@ -2206,6 +2234,7 @@ class Sorter:
         self.krusty: dict[str, str] | None = None  # directories Go builds with kustomize's API and transforms
         self.filled: dict[str, str] | None = None  # what programs read by their own path and fill in -> the program
         self.java: dict[str, str] | None = None  # classpath resources Java loads and fills in -> the class
+        self.processed: dict[str, str] | None = None  # Templates oc process renders -> the program or page
         self.submitted: dict[str, str] | None = None  # what argo submit names -> the pipeline or program
         self.sed: dict[str, str] | None = None  # what a program or page gives to sed -> the program or page
         self.listed_patches: dict[str, str] | None = None  # what a program lists as kustomize patches -> it
@@ -2407,6 +2436,12 @@ class Sorter:
             if program is not None:
                 return SetAside(path, BUNDLE_INPUT, f"{program} gives it to a generator whose output, "
                                                     f"another file, is what is applied")
+            if self.processed is None:
+                self.processed = processed_by(self.top, self, self._pages())
+            program = self.processed.get(_relative(path, self.top))
+            if program is not None:
+                return SetAside(path, BUNDLE_INPUT, f"{program} gives it to oc process, which renders the Template; "
+                                                    f"what is applied is the objects it writes")
             if self.uploaded is None:
                 self.uploaded = uploaded_inputs(self.top, self)
             program = self.uploaded.get(_relative(path, self.top))

@@ -1758,6 +1758,23 @@ def test_the_yaml_beside_a_kustomize_exec_plugin_is_its_configuration_and_test_i
     assert whys["agilicus/v1/secretmerge/sample.yaml"].startswith(
         "beside the kustomize exec plugin v1/secretmerge/SecretMerge"), whys
 
+
+def test_a_template_a_script_gives_oc_process_is_its_input(tmp_path: Path) -> None:
+    # deploy.sh renders an OpenShift Template of the legacy v1 API on the
+    # client (`oc process -f ${BASEDIR}/deploy.yaml ... | oc apply -f -`);
+    # the same Template nothing processes, and a file oc applies, are judged
+    template = ("kind: Template\napiVersion: v1\nmetadata:\n  name: devops\nobjects:\n"
+                "- {apiVersion: v1, kind: ConfigMap, metadata: {name: '${NAME}'}}\nparameters:\n- name: NAME\n")
+    write(tmp_path, "deploy.yaml", template)
+    write(tmp_path, "other/deploy.yaml", template)
+    write(tmp_path, "applied/deploy.yaml", template)
+    write(tmp_path, "deploy.sh", "#!/bin/sh\nBASEDIR=$(dirname $0)\noc process -f ${BASEDIR}/deploy.yaml \\\n"
+                                 "    -p NAME=x | oc apply -f -\noc apply -f applied/deploy.yaml\n")
+    run = check(tmp_path)
+    assert sorted({p for p, _, _ in run.located("error")}) == ["applied/deploy.yaml", "other/deploy.yaml"]
+    whys = {i["path"]: i["why"] for i in run.report["inputs"]}
+    assert whys["deploy.yaml"].startswith("deploy.sh gives it to oc process"), whys
+
 def test_a_kustomization_go_builds_with_kustomizes_api_and_transforms_is_its_input(tmp_path: Path) -> None:
     # llama-stack's operator: the Dockerfile copies controllers/manifests
     # into the image, the controller builds "manifests/base" with krusty and

@@ -185,6 +185,7 @@ def as_test_inputs(reports: tuple[RootReport, ...], test_inputs: Sequence[applie
                                                 "bundle or into a program kept in the built directory, a file a page gives to the "
                                                 "repository's own program, a file a program transforms with yq or sed into another, the "
                                                 "input of a generator whose output is another file (istioctl manifest generate), a "
+                                                "Template oc process renders, a "
                                                 "template a Go program embeds and fills in, a kustomization a Go program builds with "
                                                 "kustomize's API and transforms, a template a program reads by its own path and "
                                                 "fills in, an overlay Rancher "
