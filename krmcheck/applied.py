@@ -69,7 +69,6 @@ import fnmatch
 import functools
 import os
 import re
-import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from importlib import resources
@@ -79,7 +78,7 @@ from typing import Any
 import yaml
 
 from krmcheck import journal
-from krmcheck.resource.files import read_text_bounded
+from krmcheck.resource.files import read_text_bounded, texts_under
 from krmcheck.tree.load import FAST_LOADER, LoadError, load_documents
 
 TOOL_CONFIG = "tool-config"
@@ -1077,37 +1076,30 @@ _JAVA_SECONDS = 5.0
 _JAVA_BYTES = 16 << 20
 
 
+def _java_tree(directory: Path) -> bool:
+    """Whether ``directory`` is Maven's or Gradle's ``src/main/java``."""
+    return directory.name == "java" and directory.parent.name == "main" and directory.parent.parent.name == "src"
+
+
+def _java_source(path: Path) -> bool:
+    return path.name.endswith(".java") and any(_java_tree(p) for p in path.parents)
+
 def java_loaded(top: Path) -> dict[str, str]:
     """Repository-relative YAML resources that a Java class of the
     repository loads from the classpath and sets fields of -> the class's
     source file. Only Maven's and Gradle's ``src/main/java`` trees are read."""
     out: dict[str, str] = {}
-    started, total = time.monotonic(), 0
-    for directory, dirs, names in os.walk(top):
-        dirs[:] = sorted(d for d in dirs if d not in _PROGRAM_SKIP and not d.startswith("."))
-        if time.monotonic() - started > _JAVA_SECONDS or total > _JAVA_BYTES:
-            break
-        here = Path(directory)
-        sources = next((p for p in (here, *here.parents) if p.name == "java" and p.parent.name == "main"
-                        and p.parent.parent.name == "src" and top in p.parents), None)
-        if sources is None:
+    for source, text in texts_under(top, _java_source, _PROGRAM_SKIP, _JAVA_SECONDS, _JAVA_BYTES):
+        here = source.parent
+        sources = next((p for p in (here, *here.parents) if _java_tree(p) and top in p.parents), None)
+        if sources is None or not (_JAVA_LOADS.search(text) and _JAVA_SETS.search(text)):
             continue
         kept = sources.parent / "resources"
-        for name in sorted(names):
-            if not name.endswith(".java"):
-                continue
-            try:
-                text = read_text_bounded(here / name)
-            except (OSError, ValueError):
-                continue
-            total += len(text)
-            if not (_JAVA_LOADS.search(text) and _JAVA_SETS.search(text)):
-                continue
-            package = here.relative_to(sources)
-            for written in _JAVA_YAML.findall(text):
-                found = kept / written.lstrip("/") if written.startswith("/") else kept / package / written
-                if found.is_file():
-                    out.setdefault(_relative(found, top), _relative(here / name, top))
+        package = here.relative_to(sources)
+        for written in _JAVA_YAML.findall(text):
+            found = kept / written.lstrip("/") if written.startswith("/") else kept / package / written
+            if found.is_file():
+                out.setdefault(_relative(found, top), _relative(source, top))
     return out
 
 def patched_by(top: Path, run: object = None, pages: Iterable[tuple[Path, str]] | None = None) -> dict[str, str]:

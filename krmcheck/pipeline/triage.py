@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
@@ -92,6 +92,28 @@ def as_warning(finding: Finding) -> Finding:
 # kubernetes-1.21, k8s-v1.21 (a patch release names an application's version)
 _RELEASE_DIR = re.compile(r"(?:v|k8s-?v?|kubernetes-?v?)?1\.(\d{1,2})")
 
+
+def _lowered(reports: tuple[RootReport, ...], reason_of: Callable[[Finding], str | None],
+             said: bool = False) -> tuple[tuple[RootReport, ...], list[Location], set[str]]:
+    """Each schema error ``reason_of`` gives a reason for, shown as a
+    warning (the reason added to its message, with ``said``): the reports,
+    where the lowered errors lie, and the reasons."""
+    out, where, reasons = [], [], set()
+    for report in reports:
+        kept, changed = [], False
+        for f in report.findings:
+            reason = reason_of(f) if f.severity == "error" and f.result.validator == "schema" else None
+            if reason is not None:
+                f = as_warning(f)
+                if said:
+                    said_why = f"{f.result.message} ({reason})"
+                    f = dataclasses.replace(f, result=dataclasses.replace(f.result, message=said_why))
+                changed = True
+                where.append(f.location)
+                reasons.add(reason)
+            kept.append(f)
+        out.append(dataclasses.replace(report, findings=tuple(kept)) if changed else report)
+    return tuple(out), where, reasons
 
 def for_older_release(findings: list[Finding], files: Files) -> list[Finding]:
     """An apiVersion the target release no longer serves, in a file kept for
@@ -329,22 +351,10 @@ def admission_defaults(reports: tuple[RootReport, ...], files: Files,
                    f"no Go type of the repository declares"
         return None
 
-    out, lowered, where, named = [], 0, [], set()
-    for report in reports:
-        kept, changed = [], False
-        for f in report.findings:
-            writer = writer_of(f) if f.severity == "error" and f.result.validator == "schema" else None
-            if writer is not None:
-                f = as_warning(f)
-                lowered += 1
-                changed = True
-                where.append(f.location)
-                named.add(writer)
-            kept.append(f)
-        out.append(dataclasses.replace(report, findings=tuple(kept)) if changed else report)
-    if not lowered:
+    out, where, named = _lowered(reports, writer_of)
+    if not where:
         return reports, ()
-    count = "1 error" if lowered == 1 else f"{lowered} errors"
+    count = "1 error" if len(where) == 1 else f"{len(where)} errors"
     writers = ", ".join(sorted(named)[:3]) + (f" and {len(named) - 3} more" if len(named) > 3 else "")
     return tuple(out), (Note(f"{count} about a required field that admission may write before the API server "
                              f"checks the schema ({writers}) shown as warnings [admission-default]",
@@ -379,19 +389,11 @@ def for_owner_release(reports: tuple[RootReport, ...], files: Files,
                             f"{runs[major]}"
     if not earlier:
         return reports, ()
-    out, where = [], []
-    for report in reports:
-        kept, changed = [], False
-        for f in report.findings:
-            rule = rule_for(f)
-            if rule is not None and rule in earlier:
-                f = as_warning(f)
-                f = dataclasses.replace(f, result=dataclasses.replace(
-                    f.result, message=f"{f.result.message} ({earlier[rule]})"))
-                where.append(f.location)
-                changed = True
-            kept.append(f)
-        out.append(dataclasses.replace(report, findings=tuple(kept)) if changed else report)
+    def reason_of(f: Finding) -> str | None:
+        rule = rule_for(f)
+        return None if rule is None else earlier.get(rule)
+
+    out, where, _ = _lowered(reports, reason_of, said=True)
     count = "1 error" if len(where) == 1 else f"{len(where)} errors"
     return tuple(out), (Note(f"{count} from a validation rule a later release of the API's owner added than the one "
                              f"the repository runs shown as warnings [owner-release]",
@@ -630,22 +632,10 @@ def patch_completed(reports: tuple[RootReport, ...], readers: dict[str, tuple[st
             return None
         return next((c.where for c in fitting if c.selects(ref.kind, *meta)), None)
 
-    out, lowered, where, named = [], 0, [], set()
-    for report in reports:
-        kept, changed = [], False
-        for f in report.findings:
-            writer = writer_of(f) if f.severity == "error" and f.result.validator == "schema" else None
-            if writer is not None:
-                f = as_warning(f)
-                lowered += 1
-                changed = True
-                where.append(f.location)
-                named.add(writer)
-            kept.append(f)
-        out.append(dataclasses.replace(report, findings=tuple(kept)) if changed else report)
-    if not lowered:
+    out, where, named = _lowered(reports, writer_of)
+    if not where:
         return reports, ()
-    count = "1 error" if lowered == 1 else f"{lowered} errors"
+    count = "1 error" if len(where) == 1 else f"{len(where)} errors"
     kustomizations = ", ".join(sorted(named)[:3]) + (f" and {len(named) - 3} more" if len(named) > 3 else "")
     return tuple(out), (Note(f"{count} about a required field that a kustomization of the repository "
                              f"({kustomizations}) writes by a patch targeted at every object of the kind it "

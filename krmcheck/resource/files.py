@@ -9,6 +9,8 @@ from __future__ import annotations
 import errno
 import os
 import stat
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -259,3 +261,27 @@ class OutsideRoot(BuildError):
     def allow_also(self, how: str) -> None:
         if not self.fixed:
             self.message += f" or {how}"
+
+
+def texts_under(top: Path, wanted: Callable[[Path], bool], skip: frozenset[str], seconds: float,
+                limit: int) -> Iterator[tuple[Path, str]]:
+    """(path, text) of each file under ``top`` whose path ``wanted``
+    accepts, in a stable order, leaving out ``skip`` and hidden directories;
+    a scan of the repository's own files, so it stops once ``seconds`` have
+    passed or ``limit`` characters are read (checked at each directory), and
+    a file it cannot read is passed over."""
+    started, total = time.monotonic(), 0
+    for directory, dirs, names in os.walk(top):
+        dirs[:] = sorted(d for d in dirs if d not in skip and not d.startswith("."))
+        if time.monotonic() - started > seconds or total > limit:
+            return
+        for name in sorted(names):
+            path = Path(directory, name)
+            if not wanted(path):
+                continue
+            try:
+                text = read_text_bounded(path)
+            except (OSError, ValueError):
+                continue
+            total += len(text)
+            yield path, text

@@ -23,14 +23,12 @@ as the catalog does.
 
 from __future__ import annotations
 
-import os
 import re
-import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from krmcheck.resource.files import read_text_bounded
+from krmcheck.resource.files import read_text_bounded, texts_under
 
 
 @dataclass(frozen=True)
@@ -91,28 +89,18 @@ def releases_run(top: Path, rule: ReleaseRule) -> dict[int, str]:
     """{a major release of the rule's owner the repository shows it runs ->
     the file that says so}."""
     out: dict[int, str] = {}
-    started, total = time.monotonic(), 0
-    for directory, dirs, names in os.walk(top):
-        dirs[:] = sorted(d for d in dirs if d not in _SKIP and not d.startswith("."))
-        if time.monotonic() - started > _SCAN_SECONDS or total > _SCAN_BYTES:
-            break
-        for name in sorted(names):
-            if name != "go.mod" and not name.endswith((".yaml", ".yml")):
-                continue
-            path = os.path.join(directory, name)
-            try:
-                text = read_text_bounded(path)
-            except (OSError, ValueError):
-                continue
-            total += len(text)
-            rel = Path(path).relative_to(top).as_posix()
-            if name == "go.mod":
-                major = _go_requires(text, rule.runtime)
-                if major is not None:
-                    out.setdefault(major, f"{rel} requires {rule.runtime}" + (f"/v{major}" if major > 1 else ""))
-            elif rule.chart in text:
-                for major in _chart_pins(text, rule.chart):
-                    out.setdefault(major, f"{rel} installs the {rule.chart} chart {major}.x")
+    def wanted(path: Path) -> bool:
+        return path.name == "go.mod" or path.name.endswith((".yaml", ".yml"))
+
+    for path, text in texts_under(top, wanted, _SKIP, _SCAN_SECONDS, _SCAN_BYTES):
+        rel = path.relative_to(top).as_posix()
+        if path.name == "go.mod":
+            major = _go_requires(text, rule.runtime)
+            if major is not None:
+                out.setdefault(major, f"{rel} requires {rule.runtime}" + (f"/v{major}" if major > 1 else ""))
+        elif rule.chart in text:
+            for major in _chart_pins(text, rule.chart):
+                out.setdefault(major, f"{rel} installs the {rule.chart} chart {major}.x")
     return out
 
 

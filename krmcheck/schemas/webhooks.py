@@ -21,14 +21,13 @@ from __future__ import annotations
 
 import os
 import re
-import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from krmcheck.resource.files import read_text_bounded
+from krmcheck.resource.files import read_text_bounded, texts_under
 from krmcheck.tree.load import FAST_LOADER
 
 MARKER = "MutatingWebhookConfiguration"
@@ -102,27 +101,19 @@ def _go_fields(top: Path) -> set[str]:
     is known by its name, not its struct: kubebuilder makes exactly such
     fields required, so a required field of the name is one of them)."""
     plain: set[str] = set()
-    started, total = time.monotonic(), 0
-    for directory, dirs, names in os.walk(top):
-        dirs[:] = sorted(d for d in dirs if d not in _SKIP and not d.startswith("."))
-        if time.monotonic() - started > _SCAN_SECONDS or total > _SCAN_BYTES:
-            break
-        for name in sorted(names):
-            if not name.endswith(".go") or name.endswith("_test.go"):
-                continue
-            try:
-                text = read_text_bounded(os.path.join(directory, name))
-            except (OSError, ValueError):
-                continue
-            total += len(text)
-            if 'json:"' not in text:
-                continue
-            for found in _FIELD.finditer(text):
-                go_type, json_name, options = found.group(1), found.group(2), found.group(3) or ""
-                empties = "omitempty" in options or "omitzero" in options or "inline" in options
-                if not (empties or go_type.startswith(("*", "[]", "map["))):
-                    plain.add(json_name)
+    for _, text in texts_under(top, _go_source, _SKIP, _SCAN_SECONDS, _SCAN_BYTES):
+        if 'json:"' not in text:
+            continue
+        for found in _FIELD.finditer(text):
+            go_type, json_name, options = found.group(1), found.group(2), found.group(3) or ""
+            empties = "omitempty" in options or "omitzero" in options or "inline" in options
+            if not (empties or go_type.startswith(("*", "[]", "map["))):
+                plain.add(json_name)
     return plain
+
+
+def _go_source(path: Path) -> bool:
+    return path.name.endswith(".go") and not path.name.endswith("_test.go")
 
 
 # ``// +kubebuilder:webhook:path=/mutate-...,mutating=true,groups=g,resources=r,verbs=create;update,...``
@@ -140,33 +131,20 @@ def own_defaulting(top: Path, crd_files: Iterable[str]) -> tuple[dict[tuple[str,
     sets is known only for fields whose Go type the repository declares."""
     hooks: dict[tuple[str, str], str] = {}
     declared: set[str] = set()
-    started, total = time.monotonic(), 0
-    for directory, dirs, names in os.walk(top):
-        dirs[:] = sorted(d for d in dirs if d not in _SKIP and not d.startswith("."))
-        if time.monotonic() - started > _SCAN_SECONDS or total > _SCAN_BYTES:
-            break
-        for name in sorted(names):
-            if not name.endswith(".go") or name.endswith("_test.go"):
+    for source, text in texts_under(top, _go_source, _SKIP, _SCAN_SECONDS, _SCAN_BYTES):
+        if 'json:"' in text:
+            declared.update(_DECLARED.findall(text))
+        if "kubebuilder:webhook" not in text:
+            continue
+        for found in _MARKER.finditer(text):
+            fields = dict(part.split("=", 1) for part in found.group(1).split(",") if "=" in part)
+            if fields.get("mutating", "").strip() != "true" or \
+                    "create" not in fields.get("verbs", "").lower().split(";"):
                 continue
-            path = os.path.join(directory, name)
-            try:
-                text = read_text_bounded(path)
-            except (OSError, ValueError):
-                continue
-            total += len(text)
-            if 'json:"' in text:
-                declared.update(_DECLARED.findall(text))
-            if "kubebuilder:webhook" not in text:
-                continue
-            for found in _MARKER.finditer(text):
-                fields = dict(part.split("=", 1) for part in found.group(1).split(",") if "=" in part)
-                if fields.get("mutating", "").strip() != "true" or \
-                        "create" not in fields.get("verbs", "").lower().split(";"):
-                    continue
-                for group in fields.get("groups", "").split(";"):
-                    for resource in fields.get("resources", "").split(";"):
-                        if resource.strip() and resource.strip() != "*":
-                            hooks.setdefault((group.strip(), resource.strip()), os.path.relpath(path, top))
+            for group in fields.get("groups", "").split(";"):
+                for resource in fields.get("resources", "").split(";"):
+                    if resource.strip() and resource.strip() != "*":
+                        hooks.setdefault((group.strip(), resource.strip()), os.path.relpath(source, top))
     if not hooks:
         return {}, frozenset()
     kinds: dict[tuple[str, str], str] = {}
