@@ -928,13 +928,20 @@ def embedded_by(top: Path, run: object = None) -> dict[str, str]:
     for rel, text in _programs(top, run):
         if not rel.endswith(".go") or "//go:embed" not in text:
             continue
-        folder = rel.rpartition("/")[0]
-        for line in _EMBED_LINE.findall(text):
-            for pattern in line.split():
-                pattern = pattern.strip("\"`").removeprefix("all:")
-                if pattern and ".." not in pattern:
-                    out.setdefault(f"{folder}/{pattern}" if folder else pattern, rel)
+        for embedded in _embeds(rel, text):
+            out.setdefault(embedded, rel)
     return out
+
+
+def _embeds(rel: str, text: str) -> Iterator[str]:
+    """The repository paths (or globs) a Go file's ``//go:embed`` lines
+    name, from the file's own directory."""
+    folder = rel.rpartition("/")[0]
+    for line in _EMBED_LINE.findall(text):
+        for pattern in line.split():
+            pattern = pattern.strip("\"`").removeprefix("all:")
+            if pattern and ".." not in pattern:
+                yield f"{folder}/{pattern}" if folder else pattern
 
 
 # Go that sets a field of an object it decoded: ``deployment.Spec.Template.
@@ -953,12 +960,7 @@ def go_setters(top: Path, run: object = None) -> list[tuple[str, str]]:
     for rel, text in _programs(top, run):
         if not rel.endswith(".go") or not _GO_SETS.search(text):
             continue
-        folder = rel.rpartition("/")[0]
-        for line in _EMBED_LINE.findall(text):
-            for pattern in line.split():
-                pattern = pattern.strip("\"`").removeprefix("all:")
-                if pattern and ".." not in pattern:
-                    out.append((f"{folder}/{pattern}" if folder else pattern, rel))
+        out.extend((embedded, rel) for embedded in _embeds(rel, text))
         out.extend((name.lstrip("./"), rel) for name in _GO_YAML_NAME.findall(text) if "/" in name)
     return out
 
