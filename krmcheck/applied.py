@@ -603,6 +603,35 @@ def plugin_home(path: Path) -> str | None:
                    f"whose configuration example or test input it is"
     return None
 
+# kpt's test runner (pkg/test/runner, used by kpt and the function catalogs)
+# takes every directory holding ``.expected/`` as a test case: it copies the
+# package, runs the function (or ``kpt fn render``) over it, and compares
+# the result with ``.expected/diff.patch`` or ``results.yaml``, as
+# ``.expected/config.yaml`` directs.
+_KPT_EXPECTED = ".expected"
+_KPT_RUNNER_FILES = ("config.yaml", "diff.patch", "results.yaml")
+
+
+def _kpt_case(directory: Path) -> bool:
+    expected = directory / _KPT_EXPECTED
+    return any((expected / name).is_file() for name in _KPT_RUNNER_FILES)
+
+
+def kpt_test_case(path: Path, top: Path) -> str | None:
+    """Why ``path`` is the input of a test case of kpt's test runner: it
+    lies in a package (or below one) that holds ``.expected/`` with the
+    runner's files. The runner gives the package to a function and compares
+    what comes out; its objects are the function's input, often minimal or
+    invalid on purpose, and no cluster receives them."""
+    for directory in _below(path, top):
+        if directory == top:
+            break  # a package the run is asked to check is judged in full
+        if _kpt_case(directory):
+            return f"a test case of kpt's test runner ({_relative(directory / _KPT_EXPECTED, top)}/ beside it): " \
+                   f"a function transforms it and the runner compares the result"
+    return None
+
+
 # Names of environments a repository's clusters or overlays are named for.
 _ENVIRONMENTS = frozenset({"main", "prod", "production", "staging", "stage", "dev", "development", "qa", "uat",
                            "live", "sandbox", "preprod", "pre-prod", "nonprod", "non-prod", "demo", "local"})
@@ -636,8 +665,8 @@ def _environment(directory: Path) -> bool:
 
 
 # Test programs by the naming each ecosystem's runner requires: go test,
-# pytest, bats, RSpec, Jest/Mocha, JUnit.
-_TEST_CODE = re.compile(r".+_test\.go|test_.+\.py|.+_test\.py|.+\.bats|.+_spec\.rb|.+\.(test|spec)\.[jt]sx?|"
+# pytest, bats, RSpec, Jest/Mocha, Deno (and Jasmine's ``*_test.js``), JUnit.
+_TEST_CODE = re.compile(r".+_test\.go|test_.+\.py|.+_test\.py|.+\.bats|.+_spec\.rb|.+[._](test|spec)\.[jt]sx?|"
                         r".+Tests?\.(java|kt)")
 
 
@@ -921,15 +950,27 @@ _XXX = re.compile(r"(?:\A|[-_.\s{\[,])X{3,}(?:\Z|[-_.\s}\],])")  # a name writte
 _MARKER = re.compile(r"\$\{[^{}]+\}|\{\{.*?\}\}|<[A-Z][A-Z0-9_]{2,}>|\A<[^<>\n]+>\Z")
 
 
+# ko copies the ``kodata`` directory beside a main package into the image it
+# builds (the program finds it at $KO_DATA_PATH): data the program reads.
+KODATA = "kodata"
+_GO_MAIN = re.compile(r"^package main\b", re.MULTILINE)
+
+
 def embedded_by(top: Path, run: object = None) -> dict[str, str]:
     """Repository-relative files and directories a Go program of the
-    repository embeds (``//go:embed``) -> that program's path."""
+    repository embeds (``//go:embed``), or that ko ships with a main
+    package (its ``kodata`` directory) -> that program's path."""
     out: dict[str, str] = {}
     for rel, text in _programs(top, run):
-        if not rel.endswith(".go") or "//go:embed" not in text:
+        if not rel.endswith(".go"):
             continue
-        for embedded in _embeds(rel, text):
-            out.setdefault(embedded, rel)
+        folder = rel.rpartition("/")[0]
+        data = f"{folder}/{KODATA}" if folder else KODATA
+        if data not in out and _GO_MAIN.search(text) and (top / data).is_dir():
+            out[data] = rel
+        if "//go:embed" in text:
+            for embedded in _embeds(rel, text):
+                out.setdefault(embedded, rel)
     return out
 
 
@@ -945,10 +986,11 @@ def _embeds(rel: str, text: str) -> Iterator[str]:
 
 
 # Go that sets a field of an object it decoded: ``deployment.Spec.Template.
-# Spec.Containers[0].Image = image``, ``obj.Namespace = ns``; and the YAML
-# file names a Go file gives as a string (``Asset("assets/deployment.yaml")``).
+# Spec.Containers[0].Image = image``, ``obj.Namespace = ns``, an unstructured
+# object's ``u.SetName(name)``; and the YAML file names a Go file gives as a
+# string (``Asset("assets/deployment.yaml")``, ``path.Join(dir, "pipeline.yaml")``).
 _GO_SETS = re.compile(r"\.(?:Spec|ObjectMeta|Namespace|Name|Labels|Annotations|Data)\b"
-                      r"(?:\.\w+|\[[^\]\n]+\])*\s*=(?!=)")
+                      r"(?:\.\w+|\[[^\]\n]+\])*\s*=(?!=)|\.Set(?:Name|Namespace|Labels|Annotations)\(")
 _GO_YAML_NAME = re.compile(r"\"([\w./-]+\.ya?ml)\"")
 
 
@@ -961,7 +1003,7 @@ def go_setters(top: Path, run: object = None) -> list[tuple[str, str]]:
         if not rel.endswith(".go") or not _GO_SETS.search(text):
             continue
         out.extend((embedded, rel) for embedded in _embeds(rel, text))
-        out.extend((name.lstrip("./"), rel) for name in _GO_YAML_NAME.findall(text) if "/" in name)
+        out.extend((name.lstrip("./"), rel) for name in _GO_YAML_NAME.findall(text))
     return out
 
 
@@ -975,19 +1017,21 @@ def embedded_template(path: Path, text: str, top: Path, embedded: dict[str, str]
     if not embedded:
         return None
     rel = _relative(path, top)
-    program = embedded.get(rel) or next(
-        (embedded[pattern] for pattern in embedded
+    pattern = rel if rel in embedded else next(
+        (pattern for pattern in embedded
          if fnmatch.fnmatchcase(rel, pattern) or rel.startswith(pattern.rstrip("/") + "/")), None)
-    if program is None:
+    if pattern is None:
         return None
+    program = embedded[pattern]
+    how = f"ko ships it with {program} (its {KODATA}/)" if pattern.rpartition("/")[2] == KODATA \
+        else f"{program} embeds it (//go:embed)"
     values = [value.strip().strip("\"'") for value in _VALUE.findall(text)]
     if any(_XXX.search(value) or _MARKER.search(value) for value in values):
-        return f"{program} embeds it (//go:embed) and fills in its placeholders"
+        return f"{how} and fills in its placeholders"
     setter = next((go for named, go in setters
                    if rel == named or fnmatch.fnmatchcase(rel, named) or rel.endswith("/" + named)), None)
-    return None if setter is None else \
-        f"{program} embeds it (//go:embed), and {setter} sets fields of the decoded object in code " \
-        f"before it creates it"
+    return None if setter is None else f"{how}, and {setter} sets fields of the decoded object in code " \
+                                       f"before it creates it"
 
 
 
@@ -2129,20 +2173,20 @@ def replaced_tokens(top: Path, run: object = None) -> dict[str, str]:
 
 
 # A string literal of a test program that is a relative path: "./manifests/x/",
-# "testdata/input.yaml" (at least one directory, or a YAML name).
-_RELATIVE_LITERAL = re.compile(r"[\"`](\.{1,2}/[\w./-]+|[\w.-]+/[\w./-]*|[\w./-]+\.ya?ml)[\"`]")
+# "testdata/input.yaml", '../examples' (at least one directory, or a YAML name).
+_RELATIVE_LITERAL = re.compile(r"([\"'`])(\.{1,2}/[\w./-]+|[\w.-]+/[\w./-]*|[\w./-]+\.ya?ml)\1")
 
 
 def test_program_paths(top: Path, run: object = None) -> dict[Path, str]:
     """Existing files and directories the repository's test programs name by
     a path relative to the program -> the program."""
     out: dict[Path, str] = {}
-    for rel, text in _programs(top, run):
+    for rel, text in (*_programs(top, run), *_programs(top, run, node=True)):
         name = rel.rsplit("/", 1)[-1]
         if not _TEST_CODE.fullmatch(name):
             continue
         here = (top / rel).parent
-        for literal in _RELATIVE_LITERAL.findall(text):
+        for _, literal in _RELATIVE_LITERAL.findall(text):
             target = Path(os.path.normpath(here / literal))
             if target != here and top in target.parents and (target.is_dir() or target.is_file()):
                 out.setdefault(target, rel)
@@ -2351,12 +2395,16 @@ class Sorter:
         return None
 
     def _read_by_test(self, path: Path) -> str | None:
-        """A test program of the repository (``*_test.go``, ``test_*.py``)
-        names the file, or the directory it lies in, by a path relative to
-        the program (``fileString("./manifests/jobservice/" + name)``)."""
+        """A test program of the repository (``*_test.go``, ``test_*.py``,
+        a Node test naming ``__dirname``) names the file, or the directory it
+        lies in, by a path relative to the program
+        (``fileString("./manifests/jobservice/" + name)``,
+        ``path.resolve(__dirname, '../examples')``). A directory further up
+        is no evidence: a test rendering a chart from ``../helm/`` does not
+        make the manifests kept below it its inputs."""
         if self.test_paths is None:
             self.test_paths = test_program_paths(self.top, self)
-        for candidate in [path, *_below(path, self.top)]:
+        for candidate in (path, path.parent):  # a directory a test reads, not the tree below it
             program = self.test_paths.get(candidate)
             if program is not None:
                 return f"{program} reads it"
@@ -2492,7 +2540,7 @@ class Sorter:
                                                         f"(Rancher Fleet)")
         if TEST_INPUT in self.reasons:
             base = next((d for d in self.searched if d == path.parent or d in path.parents), self.top)
-            why = test_directory(path, base) or invalid_twin(path) or plugin_home(path) or \
+            why = test_directory(path, base) or kpt_test_case(path, base) or invalid_twin(path) or plugin_home(path) or \
                 self._shown_refused(path, text) or \
                 self._read_by_test(path)
             if why is not None:

@@ -1736,6 +1736,30 @@ def test_a_manifest_go_embeds_and_then_sets_fields_of_in_code_is_its_input(tmp_p
     assert "pkg/jobs/resources.go sets fields" in whys["pkg/jobs/bindata/assets/job.yaml"]
 
 
+def test_a_template_in_kos_kodata_that_go_names_and_sets_fields_of_is_its_input(tmp_path: Path) -> None:
+    # Tekton's operator: ko ships cmd/openshift/operator/kodata in the image,
+    # and pipelinetemplates.go reads "pipeline_using_workspace.yaml" from it
+    # and names each copy (SetName); the same file where no main package's
+    # kodata holds it, or where no Go code names it, is judged
+    pipeline = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  namespace: openshift\ndata: {a: b}\n"
+    for folder in ("cmd/operator/kodata/templates", "cmd/tool/kodata/templates", "config/templates"):
+        write(tmp_path, f"{folder}/pipeline_using_workspace.yaml", pipeline)
+    write(tmp_path, "cmd/operator/kodata/templates/other.yaml", pipeline)
+    write(tmp_path, "cmd/operator/main.go", "package main\n\nfunc main() {}\n")
+    write(tmp_path, "cmd/tool/main.go", "package tool\n")
+    write(tmp_path, "pkg/templates/templates.go",
+          'package templates\n\nfunc generate(dir string) {\n\tm := read(path.Join(dir, "pipeline_using_workspace.yaml"))\n'
+          '\tm.SetName(name + suffix)\n}\n')
+    run = check(tmp_path)
+    assert sorted({p for p, _, _ in run.located("error")}) == [
+        "cmd/operator/kodata/templates/other.yaml", "cmd/tool/kodata/templates/pipeline_using_workspace.yaml",
+        "config/templates/pipeline_using_workspace.yaml"]
+    whys = {i["path"]: i["why"] for i in run.report["inputs"]}
+    assert whys["cmd/operator/kodata/templates/pipeline_using_workspace.yaml"] == (
+        "ko ships it with cmd/operator/main.go (its kodata/), and pkg/templates/templates.go sets fields of "
+        "the decoded object in code before it creates it")
+
+
 
 
 def test_the_yaml_beside_a_kustomize_exec_plugin_is_its_configuration_and_test_input(tmp_path: Path) -> None:
@@ -2074,3 +2098,48 @@ def test_a_kind_that_is_no_string_gives_no_patch_shape() -> None:
     text = "kind: [Deployment]\nspec:\n  template:\n    spec:\n      containers: [{name: a}]\n"
     assert applied._patch_shape(text) is None
     assert applied._patch_shape(text.replace("[Deployment]", "Deployment")) is not None
+
+
+def test_a_package_of_kpt_test_runner_is_its_function_input(tmp_path: Path) -> None:
+    # kpt-functions-catalog's examples: each package holds .expected/ (the
+    # runner's config.yaml and diff.patch), and its Service without ports is
+    # what upsert-resource is run over; a package without .expected/, or
+    # one the run is asked to check itself, is judged
+    service = "apiVersion: v1\nkind: Service\nmetadata:\n  name: my-service\nspec: {}\n"
+    for package in ("examples/upsert-resource-simple", "examples/plain"):
+        write(tmp_path, f"{package}/resources.yaml", service)
+    write(tmp_path, "examples/upsert-resource-simple/.expected/config.yaml",
+          "testType: eval\nimage: upsert-resource:unstable\nfnConfig: ../fn-config.yaml\n")
+    write(tmp_path, "examples/upsert-resource-simple/.expected/diff.patch", "")
+    run = check(tmp_path)
+    assert [p for p, _, _ in run.located("error")] == ["examples/plain/resources.yaml"]
+    whys = {i["path"]: i["why"] for i in run.report["inputs"]}
+    assert whys["examples/upsert-resource-simple/resources.yaml"].startswith(
+        "a test case of kpt's test runner (examples/upsert-resource-simple/.expected/ beside it)"), whys
+    # an empty .expected/ is no test case of the runner
+    (tmp_path / "examples/upsert-resource-simple/.expected/config.yaml").unlink()
+    (tmp_path / "examples/upsert-resource-simple/.expected/diff.patch").unlink()
+    assert len(check(tmp_path).located("error")) == 2
+    write(tmp_path, "examples/upsert-resource-simple/.expected/results.yaml", "")
+    assert [p for p, _, _ in check(tmp_path, "examples/upsert-resource-simple").located("error")] == [
+        "examples/upsert-resource-simple/resources.yaml"]
+
+
+def test_a_file_a_node_test_reads_by_its_directory_is_a_test_input(tmp_path: Path) -> None:
+    # generate-folders: src/generate_folders_test.ts reads every file of
+    # path.resolve(__dirname, '../examples') and runs the function over it;
+    # a program that is not a test naming a directory proves nothing
+    service = "apiVersion: v1\nkind: Service\nmetadata:\n  name: my-service\nspec: {}\n"
+    for function in ("generate-folders", "other"):
+        write(tmp_path, f"functions/{function}/examples/simple.yaml", service)
+    write(tmp_path, "functions/generate-folders/src/generate_folders_test.ts",
+          "const sourceDir = path.resolve(__dirname, '../examples');\n")
+    write(tmp_path, "functions/other/src/main.ts", "const sourceDir = path.resolve(__dirname, '../examples');\n")
+    # a test rendering a chart from ../helm/ reads that directory, not the manifests kept below it
+    write(tmp_path, "helm/prod/ingress.yaml", service)
+    write(tmp_path, "src/config.spec.js", "const chart = path.resolve(__dirname, '../helm/');\n")
+    run = check(tmp_path)
+    assert [p for p, _, _ in run.located("error")] == ["functions/other/examples/simple.yaml", "helm/prod/ingress.yaml"]
+    whys = {i["path"]: i["why"] for i in run.report["inputs"]}
+    assert whys["functions/generate-folders/examples/simple.yaml"] == \
+        "functions/generate-folders/src/generate_folders_test.ts reads it", whys

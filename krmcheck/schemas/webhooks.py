@@ -15,6 +15,12 @@ MutatingWebhookConfiguration whose rules take CREATE of the kind's
 resource (kinds by the plural names of the repository's CRDs), and a Go
 struct field tagged so. The zero value is then judged like any value: a
 pattern or an enum that refuses it still refuses the object.
+
+knative.dev/pkg's defaulting webhook (Knative's, Tekton's and their kin's)
+does the same round trip (``roundTripPatch``) for the kinds of the
+``types`` map its Go code gives ``defaulting.NewAdmissionController``; its
+controller writes the configuration's rules at run time, so the
+MutatingWebhookConfiguration of the name that call gives holds none.
 """
 
 from __future__ import annotations
@@ -44,13 +50,15 @@ def written_back(top: Path, webhook_files: Iterable[str], crd_files: Iterable[st
     """((group, kind) a mutating webhook of the repository takes on CREATE,
     sorted; JSON names of plain Go fields without ``omitempty``, sorted);
     both empty when no such webhook is found."""
+    webhook_files, crd_files = list(webhook_files), list(crd_files)
     resources = set(_mutated(webhook_files))
-    if not resources:
-        return (), ()
-    kinds = sorted(_kinds(crd_files, resources))
+    kinds = set(_kinds(crd_files, resources)) if resources else set()
+    named = _knative_kinds(top, _configuration_names(webhook_files))
+    if named:
+        kinds.update(_kinds_named(crd_files, named))
     if not kinds:
         return (), ()
-    return tuple(kinds), tuple(sorted(_go_fields(top)))
+    return tuple(sorted(kinds)), tuple(sorted(_go_fields(top)))
 
 
 def _documents(path: str) -> Iterator[Any]:
@@ -79,7 +87,8 @@ def _mutated(files: Iterable[str]) -> Iterator[tuple[str, str]]:
                                 yield group, resource.split("/")[0]
 
 
-def _kinds(crd_files: Iterable[str], resources: set[tuple[str, str]]) -> Iterator[tuple[str, str]]:
+def _served(crd_files: Iterable[str]) -> Iterator[tuple[str, str, str]]:
+    """(group, plural, kind) of each CRD of ``crd_files``."""
     for path in crd_files:
         for doc in _documents(path):
             if not isinstance(doc, dict) or doc.get("kind") != "CustomResourceDefinition":
@@ -89,10 +98,69 @@ def _kinds(crd_files: Iterable[str], resources: set[tuple[str, str]]) -> Iterato
             names = spec.get("names")
             names = names if isinstance(names, dict) else {}
             group, plural, kind = spec.get("group"), names.get("plural"), names.get("kind")
-            if not (isinstance(group, str) and isinstance(plural, str) and isinstance(kind, str)):
-                continue
-            if (group, plural) in resources or (group, "*") in resources or ("*", plural) in resources:
-                yield group, kind
+            if isinstance(group, str) and isinstance(plural, str) and isinstance(kind, str):
+                yield group, plural, kind
+
+
+def _kinds(crd_files: Iterable[str], resources: set[tuple[str, str]]) -> Iterator[tuple[str, str]]:
+    for group, plural, kind in _served(crd_files):
+        if (group, plural) in resources or (group, "*") in resources or ("*", plural) in resources:
+            yield group, kind
+
+
+def _kinds_named(crd_files: Iterable[str], kinds: set[str]) -> Iterator[tuple[str, str]]:
+    for group, _, kind in _served(crd_files):
+        if kind in kinds:
+            yield group, kind
+
+
+def _configuration_names(files: Iterable[str]) -> set[str]:
+    """metadata.name of each MutatingWebhookConfiguration of ``files``."""
+    names: set[str] = set()
+    for path in files:
+        for doc in _documents(path):
+            meta = doc.get("metadata") if isinstance(doc, dict) and doc.get("kind") == MARKER else None
+            if isinstance(meta, dict) and isinstance(meta.get("name"), str):
+                names.add(meta["name"])
+    return names
+
+
+# ``defaulting.NewAdmissionController(ctx, "webhook.serving.knative.dev",
+# "/defaulting", types, ...)`` (comments may stand between the arguments),
+# and the ``types`` map of its package: ``map[schema.GroupVersionKind]
+# resourcesemantics.GenericCRD{v1.SchemeGroupVersion.WithKind("Route"):
+# &v1.Route{}, ...}``, or an entry added to it (``types[gvk] = &v1.Addon{}``).
+# The Go type of each value is the kind's.
+_KNATIVE_CALL = re.compile(r"\bdefaulting\.NewAdmissionController\(\s*\w+\s*,(?:\s|//[^\n]*)*\"([^\"\n]+)\"")
+_TYPES_MAP = re.compile(r"map\[schema\.GroupVersionKind\]resourcesemantics\.GenericCRD\s*\{(.*?)\n\s*\}", re.DOTALL)
+_TYPE_VALUE = re.compile(r":\s*&\w+\.(\w+)\{\}")
+_TYPE_ADDED = re.compile(r"^\s*\w+\[[^\]\n]+\]\s*=\s*&\w+\.(\w+)\{\}", re.MULTILINE)
+
+
+def _knative_kinds(top: Path, configurations: set[str]) -> set[str]:
+    """Kinds a knative defaulting webhook of the repository takes: its Go
+    code gives the name of one of ``configurations`` (a
+    MutatingWebhookConfiguration of the repository) to
+    ``defaulting.NewAdmissionController``, and the Go files of that package
+    list the kinds in a ``types`` map."""
+    if not configurations:
+        return set()
+    packages: dict[Path, list[str]] = {}
+    calling: set[Path] = set()
+    for source, text in texts_under(top, _go_source, _SKIP, _SCAN_SECONDS, _SCAN_BYTES):
+        if "resourcesemantics" not in text:
+            continue
+        packages.setdefault(source.parent, []).append(text)
+        if any(name in configurations for name in _KNATIVE_CALL.findall(text)):
+            calling.add(source.parent)
+    kinds: set[str] = set()
+    for package in calling:
+        for text in packages[package]:
+            for body in _TYPES_MAP.findall(text):
+                kinds.update(_TYPE_VALUE.findall(body))
+            if "GenericCRD" in text:
+                kinds.update(_TYPE_ADDED.findall(text))
+    return kinds
 
 
 def _go_fields(top: Path) -> set[str]:

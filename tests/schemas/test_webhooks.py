@@ -92,6 +92,62 @@ def test_a_webhook_for_other_operations_or_resources_writes_nothing_back(tmp_pat
     assert len(required(tmp_path)) == 4
 
 
+
+KNATIVE_CONFIGURATION = """\
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingWebhookConfiguration
+metadata:
+  name: webhook.infra.example.com
+webhooks:
+- admissionReviewVersions: [v1]
+  clientConfig: {service: {name: infra-webhook, namespace: infra}}
+  failurePolicy: Fail
+  sideEffects: None
+  name: webhook.infra.example.com
+"""
+
+KNATIVE_WEBHOOK = """\
+package webhook
+
+var types = map[schema.GroupVersionKind]resourcesemantics.GenericCRD{
+	v1.SchemeGroupVersion.WithKind("Cluster"): &v1.Cluster{},
+	v1.SchemeGroupVersion.WithKind("%s"): &v1.%s{},
+}
+
+func NewDefaultingAdmissionController(ctx context.Context, cmw configmap.Watcher) *controller.Impl {
+	return defaulting.NewAdmissionController(ctx,
+
+		// Name of the resource webhook.
+		"%s",
+		"/defaulting",
+		types,
+		func(ctx context.Context) context.Context { return ctx },
+		true,
+	)
+}
+"""
+
+
+def test_a_knative_defaulting_webhook_writes_back_the_kinds_of_its_types_map(tmp_path: Path) -> None:
+    # Tekton's operator: knative.dev/pkg's defaulting webhook, named by its
+    # Go code and by the configuration (which holds no rules: its controller
+    # writes them), round-trips the kinds of its types map through the Go types
+    write(tmp_path, "config/crd/bases/clustertemplates.yaml", CRD)
+    write(tmp_path, "api/v1/types.go", TYPES)
+    write(tmp_path, "templates/cluster.yaml", TEMPLATE)
+    write(tmp_path, "config/webhook/500-webhooks.yaml", KNATIVE_CONFIGURATION)
+    write(tmp_path, "pkg/webhook/webhook.go", KNATIVE_WEBHOOK % ("ClusterTemplate", "ClusterTemplate",
+                                                                 "webhook.infra.example.com"))
+    assert [m for _, m in required(tmp_path)] == [
+        "spec.region: '' does not match '^[a-z]+$'", "spec: missing required field 'replicas'",
+        "spec: missing required field 'tags'"]
+    # a map without the kind, or a call naming another configuration, writes nothing back
+    write(tmp_path, "pkg/webhook/webhook.go", KNATIVE_WEBHOOK % ("Other", "Other", "webhook.infra.example.com"))
+    assert len(required(tmp_path)) == 4
+    write(tmp_path, "pkg/webhook/webhook.go", KNATIVE_WEBHOOK % ("ClusterTemplate", "ClusterTemplate",
+                                                                 "webhook.elsewhere.example.com"))
+    assert len(required(tmp_path)) == 4
+
 # (flow style: the schema is the point, the rest of the CRD is as ever)
 MACHINE_CRDS = """\
 apiVersion: apiextensions.k8s.io/v1
