@@ -1730,6 +1730,9 @@ def fleet_overlays(top: Path) -> dict[str, str]:
 # Programs that write a kustomization's inputs before it is built: build
 # scripts, and test code that writes an overlay's files.
 _PROGRAM_NAMES = frozenset({"Makefile", "makefile", "GNUmakefile", "Taskfile.yaml", "Taskfile.yml", "justfile"})
+# the parts of a Makefile split by purpose, which it includes (``include
+# Makefile.build``) or ``make -f`` reads: ``Makefile.build``, ``Makefile.e2e``
+_MAKEFILE_PART = re.compile(r"(?:GNUm|[Mm])akefile\.[\w.-]+")
 _PROGRAM_SUFFIXES = (".sh", ".bash", ".bats", ".mk", ".go", ".py", ".tf")
 _PROGRAMS_BYTES = 64 << 20  # read at most this much program text in all
 _PROGRAMS_SECONDS = 10.0
@@ -1800,7 +1803,7 @@ def _read_programs(top: Path) -> tuple[tuple[str, str], ...]:
             break
         tasks = any(part in _ANSIBLE_DIRS for part in directory.relative_to(top).parts[-3:])
         for name in filenames:
-            if name in _PROGRAM_NAMES or name.endswith(_PROGRAM_SUFFIXES) or \
+            if name in _PROGRAM_NAMES or name.endswith(_PROGRAM_SUFFIXES) or _MAKEFILE_PART.fullmatch(name) or \
                     (tasks and name.endswith((".yml", ".yaml"))) or ("." not in name and _shebang(directory / name)):
                 path = directory / name
                 try:

@@ -926,6 +926,23 @@ def test_a_patch_file_a_program_writes_is_not_a_defect(tmp_path: Path) -> None:
     assert "Makefile writes it" in written["message"]
 
 
+def test_a_part_of_a_makefile_is_a_program_too(tmp_path: Path) -> None:
+    # Config Sync: Makefile.reconcilermanager (which the Makefile includes)
+    # moves controller-gen's CRDs into manifests/patch before it builds it;
+    # a file of another name says nothing
+    write(tmp_path, "manifests/patch/kustomization.yaml", "resources: [reposync-crd.yaml]\n")
+    write(tmp_path, "Makefile", "include Makefile.reconcilermanager\n")
+    recipe = ("configsync-crds:\n\tcontroller-gen crd output:artifacts:config=./manifests \\\n"
+              "\t&& mv ./manifests/configsync.gke.io_reposyncs.yaml ./manifests/patch/reposync-crd.yaml \\\n"
+              "\t&& kustomize build ./manifests/patch -o ./manifests\n")
+    write(tmp_path, "notes.txt", recipe)
+    assert [p for p, _, _ in check(tmp_path).located("error")] == ["manifests/patch/kustomization.yaml"]
+    write(tmp_path, "Makefile.reconcilermanager", recipe)
+    run = check(tmp_path)
+    assert run.located("error") == [], run.out
+    [written] = [d for d in run.report["defects"] if d["validator"] == "written"]
+    assert "Makefile.reconcilermanager writes it" in written["message"]
+
 def test_a_token_a_program_replaces_makes_a_template_of_a_file_that_is_not_yaml(tmp_path: Path) -> None:
     # camel-k's e2e: the Go test replaces %%% with its namespace before applying
     write(tmp_path, "app/deployment.yaml", DEPLOYMENT)
