@@ -632,6 +632,35 @@ def kpt_test_case(path: Path, top: Path) -> str | None:
     return None
 
 
+# A checker's expected report kept beside the directory it checks
+# (``expected-errs.txt``, ``expected.out``): not a rendering's golden output,
+# which is YAML or JSON itself.
+_EXPECTED_REPORT = re.compile(r"expected[\w.-]*")
+_REPORT_SUFFIXES = (".yaml", ".yml", ".json")
+_NAMED_YAML = re.compile(r"(?<![\w./-])((?:[\w.-]+/)*[\w.-]+\.ya?ml)(?![\w-])")
+
+
+def expected_report(directory: Path) -> str | None:
+    """The report a checker is expected to give on ``directory``, when the
+    directory holds one that names a YAML file below it as it names a source
+    (``expected-errs.txt`` listing ``source: namespaces/prod/rb.yaml``):
+    the directory is a negative test case, invalid on purpose as a whole."""
+    try:
+        names = sorted(e.name for e in os.scandir(directory) if e.is_file())
+    except OSError:
+        return None
+    for name in names:
+        if not _EXPECTED_REPORT.fullmatch(name) or name.endswith(_REPORT_SUFFIXES):
+            continue
+        try:
+            text = read_text_bounded(directory / name)
+        except (OSError, ValueError):
+            continue
+        if any((directory / named).is_file() for named in _NAMED_YAML.findall(text)):
+            return name
+    return None
+
+
 # Names of environments a repository's clusters or overlays are named for.
 _ENVIRONMENTS = frozenset({"main", "prod", "production", "staging", "stage", "dev", "development", "qa", "uat",
                            "live", "sandbox", "preprod", "pre-prod", "nonprod", "non-prod", "demo", "local"})
@@ -2289,6 +2318,7 @@ class Sorter:
         self.tokens: dict[str, str] | None = None  # what programs replace in a file's text
         self.test_paths: dict[Path, str] | None = None  # files and directories test programs name
         self.clients: dict[str, str] | None = None  # repo-relative path -> a page giving it to another API's client
+        self.reports: dict[Path, str | None] = {}  # directory -> the checker's report it is expected to give
 
     def learn_names(self, directory: Path, names: Iterable[str]) -> None:
         if TEST_FRAMEWORK in self.reasons:
@@ -2411,6 +2441,20 @@ class Sorter:
             program = self.test_paths.get(candidate)
             if program is not None:
                 return f"{program} reads it"
+        return None
+
+    def _expected_to_fail(self, path: Path, base: Path) -> str | None:
+        """The file lies in a directory (below the one the run is asked to
+        check) beside the report a checker is expected to give on it."""
+        for directory in _below(path, base):
+            if directory == base:
+                return None
+            if directory not in self.reports:
+                self.reports[directory] = expected_report(directory)
+            report = self.reports[directory]
+            if report is not None:
+                return f"in a case invalid on purpose: {_relative(directory / report, self.top)} holds the " \
+                       f"errors a checker is expected to report on its directory"
         return None
 
     def _replaced(self, text: str) -> str | None:
@@ -2544,7 +2588,7 @@ class Sorter:
         if TEST_INPUT in self.reasons:
             base = next((d for d in self.searched if d == path.parent or d in path.parents), self.top)
             why = test_directory(path, base) or kpt_test_case(path, base) or invalid_twin(path) or plugin_home(path) or \
-                self._shown_refused(path, text) or \
+                self._shown_refused(path, text) or self._expected_to_fail(path, base) or \
                 self._read_by_test(path)
             if why is not None:
                 return SetAside(path, TEST_INPUT, why)

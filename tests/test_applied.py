@@ -2160,3 +2160,28 @@ def test_a_file_a_node_test_reads_by_its_directory_is_a_test_input(tmp_path: Pat
     whys = {i["path"]: i["why"] for i in run.report["inputs"]}
     assert whys["functions/generate-folders/examples/simple.yaml"] == \
         "functions/generate-folders/src/generate_folders_test.ts reads it", whys
+
+
+def test_a_directory_beside_the_report_a_checker_should_give_is_invalid_on_purpose(tmp_path: Path) -> None:
+    # Config Sync's examples/errors: expected-errs.txt holds what nomos vet
+    # reports on the directory (`source: namespaces/prod/rb.yaml`); every
+    # file below it is part of that negative case, named or not. A report
+    # naming no file of the directory, or a golden YAML output, is no evidence
+    service = "apiVersion: v1\nkind: Service\nmetadata:\n  name: my-service\nspec: {}\n"
+    for case in ("examples/errors", "examples/golden", "examples/unrelated"):
+        write(tmp_path, f"{case}/namespaces/prod/rb.yaml", service)
+        write(tmp_path, f"{case}/namespaces/prod/other.yaml", service.replace("my-service", "other"))
+    write(tmp_path, "examples/errors/expected-errs.txt",
+          "Found issues: 1 error(s)\n\n[1] KNV1031: Configs must declare `metadata.name`:\n\n"
+          "source: namespaces/prod/rb.yaml\n")
+    write(tmp_path, "examples/golden/expected.yaml", "source: namespaces/prod/rb.yaml\n")
+    write(tmp_path, "examples/unrelated/expected-errs.txt", "source: namespaces/dev/gone.yaml\n")
+    run = check(tmp_path)
+    assert sorted({p for p, _, _ in run.located("error")}) == [
+        f"examples/{case}/namespaces/prod/{name}.yaml" for case in ("golden", "unrelated") for name in ("other", "rb")]
+    whys = {i["path"]: i["why"] for i in run.report["inputs"]}
+    assert whys["examples/errors/namespaces/prod/other.yaml"] == (
+        "in a case invalid on purpose: examples/errors/expected-errs.txt holds the errors a checker is expected "
+        "to report on its directory")
+    # the directory the run is asked to check is judged in full
+    assert len(check(tmp_path, "examples/errors").located("error")) == 2
