@@ -320,7 +320,8 @@ def admission_defaults(reports: tuple[RootReport, ...], files: Files,
     (:func:`krmcheck.schemas.kyverno.added_fields`), or the repository's own
     defaulting webhook on the kind when no Go field of the repository
     declares the field (its type is an imported module's, so what the
-    webhook sets is not known here: :func:`krmcheck.schemas.webhooks.own_defaulting`).
+    webhook sets is not known here) or a defaulting method of the
+    repository assigns it (:func:`krmcheck.schemas.webhooks.own_defaulting`).
     Such errors are warnings naming the policy or the webhook; one note."""
     candidates = [f for r in reports for f in r.findings
                   if f.severity == "error" and f.result.validator == "schema" and f.result.resource_ref is not None
@@ -331,7 +332,8 @@ def admission_defaults(reports: tuple[RootReport, ...], files: Files,
     from krmcheck.schemas.webhooks import own_defaulting
 
     added = added_fields(files.repo_root)
-    hooks, declared = own_defaulting(files.repo_root, crd_files)
+    defaulting = own_defaulting(files.repo_root, crd_files)
+    hooks = defaulting.kinds
     if not added and not hooks:
         return reports, ()
 
@@ -346,9 +348,15 @@ def admission_defaults(reports: tuple[RootReport, ...], files: Files,
             if policy is not None:
                 return f"{policy}, a Kyverno policy writing it"
         hook = hooks.get((ref.apiVersion.rpartition("/")[0], ref.kind))
-        if hook is not None and found.group(1) not in declared:
+        if hook is None:
+            return None
+        if found.group(1) not in defaulting.declared:
             return f"the repository's defaulting webhook in {hook}, whose Go code runs in the cluster, for a field " \
                    f"no Go type of the repository declares"
+        method = defaulting.assigned.get(found.group(1))
+        if method is not None:
+            return f"the repository's defaulting webhook in {hook}, whose defaulting method in {method} assigns " \
+                   f"the field"
         return None
 
     out, where, named = _lowered(reports, writer_of)

@@ -28,6 +28,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -153,13 +154,17 @@ def _knative_kinds(top: Path, configurations: set[str]) -> set[str]:
         packages.setdefault(source.parent, []).append(text)
         if any(name in configurations for name in _KNATIVE_CALL.findall(text)):
             calling.add(source.parent)
+    return {kind for package in calling for kind in _types_of(packages[package])}
+
+
+def _types_of(texts: Iterable[str]) -> set[str]:
+    """The kinds of a package's knative ``types`` map (its Go files' texts)."""
     kinds: set[str] = set()
-    for package in calling:
-        for text in packages[package]:
-            for body in _TYPES_MAP.findall(text):
-                kinds.update(_TYPE_VALUE.findall(body))
-            if "GenericCRD" in text:
-                kinds.update(_TYPE_ADDED.findall(text))
+    for text in texts:
+        for body in _TYPES_MAP.findall(text):
+            kinds.update(_TYPE_VALUE.findall(body))
+        if "GenericCRD" in text:
+            kinds.update(_TYPE_ADDED.findall(text))
     return kinds
 
 
@@ -186,22 +191,55 @@ def _go_source(path: Path) -> bool:
 
 # ``// +kubebuilder:webhook:path=/mutate-...,mutating=true,groups=g,resources=r,verbs=create;update,...``
 _MARKER = re.compile(r"^\s*//\s*\+kubebuilder:webhook:(.*)$", re.MULTILINE)
-_DECLARED = re.compile(r"`[^`\n]*\bjson:\"([A-Za-z0-9_]+)[,\"]")
+_DECLARED = re.compile(r"`[^`\n]*\bjson:\"([\w.-]+)[,\"]")
+# ``GlobalConfig *config.GlobalConfig `json:"global-config"```: a field's Go
+# name and its JSON name
+_NAMED_FIELD = re.compile(r"^\s*([A-Z]\w*)\s+[^`\n]+`[^`\n]*\bjson:\"([\w.-]+)[,\"]", re.MULTILINE)
+# a defaulting method (knative's ``SetDefaults``, kubebuilder's ``Default``),
+# its body up to the brace that closes it at the start of a line (gofmt's)
+_DEFAULTING = re.compile(r"^func \([^)]*\) (?:SetDefaults|Default)\([^)]*\)[^{\n]*\{\n(.*?)^\}",
+                         re.MULTILINE | re.DOTALL)
+_ASSIGNED = re.compile(r"\.([A-Z]\w*)\s*=(?!=)")
 
 
-def own_defaulting(top: Path, crd_files: Iterable[str]) -> tuple[dict[tuple[str, str], str], frozenset[str]]:
-    """({(group, kind) the repository's own defaulting webhook takes on
-    CREATE -> the Go file declaring it}, the JSON names every Go field of the
-    repository declares). A kubebuilder webhook marker with ``mutating=true``
-    in the repository's Go source names the group and the resource (kinds by
-    the plural names of the repository's CRDs): the project's own code runs
-    at admission on that kind before the schema is checked. What that code
-    sets is known only for fields whose Go type the repository declares."""
+@dataclass(frozen=True)
+class Defaulting:
+    """What the repository's own defaulting webhooks are known to do."""
+
+    kinds: dict[tuple[str, str], str]  # (group, kind) a webhook takes on CREATE -> the Go file that says so
+    declared: frozenset[str]  # the JSON names every Go field of the repository declares
+    assigned: dict[str, str]  # JSON names a defaulting method assigns -> the Go file holding it
+
+
+def own_defaulting(top: Path, crd_files: Iterable[str]) -> Defaulting:
+    """The kinds the repository's own defaulting webhook takes on CREATE: a
+    kubebuilder webhook marker with ``mutating=true`` in the repository's Go
+    source names the group and the resource (kinds by the plural names of
+    the repository's CRDs), or Go code gives knative's
+    ``defaulting.NewAdmissionController`` a ``types`` map of its package
+    (kinds by name): the project's own code runs at admission on that kind
+    before the schema is checked. What that code sets is known for fields
+    whose Go type the repository does not declare (another module's), and
+    for fields a defaulting method of the repository assigns
+    (``p.GlobalConfig = &config.GlobalConfig{}`` in ``SetDefaults``)."""
     hooks: dict[tuple[str, str], str] = {}
     declared: set[str] = set()
+    go_names: dict[str, set[str]] = {}
+    assigned_go: dict[str, str] = {}
+    packages: dict[Path, list[str]] = {}
+    knative: dict[Path, str] = {}
     for source, text in texts_under(top, _go_source, _SKIP, _SCAN_SECONDS, _SCAN_BYTES):
         if 'json:"' in text:
             declared.update(_DECLARED.findall(text))
+            for go, json_name in _NAMED_FIELD.findall(text):
+                go_names.setdefault(go, set()).add(json_name)
+        for body in _DEFAULTING.findall(text) if "Default" in text else ():
+            for go in _ASSIGNED.findall(body):
+                assigned_go.setdefault(go, os.path.relpath(source, top))
+        if "resourcesemantics" in text:
+            packages.setdefault(source.parent, []).append(text)
+            if _KNATIVE_CALL.search(text):
+                knative.setdefault(source.parent, os.path.relpath(source, top))
         if "kubebuilder:webhook" not in text:
             continue
         for found in _MARKER.finditer(text):
@@ -213,20 +251,16 @@ def own_defaulting(top: Path, crd_files: Iterable[str]) -> tuple[dict[tuple[str,
                 for resource in fields.get("resources", "").split(";"):
                     if resource.strip() and resource.strip() != "*":
                         hooks.setdefault((group.strip(), resource.strip()), os.path.relpath(source, top))
-    if not hooks:
-        return {}, frozenset()
+    named = {kind: where for package, where in knative.items() for kind in _types_of(packages[package])}
+    if not hooks and not named:
+        return Defaulting({}, frozenset(), {})
     kinds: dict[tuple[str, str], str] = {}
-    for path in crd_files:
-        for doc in _documents(path):
-            if not isinstance(doc, dict) or doc.get("kind") != "CustomResourceDefinition":
-                continue
-            spec: dict[str, Any] = doc["spec"] if isinstance(doc.get("spec"), dict) else {}
-            crd_names: dict[str, Any] = spec["names"] if isinstance(spec.get("names"), dict) else {}
-            served, plural, kind = spec.get("group"), crd_names.get("plural"), crd_names.get("kind")
-            where = hooks.get((served, plural)) if isinstance(served, str) and isinstance(plural, str) else None
-            if where is not None and isinstance(served, str) and isinstance(kind, str):
-                kinds.setdefault((served, kind), where)
-    return kinds, frozenset(declared)
+    for served, plural, kind in _served(crd_files):
+        where = hooks.get((served, plural)) or named.get(kind)
+        if where is not None:
+            kinds.setdefault((served, kind), where)
+    assigned = {json_name: where for go, where in assigned_go.items() for json_name in go_names.get(go, ())}
+    return Defaulting(kinds, frozenset(declared), assigned)
 
 
 # What widely used controllers' own defaulting webhooks write before the API

@@ -240,3 +240,55 @@ def test_a_field_only_an_imported_type_declares_is_a_warning_under_the_projects_
           .replace("clustertemplates", "controlplanes"))
     assert [m for _, m in required(tmp_path)] == ["spec.storage: missing required field 'imageCache'",
                                                   "spec: missing required field 'secret'"]
+
+
+PRUNER = crd("Pruner", """
+    type: object
+    properties:
+      spec:
+        type: object
+        required: [disabled, global-config, schedule]
+        properties:
+          disabled: {type: boolean}
+          global-config: {type: object}
+          schedule: {type: object}
+    """, group="operator.example.com")
+
+PRUNER_TYPES = """\
+package v1alpha1
+
+type PrunerSpec struct {
+	Disabled     *bool         `json:"disabled"`
+	GlobalConfig *GlobalConfig `json:"global-config"`
+	Schedule     *Schedule     `json:"schedule"`
+}
+
+func (p *PrunerSpec) SetDefaults() {
+	if p.GlobalConfig == nil {
+		p.GlobalConfig = &GlobalConfig{}
+	}
+	if p.Disabled == nil {
+		p.Disabled = &defaultDisabled
+	}
+}
+"""
+
+
+def test_a_field_the_webhooks_defaulting_method_assigns_is_a_warning(tmp_path: Path) -> None:
+    # Tekton's operator: knative's defaulting webhook takes TektonPruner, and
+    # its SetDefaults gives global-config and disabled when they are nil;
+    # schedule, which no defaulting method assigns, stays an error, and
+    # without the webhook nothing is lowered
+    write(tmp_path, "config/crd/pruners.yaml", PRUNER)
+    write(tmp_path, "pkg/apis/v1alpha1/pruner_types.go", PRUNER_TYPES)
+    write(tmp_path, "templates/pruner.yaml", "apiVersion: operator.example.com/v1\nkind: Pruner\n"
+                                             "metadata:\n  name: pruner\nspec: {}\n")
+    assert len(required(tmp_path)) == 3
+    write(tmp_path, "pkg/webhook/webhook.go", KNATIVE_WEBHOOK % ("Pruner", "Pruner", "webhook.example.com"))
+    run = check(tmp_path)
+    assert [d["message"] for d in run.report["defects"] if d["severity"] == "error"] == [
+        "spec: missing required field 'schedule'"]
+    assert sorted(d["message"] for d in run.report["defects"] if d["severity"] == "warning") == [
+        "spec: missing required field 'disabled'", "spec: missing required field 'global-config'"]
+    [note] = [n for n in run.report["notes"] if "[admission-default]" in n["message"]]
+    assert "whose defaulting method in pkg/apis/v1alpha1/pruner_types.go assigns the field" in note["message"]
