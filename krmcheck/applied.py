@@ -1389,18 +1389,41 @@ def processed_by(top: Path, run: object = None, pages: Iterable[tuple[Path, str]
     page. A path names the file from the program's or page's directory
     (after a variable holding that directory, ``${BASEDIR}/deploy.yaml``)
     or from the top; only a file that is there counts."""
+    return _given_files(top, run, pages, ("oc process", "oc  process"),
+                        lambda text: (path for arguments in _OC_PROCESS.findall(text)
+                                      for path in _PROCESSED.findall(arguments)))
+
+
+# ``kpt fn eval DIR -i IMAGE --fn-config config.yaml`` (and ``kustomize fn
+# run``): the file is the function's configuration (its ``functionConfig``),
+# which kpt hands to the function; no cluster receives it.
+_FN_CONFIG = re.compile(r"--fn-config(?:=|\s+)[\"']?((?:\$\{?\w+\}?/)?(?:[\w.-]+/)*[\w.-]+\.ya?ml)\b")
+
+
+def function_configs(top: Path, run: object = None, pages: Iterable[tuple[Path, str]] = ()) -> dict[str, str]:
+    """Repository-relative files a program or a Markdown page of the
+    repository gives to a KRM function runner with ``--fn-config`` -> that
+    program or page (paths as :func:`processed_by` reads them)."""
+    return _given_files(top, run, pages, ("--fn-config",), _FN_CONFIG.findall)
+
+
+def _given_files(top: Path, run: object, pages: Iterable[tuple[Path, str]], markers: tuple[str, ...],
+                 paths: Callable[[str], Iterable[str]]) -> dict[str, str]:
+    """Repository-relative files that ``paths`` finds in the programs and
+    pages holding one of ``markers`` (continued lines joined) -> the program
+    or page; a path from its directory, after a variable holding that
+    directory, or from the top; only a file that is there counts."""
     out: dict[str, str] = {}
-    sources = [(rel, text) for rel, text in _programs(top, run) if "oc process" in text or "oc  process" in text]
-    sources += [(_relative(page, top), text) for page, text in pages if "oc process" in text]
+    sources = [(rel, text) for rel, text in _programs(top, run) if any(m in text for m in markers)]
+    sources += [(_relative(page, top), text) for page, text in pages if any(m in text for m in markers)]
     for rel, text in sources:
         here = (top / rel).parent
-        for arguments in _OC_PROCESS.findall(text.replace("\\\n", " ")):
-            for path in _PROCESSED.findall(arguments):
-                path = re.sub(r"^\$\{?\w+\}?/", "", path)
-                for candidate in (Path(os.path.normpath(here / path)), Path(os.path.normpath(top / path))):
-                    if top in candidate.parents and candidate.is_file():
-                        out.setdefault(_relative(candidate, top), rel)
-                        break
+        for path in paths(text.replace("\\\n", " ")):
+            path = re.sub(r"^\$\{?\w+\}?/", "", path)
+            for candidate in (Path(os.path.normpath(here / path)), Path(os.path.normpath(top / path))):
+                if top in candidate.parents and candidate.is_file():
+                    out.setdefault(_relative(candidate, top), rel)
+                    break
     return out
 
 def generated_from(top: Path, run: object = None, pages: Iterable[tuple[Path, str]] = ()) -> dict[str, str]:
@@ -2305,6 +2328,7 @@ class Sorter:
         self.filled: dict[str, str] | None = None  # what programs read by their own path and fill in -> the program
         self.java: dict[str, str] | None = None  # classpath resources Java loads and fills in -> the class
         self.processed: dict[str, str] | None = None  # Templates oc process renders -> the program or page
+        self.fn_configs: dict[str, str] | None = None  # what is given to a KRM function as --fn-config -> the giver
         self.submitted: dict[str, str] | None = None  # what argo submit names -> the pipeline or program
         self.sed: dict[str, str] | None = None  # what a program or page gives to sed -> the program or page
         self.listed_patches: dict[str, str] | None = None  # what a program lists as kustomize patches -> it
@@ -2531,6 +2555,12 @@ class Sorter:
             if program is not None:
                 return SetAside(path, BUNDLE_INPUT, f"{program} gives it to oc process, which renders the Template; "
                                                     f"what is applied is the objects it writes")
+            if self.fn_configs is None:
+                self.fn_configs = function_configs(self.top, self, self._pages())
+            program = self.fn_configs.get(_relative(path, self.top))
+            if program is not None:
+                return SetAside(path, BUNDLE_INPUT, f"{program} gives it to a KRM function with --fn-config: "
+                                                    f"the function's configuration, which no cluster receives")
             if self.uploaded is None:
                 self.uploaded = uploaded_inputs(self.top, self)
             program = self.uploaded.get(_relative(path, self.top))

@@ -2185,3 +2185,22 @@ def test_a_directory_beside_the_report_a_checker_should_give_is_invalid_on_purpo
         "to report on its directory")
     # the directory the run is asked to check is judged in full
     assert len(check(tmp_path, "examples/errors").located("error")) == 2
+
+
+def test_a_file_given_to_a_krm_function_as_its_fn_config_is_its_configuration(tmp_path: Path) -> None:
+    # krm-functions' catalog: docs/helm-upgrader.md runs `kpt fn eval ...
+    # --fn-config example-function-configs/config.yaml`, a ConfigMap whose
+    # data holds booleans the function reads; the same ConfigMap no command
+    # names is judged
+    config = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: upgrade\ndata:\n  annotate: true\n"
+    write(tmp_path, "example-function-configs/config.yaml", config)
+    write(tmp_path, "example-function-configs/other.yaml", config)
+    write(tmp_path, "docs/helm-upgrader.md", "```shell\nkpt fn source examples/helm | kpt fn eval - \\\n"
+                                             "    --fn-config example-function-configs/config.yaml \\\n"
+                                             "    -i ghcr.io/krm-functions/helm-upgrader\n```\n")
+    run = check(tmp_path)
+    assert [p for p, _, _ in run.located("error")] == ["example-function-configs/other.yaml"]
+    whys = {i["path"]: i["why"] for i in run.report["inputs"]}
+    assert whys["example-function-configs/config.yaml"] == (
+        "docs/helm-upgrader.md gives it to a KRM function with --fn-config: the function's configuration, "
+        "which no cluster receives")
