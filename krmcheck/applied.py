@@ -2232,19 +2232,27 @@ def replaced_tokens(top: Path, run: object = None) -> dict[str, str]:
 _RELATIVE_LITERAL = re.compile(r"([\"'`])(\.{1,2}/[\w./-]+|[\w.-]+/[\w./-]*|[\w./-]+\.ya?ml)\1")
 
 
-def test_program_paths(top: Path, run: object = None) -> dict[Path, str]:
+# A walk of the tree below a directory a test names: ``filepath.Walk("./examples",
+# ...)``, ``filepath.WalkDir``, ``fs.WalkDir(fsys, "x")``, Python's ``os.walk("x")``.
+_WALKED = re.compile(r"\b(?:filepath\.Walk(?:Dir)?|fs\.WalkDir|os\.walk)\(\s*(?:\w+\s*,\s*)?([\"'`])([\w./-]+)\1")
+
+
+def test_program_paths(top: Path, run: object = None) -> dict[Path, tuple[str, bool]]:
     """Existing files and directories the repository's test programs name by
-    a path relative to the program -> the program."""
-    out: dict[Path, str] = {}
+    a path relative to the program -> (the program, whether it walks the
+    tree below the directory)."""
+    out: dict[Path, tuple[str, bool]] = {}
     for rel, text in (*_programs(top, run), *_programs(top, run, node=True)):
         name = rel.rsplit("/", 1)[-1]
         if not _TEST_CODE.fullmatch(name):
             continue
         here = (top / rel).parent
-        for _, literal in _RELATIVE_LITERAL.findall(text):
+        walked = {literal for _, literal in _WALKED.findall(text)}
+        for _, literal in _RELATIVE_LITERAL.findall(text) + _WALKED.findall(text):
             target = Path(os.path.normpath(here / literal))
             if target != here and top in target.parents and (target.is_dir() or target.is_file()):
-                out.setdefault(target, rel)
+                if literal in walked or target not in out:
+                    out[target] = (rel, literal in walked or out.get(target, ("", False))[1])
     return out
 
 
@@ -2340,7 +2348,7 @@ class Sorter:
         self.pages: list[tuple[Path, str]] | None = None  # the Markdown pages (path, text)
         self.substituted: list[tuple[str, str, str]] | None = None  # what programs give to envsubst
         self.tokens: dict[str, str] | None = None  # what programs replace in a file's text
-        self.test_paths: dict[Path, str] | None = None  # files and directories test programs name
+        self.test_paths: dict[Path, tuple[str, bool]] | None = None  # what test programs name -> (it, walked)
         self.clients: dict[str, str] | None = None  # repo-relative path -> a page giving it to another API's client
         self.reports: dict[Path, str | None] = {}  # directory -> the checker's report it is expected to give
 
@@ -2457,14 +2465,16 @@ class Sorter:
         lies in, by a path relative to the program
         (``fileString("./manifests/jobservice/" + name)``,
         ``path.resolve(__dirname, '../examples')``). A directory further up
-        is no evidence: a test rendering a chart from ``../helm/`` does not
-        make the manifests kept below it its inputs."""
+        is evidence only where the test walks the tree below it
+        (``filepath.Walk("./examples", ...)``): a test rendering a chart from
+        ``../helm/`` does not make the manifests kept below it its inputs."""
         if self.test_paths is None:
             self.test_paths = test_program_paths(self.top, self)
-        for candidate in (path, path.parent):  # a directory a test reads, not the tree below it
-            program = self.test_paths.get(candidate)
-            if program is not None:
-                return f"{program} reads it"
+        for candidate in (path, *_below(path, self.top)):
+            found = self.test_paths.get(candidate)
+            if found is not None and (candidate in (path, path.parent) or found[1]):
+                return f"{found[0]} reads it" if candidate in (path, path.parent) else \
+                    f"{found[0]} walks {_relative(candidate, self.top)}/ and reads it"
         return None
 
     def _expected_to_fail(self, path: Path, base: Path) -> str | None:

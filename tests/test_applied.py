@@ -2155,8 +2155,15 @@ def test_a_file_a_node_test_reads_by_its_directory_is_a_test_input(tmp_path: Pat
     # a test rendering a chart from ../helm/ reads that directory, not the manifests kept below it
     write(tmp_path, "helm/prod/ingress.yaml", service)
     write(tmp_path, "src/config.spec.js", "const chart = path.resolve(__dirname, '../helm/');\n")
+    # KCL's example_test.go walks ./examples and reads each suite's good.yaml
+    write(tmp_path, "examples/validation/host-ports/suite/good.yaml", service)
+    write(tmp_path, "example_test.go", 'package main\nfunc TestRunExamples(t *testing.T) {\n'
+                                       '\terr := filepath.Walk("./examples", func(path string) error {\n'
+                                       '\t\tgood := filepath.Join(dir, "suite", "good.yaml")\n\t})\n}\n')
     run = check(tmp_path)
     assert [p for p, _, _ in run.located("error")] == ["functions/other/examples/simple.yaml", "helm/prod/ingress.yaml"]
+    assert {i["path"]: i["why"] for i in run.report["inputs"]}["examples/validation/host-ports/suite/good.yaml"] == \
+        "example_test.go walks examples/ and reads it"
     whys = {i["path"]: i["why"] for i in run.report["inputs"]}
     assert whys["functions/generate-folders/examples/simple.yaml"] == \
         "functions/generate-folders/src/generate_folders_test.ts reads it", whys
