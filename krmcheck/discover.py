@@ -357,6 +357,8 @@ def _collect(info: KustomizationInfo, data: dict) -> None:
         for rel in _entries(data.get(key)):
             target = _resolved(join(d, rel))
             (info.dirs if os.path.isdir(target) else info.files).add(target)
+            if key in _PLUGIN_KEYS and os.path.isfile(target):
+                info.files.update(plugin_inputs(target))
     rels = [rel for key in ("patchesStrategicMerge", "crds", "configurations") for rel in _entries(data.get(key))]
     rels += [item["path"] for key in ("patches", "patchesJson6902", "replacements")
              for item in _items(data.get(key)) if isinstance(item.get("path"), str)]
@@ -371,6 +373,46 @@ def _collect(info: KustomizationInfo, data: dict) -> None:
             rels += _entries(item.get("envs")) + _entries([item.get("env")])
     info.files.update(_resolved(join(d, rel)) for rel in rels)
 
+
+
+_PLUGIN_KEYS = ("generators", "transformers", "validators")
+
+
+def plugin_inputs(config: Path) -> set[Path]:
+    """The files below its own directory that a plugin's configuration file
+    names by a path from there (PolicyGenerator's ``manifests: [{path:
+    input/policy.yaml}]``; a directory's YAML files for a path naming one):
+    the plugin reads them, and what it makes of them is what the
+    kustomization renders."""
+    try:
+        docs = list(yaml.load_all(read_text_bounded(config), Loader=FAST_LOADER))
+    except (OSError, ValueError, yaml.YAMLError, RecursionError):
+        return set()
+    found: set[Path] = set()
+    stack: list[object] = list(docs)
+    while stack and len(found) < 4096:
+        node = stack.pop()
+        if isinstance(node, dict):
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+        elif isinstance(node, str) and 0 < len(node) < 256 and "\n" not in node and "://" not in node \
+                and not os.path.isabs(node) and node not in (".", ".."):
+            target = _resolved(join(config.parent, node))
+            if target == config or config.parent not in target.parents:
+                continue  # (only what lies below the configuration's own directory)
+            if os.path.isfile(target):
+                found.add(target)
+            elif os.path.isdir(target) and target != config.parent:
+                found.update(_resolved(target / n) for n in _yaml_names(target))
+    return found
+
+
+def _yaml_names(directory: Path) -> list[str]:
+    try:
+        return [n for n in os.listdir(directory) if n.endswith((".yaml", ".yml"))]
+    except OSError:
+        return []
 
 
 def graph(kdirs: list[Path]) -> dict[Path, KustomizationInfo]:

@@ -64,6 +64,30 @@ def test_manifests_no_kustomization_reads_are_roots_of_their_own(tmp_path: Path)
     assert ("plain/service.yaml", 4, "metadata") in run.located("error")
 
 
+def test_the_inputs_a_plugin_configuration_names_are_the_kustomizations(tmp_path: Path) -> None:
+    # Open Cluster Management's policy sets: the kustomization lists
+    # policyGenerator.yaml, whose manifests name partial objects (a status
+    # check with no spec) that the generated policies match; a file no
+    # configuration names is a root of its own, and a file the
+    # configuration names selects the kustomization
+    partial = "apiVersion: apps/v1\nkind: DaemonSet\nmetadata:\n  name: sensor\nstatus:\n  numberReady: 1\n"
+    write(tmp_path, "set/kustomization.yaml", "generators: [policyGenerator.yaml]\n")
+    write(tmp_path, "set/policyGenerator.yaml",
+          "apiVersion: policy.open-cluster-management.io/v1\nkind: PolicyGenerator\nmetadata:\n  name: set\n"
+          "policies:\n- name: sensor-status\n  manifests:\n  - path: input-sensor/status.yaml\n"
+          "  - path: input-all\n")
+    write(tmp_path, "set/input-sensor/status.yaml", partial)
+    write(tmp_path, "set/input-all/status.yaml", partial)
+    write(tmp_path, "set/input-other/status.yaml", partial)
+    infos = discover.graph(discover.find_kustomizations([tmp_path]))
+    read = {f.relative_to(tmp_path.resolve()).as_posix() for f in infos[(tmp_path / "set").resolve()].files}
+    assert read == {"set/kustomization.yaml", "set/policyGenerator.yaml", "set/input-sensor/status.yaml",
+                    "set/input-all/status.yaml"}
+    run = check(tmp_path)
+    assert "set/input-other/status.yaml" in {r["root"] for r in run.report["roots"]}
+    assert not {"set/input-sensor/status.yaml", "set/input-all/status.yaml"} & {r["root"] for r in run.report["roots"]}
+    assert [r["root"] for r in check(tmp_path, "set/input-sensor/status.yaml").report["roots"]] == ["set"]
+
 def test_a_directory_of_plain_manifests_is_checked_file_by_file(tmp_path: Path) -> None:
     write(tmp_path, "k8s/a.yaml", DEPLOYMENT)
     write(tmp_path, "k8s/b.yml", DEPLOYMENT.replace("replicas: 1", "replicas: one"))
