@@ -1380,6 +1380,10 @@ _GIVEN = re.compile(r"(?:^|\s)(?:-f|--filename|--file)(?:=|\s+)[\"']?\.?/?((?:[\
 # openshift/api's template/v1 legacy scheme) and what is applied is the
 # objects it writes; the Template file is that command's input.
 _OC_PROCESS = re.compile(r"(?<![\w-])oc\s+process\b([^\n|;&>]*)")
+# a page's fill-in for the file (``oc process -f <template_file>``) and the
+# Template kind of an OpenShift Template it then stands for
+_PROCESSED_FORM = re.compile(r"(?:^|\s)(?:-f|--filename)(?:=|\s+)<[\w.-]+(?:>|$)")  # (a > ends the command)
+_TEMPLATE_KIND = re.compile(r"^kind:[ \t]*[\"']?Template[\"']?[ \t]*$", re.MULTILINE)
 _PROCESSED = re.compile(r"(?:^|\s)(?:-f|--filename)(?:=|\s+)[\"']?((?:\$\{?\w+\}?/)?(?:[\w.-]+/)*[\w.-]+\.(?:ya?ml|json))\b")
 
 
@@ -1389,9 +1393,17 @@ def processed_by(top: Path, run: object = None, pages: Iterable[tuple[Path, str]
     page. A path names the file from the program's or page's directory
     (after a variable holding that directory, ``${BASEDIR}/deploy.yaml``)
     or from the top; only a file that is there counts."""
-    return _given_files(top, run, pages, ("oc process", "oc  process"),
-                        lambda text: (path for arguments in _OC_PROCESS.findall(text)
-                                      for path in _PROCESSED.findall(arguments)))
+    out = _given_files(top, run, pages, ("oc process", "oc  process"),
+                       lambda text: (path for arguments in _OC_PROCESS.findall(text)
+                                     for path in _PROCESSED.findall(arguments)))
+    for page, text in pages:  # ``oc process -f <template_file>``: the Templates beside the page
+        if "oc process" in text and any(_PROCESSED_FORM.search(a) for a in _OC_PROCESS.findall(text)):
+            for name in sorted(os.listdir(page.parent)) if page.parent.is_dir() else ():
+                path = page.parent / name
+                if name.endswith((".yaml", ".yml", ".json")) and path.is_file() and \
+                        _TEMPLATE_KIND.search(read_text_bounded(path)):
+                    out.setdefault(_relative(path, top), _relative(page, top))
+    return out
 
 
 # ``kpt fn eval DIR -i IMAGE --fn-config config.yaml`` (and ``kustomize fn

@@ -2211,3 +2211,22 @@ def test_a_file_given_to_a_krm_function_as_its_fn_config_is_its_configuration(tm
     assert whys["example-function-configs/config.yaml"] == (
         "docs/helm-upgrader.md gives it to a KRM function with --fn-config: the function's configuration, "
         "which no cluster receives")
+
+
+def test_templates_beside_a_page_giving_oc_process_a_fill_in_file_are_its_input(tmp_path: Path) -> None:
+    # Red Hat CoP's openshift-management: jobs/README.md tells the reader to
+    # run `oc process --param-file=params -f <template_file> | oc create -f-`
+    # for the Templates of its directory; a Deployment beside them, and the
+    # Templates of a directory whose page names no such command, are judged
+    template = ("kind: Template\napiVersion: v1\nmetadata:\n  name: prune\nobjects:\n"
+                "- {apiVersion: batch/v1, kind: CronJob, metadata: {name: '${NAME}'}}\nparameters:\n- name: NAME\n")
+    for folder in ("jobs", "other"):
+        write(tmp_path, f"{folder}/cronjob-prune.yml", template)
+    write(tmp_path, "jobs/deployment.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\nspec: {}\n")
+    write(tmp_path, "jobs/README.md", "Create the job:\n\n    oc process --param-file=params -f <template_file> "
+                                      "| oc create -f-\n")
+    write(tmp_path, "other/README.md", "Apply it with oc apply.\n")
+    run = check(tmp_path)
+    assert sorted({p for p, _, _ in run.located("error")}) == ["jobs/deployment.yaml", "other/cronjob-prune.yml"]
+    whys = {i["path"]: i["why"] for i in run.report["inputs"]}
+    assert whys["jobs/cronjob-prune.yml"].startswith("jobs/README.md gives it to oc process"), whys
