@@ -2323,8 +2323,9 @@ class Sorter:
 
     def __init__(self, top: Path, reasons: Iterable[str] = REASONS, served: Served = _everything,
                  kustomizations: Iterable[Path] = (), read: Iterable[Path] = (),
-                 searched: Iterable[Path] = ()) -> None:
+                 searched: Iterable[Path] = (), plugin_inputs: dict[Path, Path] | None = None) -> None:
         self.top = top
+        self.plugin_inputs = plugin_inputs or {}  # a file a plugin's configuration names -> its kustomization
         # the directories the run was asked to check: a test directory above
         # one of them is not evidence (`krmcheck fixtures/demo` judges the demo)
         self.searched = tuple(sorted(searched, key=lambda p: len(p.parts), reverse=True))
@@ -2543,6 +2544,11 @@ class Sorter:
         embeds it and it cannot be applied as it stands (a document with no
         name)."""
         if BUNDLE_INPUT in self.reasons:
+            owner = self.plugin_inputs.get(path)
+            if owner is not None:
+                return SetAside(path, BUNDLE_INPUT, f"a plugin configuration of {_relative(owner, self.top)}/ "
+                                                    f"names it: the plugin's input, whose output is what is "
+                                                    f"applied")
             olm = olm_bundle(path, self.top) or (csv_base(path) if path.name.endswith(CSV_SUFFIXES) else None)
             if olm is not None:
                 return SetAside(path, BUNDLE_INPUT, olm)

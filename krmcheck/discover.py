@@ -39,6 +39,7 @@ class KustomizationInfo:
     is_component: bool = False
     dirs: set[Path] = field(default_factory=set)  # kustomization directories it includes
     files: set[Path] = field(default_factory=set)  # other files it reads
+    plugin_inputs: set[Path] = field(default_factory=set)  # files its plugins' configurations name
 
 
 # How long one walk over the repository that reads its files (the scan for
@@ -358,7 +359,7 @@ def _collect(info: KustomizationInfo, data: dict) -> None:
             target = _resolved(join(d, rel))
             (info.dirs if os.path.isdir(target) else info.files).add(target)
             if key in _PLUGIN_KEYS and os.path.isfile(target):
-                info.files.update(plugin_inputs(target))
+                info.plugin_inputs.update(plugin_inputs(target))
     rels = [rel for key in ("patchesStrategicMerge", "crds", "configurations") for rel in _entries(data.get(key))]
     rels += [item["path"] for key in ("patches", "patchesJson6902", "replacements")
              for item in _items(data.get(key)) if isinstance(item.get("path"), str)]
@@ -383,7 +384,9 @@ def plugin_inputs(config: Path) -> set[Path]:
     names by a path from there (PolicyGenerator's ``manifests: [{path:
     input/policy.yaml}]``; a directory's YAML files for a path naming one):
     the plugin reads them, and what it makes of them is what the
-    kustomization renders."""
+    kustomization renders. A change to one selects the kustomization; each
+    is still checked as a plain manifest, as the plugin's input
+    (:class:`krmcheck.applied.Sorter`), since the plugin may not run here."""
     try:
         docs = list(yaml.load_all(read_text_bounded(config), Loader=FAST_LOADER))
     except (OSError, ValueError, yaml.YAMLError, RecursionError):
@@ -464,7 +467,7 @@ def reads(root: Path, infos: dict[Path, KustomizationInfo]) -> set[Path]:
             continue
         seen.add(d)
         info = infos.get(d) or read_info(d)
-        out |= info.files
+        out |= info.files | info.plugin_inputs
         for sub in info.dirs:
             out.add(sub)
             stack.append(sub)
@@ -525,6 +528,7 @@ def select(paths: tuple[Path, ...], mode: tuple[str, ...], changed_since: str | 
     sorter = Sorter(top.resolve(), () if mode == ("all",) else not_applied,
                     served if served is not None else ServedKinds(top.resolve(), skip),
                     kustomizations=infos, read=(f for i in infos.values() for f in i.files),
+                    plugin_inputs={f: i.directory for i in infos.values() for f in i.plugin_inputs},
                     searched=[_resolved(d) for d in directories])
     kustomizations = _not_vendored(kustomizations, sorter)
     scan = Scan(top.resolve(), "plain manifests")

@@ -67,9 +67,11 @@ def test_manifests_no_kustomization_reads_are_roots_of_their_own(tmp_path: Path)
 def test_the_inputs_a_plugin_configuration_names_are_the_kustomizations(tmp_path: Path) -> None:
     # Open Cluster Management's policy sets: the kustomization lists
     # policyGenerator.yaml, whose manifests name partial objects (a status
-    # check with no spec) that the generated policies match; a file no
-    # configuration names is a root of its own, and a file the
-    # configuration names selects the kustomization
+    # check with no spec) that the generated policies match. They are the
+    # plugin's inputs: a change to one selects the kustomization, and each is
+    # still checked as the plugin's input (cluster findings are warnings, a
+    # YAML defect an error), since the plugin may not run; a file no
+    # configuration names is judged
     partial = "apiVersion: apps/v1\nkind: DaemonSet\nmetadata:\n  name: sensor\nstatus:\n  numberReady: 1\n"
     write(tmp_path, "set/kustomization.yaml", "generators: [policyGenerator.yaml]\n")
     write(tmp_path, "set/policyGenerator.yaml",
@@ -80,13 +82,19 @@ def test_the_inputs_a_plugin_configuration_names_are_the_kustomizations(tmp_path
     write(tmp_path, "set/input-all/status.yaml", partial)
     write(tmp_path, "set/input-other/status.yaml", partial)
     infos = discover.graph(discover.find_kustomizations([tmp_path]))
-    read = {f.relative_to(tmp_path.resolve()).as_posix() for f in infos[(tmp_path / "set").resolve()].files}
-    assert read == {"set/kustomization.yaml", "set/policyGenerator.yaml", "set/input-sensor/status.yaml",
-                    "set/input-all/status.yaml"}
+    named = {f.relative_to(tmp_path.resolve()).as_posix()
+             for f in infos[(tmp_path / "set").resolve()].plugin_inputs}
+    assert named == {"set/input-sensor/status.yaml", "set/input-all/status.yaml"}
     run = check(tmp_path)
-    assert "set/input-other/status.yaml" in {r["root"] for r in run.report["roots"]}
-    assert not {"set/input-sensor/status.yaml", "set/input-all/status.yaml"} & {r["root"] for r in run.report["roots"]}
-    assert [r["root"] for r in check(tmp_path, "set/input-sensor/status.yaml").report["roots"]] == ["set"]
+    assert {p for p, _, _ in run.located("error")} == {"set/input-other/status.yaml"}
+    assert {"set/input-sensor/status.yaml", "set/input-all/status.yaml"} <= {p for p, _, _ in run.located("warning")}
+    assert {r["root"] for r in check(tmp_path, "set/input-sensor/status.yaml").report["roots"]} == \
+        {"set", "set/input-sensor/status.yaml"}
+    write(tmp_path, "set/input-sensor/status.yaml",
+          partial.replace("  name: sensor\n", "  name: sensor\n  name: dup\n"))
+    assert {(p, v) for p, _, v in check(tmp_path).located("error")} == {
+        ("set/input-other/status.yaml", "schema"), ("set/input-sensor/status.yaml", "build")}
+
 
 def test_a_directory_of_plain_manifests_is_checked_file_by_file(tmp_path: Path) -> None:
     write(tmp_path, "k8s/a.yaml", DEPLOYMENT)
