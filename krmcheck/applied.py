@@ -2226,16 +2226,27 @@ _REPLACE_CALL = re.compile(r"""(?:strings|bytes)\.Replace(?:All)?\(\s*[^,()]+(?:
 _PLACEHOLDER_TOKEN = re.compile(r"[%@#$_{}<>\[\]|~^*+=!-]{3,}|([%@#$_{<\[]*)[A-Z][A-Z0-9_]{2,}[%@_}>\]]*")
 
 
+# ``sed -e "s/%%_SSP_NAME_%%/${SSP_NAME}/g" template.yaml | oc apply -f -``: a
+# sed substitution of a token with sigils (a bare word is judged as a value,
+# :func:`sed_words`).
+_SED_TOKEN = re.compile(r"(?<![A-Za-z0-9\\])s([/|#,:~!])([^\s/|#,:~!\\]{3,})\1")
+
+
 def replaced_tokens(top: Path, run: object = None) -> dict[str, str]:
-    """Token -> the program that replaces it in a text (Go, Python)."""
+    """Token -> the program that replaces it in a text (Go, Python, or a
+    ``sed`` substitution of a token with sigils in any program)."""
     out: dict[str, str] = {}
     for rel, text in _programs(top, run):
-        if not rel.endswith((".go", ".py")) or "eplace" not in text:
-            continue
-        for found in _REPLACE_CALL.finditer(text):
-            token = found.group(1) or found.group(2)
-            if token and _PLACEHOLDER_TOKEN.fullmatch(token):
-                out.setdefault(token, rel)
+        if rel.endswith((".go", ".py")) and "eplace" in text:
+            for found in _REPLACE_CALL.finditer(text):
+                token = found.group(1) or found.group(2)
+                if token and _PLACEHOLDER_TOKEN.fullmatch(token):
+                    out.setdefault(token, rel)
+        if "sed" in text:
+            for line in _SED_LINE.finditer(text.replace("\\\n", " ")):
+                for _, token in _SED_TOKEN.findall(line.group(0)):
+                    if _PLACEHOLDER_TOKEN.fullmatch(token) and not token[0].isalnum():
+                        out.setdefault(token, rel)
     return out
 
 

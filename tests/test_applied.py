@@ -962,6 +962,19 @@ def test_a_token_a_program_replaces_makes_a_template_of_a_file_that_is_not_yaml(
                                                                           "e2e/cross-ns/config.yaml"]
 
 
+def test_a_token_a_scripts_sed_replaces_makes_a_template_of_a_file_that_is_not_yaml(tmp_path: Path) -> None:
+    # KubeVirt's SSP upgrade test: run.sh replaces %%_SSP_NAME_%% with sed and
+    # pipes the result to oc apply; a file holding a token no program
+    # replaces is judged (not YAML as written)
+    cr = "apiVersion: ssp.kubevirt.io/v1beta2\nkind: SSP\nmetadata:\n  name: %%_SSP_NAME_%%\n"
+    write(tmp_path, "automation/upgrade/ssp-cr-template.yaml", cr)
+    write(tmp_path, "automation/other/ssp-cr.yaml", cr.replace("SSP_NAME", "OTHER_NAME"))
+    write(tmp_path, "automation/upgrade/run.sh", '#!/bin/bash\nsed -e "s/%%_SSP_NAME_%%/${SSP_NAME}/g" \\\n'
+                                                '    ${SOURCE_DIR}/ssp-cr-template.yaml | oc apply -f -\n')
+    run = check(tmp_path)
+    assert aside(run.report).get("automation/upgrade/ssp-cr-template.yaml") == "template"
+    assert [p for p, _, _ in run.located("error")] == ["automation/other/ssp-cr.yaml"]
+
 def test_a_token_a_program_replaces_where_yaml_reads_a_comment_makes_a_template(tmp_path: Path) -> None:
     # litmus's chaos server: image: #{ARGO_WORKFLOW_CONTROLLER} is YAML (an
     # empty image and a comment), and not what the server applies
