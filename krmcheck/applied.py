@@ -2352,20 +2352,13 @@ class Sorter:
         self.refused: dict[str, tuple[str, frozenset[tuple[str, str]]]] | None = None  # ... a page showing it refused
         self.sites: dict[Path, bool] = {}  # directory -> whether a documentation site is built from it
         self.bundles: frozenset[str] | None = None  # what a script pipes into operator-sdk generate bundle
-        self.run_by: dict[str, str] | None = None  # repo-relative path -> a page giving it to the repo's program
-        self.generated: dict[str, str] | None = None  # repo-relative path -> what gives it to a generator
         self.embedded: dict[str, str] | None = None  # what Go programs embed -> the program
         self.setters: list[tuple[str, str]] | None = None  # what Go that sets decoded fields embeds or names
         self.krusty: dict[str, str] | None = None  # directories Go builds with kustomize's API and transforms
         self.filled: dict[str, str] | None = None  # what programs read by their own path and fill in -> the program
         self.java: dict[str, str] | None = None  # classpath resources Java loads and fills in -> the class
-        self.processed: dict[str, str] | None = None  # Templates oc process renders -> the program or page
-        self.fn_configs: dict[str, str] | None = None  # what is given to a KRM function as --fn-config -> the giver
         self.submitted: dict[str, str] | None = None  # what argo submit names -> the pipeline or program
-        self.sed: dict[str, str] | None = None  # what a program or page gives to sed -> the program or page
         self.listed_patches: dict[str, str] | None = None  # what a program lists as kustomize patches -> it
-        self.yq: dict[str, str] | None = None  # repo-relative path -> a program that transforms it with yq
-        self.uploaded: dict[str, str] | None = None  # repo-relative path -> a program copying it to a bucket
         self.fleet: dict[str, str] | None = None  # overlays Fleet applies to a chart's output -> fleet.yaml
         self.commented: dict[Path, Path] | None = None  # files only commented-out entries name
         self.patched: dict[str, str] | None = None  # repo-relative path -> what applies it with kubectl patch
@@ -2375,6 +2368,26 @@ class Sorter:
         self.test_paths: dict[Path, tuple[str, bool]] | None = None  # what test programs name -> (it, walked)
         self.clients: dict[str, str] | None = None  # repo-relative path -> a page giving it to another API's client
         self.reports: dict[Path, str | None] = {}  # directory -> the checker's report it is expected to give
+        self.given: dict[str, dict[str, str]] = {}  # a kind of program input (_GIVEN) -> its files -> the giver
+
+    # Files a program or page of the repository gives to something that
+    # makes what is applied of them: (key, what finds them -> the giver, why),
+    # asked in this order, each found once per run.
+    _GIVEN: tuple[tuple[str, Callable[[Sorter], dict[str, str]], str], ...] = (
+        ("yq", lambda s: yq_inputs(s.top, s), "{program} transforms it with yq into the file it applies"),
+        ("sed", lambda s: sed_inputs(s.top, s, s._pages()), "{program} turns it with sed into what it applies"),
+        ("generated", lambda s: generated_from(s.top, s, s._pages()),
+         "{program} gives it to a generator whose output, another file, is what is applied"),
+        ("processed", lambda s: processed_by(s.top, s, s._pages()),
+         "{program} gives it to oc process, which renders the Template; what is applied is the objects it writes"),
+        ("fn-config", lambda s: function_configs(s.top, s, s._pages()),
+         "{program} gives it to a KRM function with --fn-config: the function's configuration, "
+         "which no cluster receives"),
+        ("uploaded", lambda s: uploaded_inputs(s.top, s),
+         "{program} copies it to object storage, where another program reads it"),
+        ("run-by", lambda s: run_by(s.top, s._pages(), s), "{program} gives it to a program of the repository, "
+                                                          "which reads it"),
+    )
 
     def learn_names(self, directory: Path, names: Iterable[str]) -> None:
         if TEST_FRAMEWORK in self.reasons:
@@ -2572,46 +2585,13 @@ class Sorter:
                     if rel == suffix or rel.endswith("/" + suffix):
                         return SetAside(path, BUNDLE_INPUT, f"a script pipes the build of {suffix} into a generator "
                                                             f"(operator-sdk generate bundle, or a program kept there)")
-            if self.yq is None:
-                self.yq = yq_inputs(self.top, self)
-            program = self.yq.get(_relative(path, self.top))
-            if program is not None:
-                return SetAside(path, BUNDLE_INPUT, f"{program} transforms it with yq into the file it applies")
-            if self.sed is None:
-                self.sed = sed_inputs(self.top, self, self._pages())
-            program = self.sed.get(_relative(path, self.top))
-            if program is not None:
-                return SetAside(path, BUNDLE_INPUT, f"{program} turns it with sed into what it applies")
-            if self.generated is None:
-                self.generated = generated_from(self.top, self, self._pages())
-            program = self.generated.get(_relative(path, self.top))
-            if program is not None:
-                return SetAside(path, BUNDLE_INPUT, f"{program} gives it to a generator whose output, "
-                                                    f"another file, is what is applied")
-            if self.processed is None:
-                self.processed = processed_by(self.top, self, self._pages())
-            program = self.processed.get(_relative(path, self.top))
-            if program is not None:
-                return SetAside(path, BUNDLE_INPUT, f"{program} gives it to oc process, which renders the Template; "
-                                                    f"what is applied is the objects it writes")
-            if self.fn_configs is None:
-                self.fn_configs = function_configs(self.top, self, self._pages())
-            program = self.fn_configs.get(_relative(path, self.top))
-            if program is not None:
-                return SetAside(path, BUNDLE_INPUT, f"{program} gives it to a KRM function with --fn-config: "
-                                                    f"the function's configuration, which no cluster receives")
-            if self.uploaded is None:
-                self.uploaded = uploaded_inputs(self.top, self)
-            program = self.uploaded.get(_relative(path, self.top))
-            if program is not None:
-                return SetAside(path, BUNDLE_INPUT, f"{program} copies it to object storage, where another "
-                                                    f"program reads it")
-            if self.run_by is None:
-                self.run_by = run_by(self.top, self._pages(), self)
-            page = self.run_by.get(_relative(path, self.top))
-            if page is not None:
-                return SetAside(path, BUNDLE_INPUT, f"{page} gives it to a program of the repository, "
-                                                    f"which reads it")
+            rel = _relative(path, self.top)
+            for key, build, reason in self._GIVEN:
+                if key not in self.given:
+                    self.given[key] = build(self)
+                giver = self.given[key].get(rel)
+                if giver is not None:
+                    return SetAside(path, BUNDLE_INPUT, reason.format(program=giver))
             if _unnamed(text):
                 if self.submitted is None:
                     self.submitted = argo_submitted(self.top, self)
