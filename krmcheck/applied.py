@@ -1398,12 +1398,24 @@ def processed_by(top: Path, run: object = None, pages: Iterable[tuple[Path, str]
                                      for path in _PROCESSED.findall(arguments)))
     for page, text in pages:  # ``oc process -f <template_file>``: the Templates beside the page
         if "oc process" in text and any(_PROCESSED_FORM.search(a) for a in _OC_PROCESS.findall(text)):
-            for name in sorted(os.listdir(page.parent)) if page.parent.is_dir() else ():
+            try:
+                names = sorted(os.listdir(page.parent))
+            except OSError:
+                continue
+            for name in names:
                 path = page.parent / name
-                if name.endswith((".yaml", ".yml", ".json")) and path.is_file() and \
-                        _TEMPLATE_KIND.search(read_text_bounded(path)):
+                if name.endswith((".yaml", ".yml", ".json")) and path.is_file() and _is_template(path):
                     out.setdefault(_relative(path, top), _relative(page, top))
     return out
+
+
+def _is_template(path: Path) -> bool:
+    """Whether the file's kind is an OpenShift Template (a file that cannot
+    be read is not; the search for manifests reports it)."""
+    try:
+        return _TEMPLATE_KIND.search(read_text_bounded(path)) is not None
+    except (OSError, ValueError):
+        return False
 
 
 # ``kpt fn eval DIR -i IMAGE --fn-config config.yaml`` (and ``kustomize fn

@@ -212,7 +212,8 @@ def as_test_inputs(reports: tuple[RootReport, ...], test_inputs: Sequence[applie
                                                 "kustomize's API and transforms, a template a program reads by its own path and "
                                                 "fills in, an overlay Rancher "
                                                 "Fleet applies to a chart's output, a Workflow argo submit names or an Application argocd app create names, a file a "
-                                                "program copies to object storage), "
+                                                "program copies to object storage, a KRM function's --fn-config, the "
+                                                "input a kustomization's plugin configuration names), "
                                                 "not kubectl")):
         mine = sorted(name for name, t in names.items() if t.reason == reason)
         if not mine:
