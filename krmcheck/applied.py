@@ -2101,7 +2101,34 @@ def _expanded(text: str) -> str:
     return substitute(text)
 
 
-_MAKES = re.compile(r"^\s*(?:@?\s*)(mkdir|cp|rsync|git\s+clone)\s+(.*)$", re.MULTILINE)
+_MAKES = re.compile(r"^\s*(?:@?\s*)(mkdir|cp|rsync|git\s+clone|kpt\s+pkg\s+get)\s+(.*)$", re.MULTILINE)
+_KPT_GET_VALUED = ("--strategy",)  # kpt pkg get's flags that take the next word as their value
+
+
+def _kpt_fetched(args: list[str]) -> list[str]:
+    """The directories ``kpt pkg get SOURCE [DEST]`` may write: DEST itself
+    when it does not exist yet, or below DEST (the current directory when
+    none is given) a directory named after the package's last path segment
+    (``kpt pkg get $REPO/apps/profiles/upstream@v1.8.0 apps/profiles``
+    fetches into ``apps/profiles/upstream``), as kpt names it."""
+    words: list[str] = []
+    skip = False
+    for a in args:
+        if skip:
+            skip = False
+        elif a.startswith("-"):
+            skip = a in _KPT_GET_VALUED
+        else:
+            words.append(a)
+    if not words or len(words) > 2:
+        return []
+    source = words[0].rsplit("@", 1)[0].rstrip("/")  # a ref ends the package's path
+    package = source.rsplit("/", 1)[-1].removesuffix(".git")
+    dest = words[1].rstrip("/") if len(words) == 2 else "."
+    made = [dest] if dest not in ("", ".") else []
+    if package and "$" not in package:
+        made.append(package if dest in ("", ".") else f"{dest}/{package}")
+    return made
 _PATH_PREFIX = re.compile(r"^(?:\./|\$\((?:CURDIR|PWD|ROOT_DIR|PROJECT_DIR)\)/|\$\{?(?:PWD|ROOT_DIR|PROJECT_DIR)\}?/)")
 
 
@@ -2124,7 +2151,8 @@ def _made_at(top: Path, missing: Path, run: object) -> str | None:
     copy before it builds the overlays that read it); or from a directory
     named from the script's own (``mkdir -p
     "${ROOT_DIR}/packages/${group}/install/generated"``, ``ROOT_DIR`` the
-    script's parent and ``group`` its argument)."""
+    script's parent and ``group`` its argument); or as the directory ``kpt
+    pkg get`` fetches a package into (:func:`_kpt_fetched`)."""
     absent = _first_absent(missing)  # the entry itself may be the directory made
     if top not in absent.parents:
         return None  # outside the repository
@@ -2144,7 +2172,8 @@ def _made_at(top: Path, missing: Path, run: object) -> str | None:
             args = [_PATH_PREFIX.sub("", a.strip("\"'")).rstrip("/") for a in rest.split() if not a.startswith("-")]
             if not args:
                 continue
-            made = args if command == "mkdir" else args[-1:]
+            made = args if command == "mkdir" else args[-1:] if not command.startswith("kpt") else \
+                [_PATH_PREFIX.sub("", m) for m in _kpt_fetched([a.strip("\"'") for a in rest.split()])]
             if any(_names_path(m, w, command == "mkdir") for m in made if m for w in wanted):
                 return rel
     return None

@@ -1105,6 +1105,29 @@ def test_a_directory_a_program_makes_by_its_path_is_made_before_the_build(tmp_pa
 
 
 
+def test_a_package_kpt_fetches_into_a_directory_is_there_before_the_build(tmp_path: Path) -> None:
+    # a distribution's pull-upstream.sh fetches each upstream package with
+    # kpt pkg get: into the kustomization's directory, which exists, kpt
+    # writes a directory named after the package's last segment (upstream);
+    # into a path that does not exist, that path itself
+    write(tmp_path, "kf/apps/profiles/kustomization.yaml", "resources:\n- ./upstream/overlays/kubeflow\n")
+    write(tmp_path, "kf/common/istio/kustomization.yaml", "resources:\n- ./upstream/base\n")
+    write(tmp_path, "kf/common/roles/kustomization.yaml", "resources:\n- upstream/base\n")
+    write(tmp_path, "kf/contrib/meta/kustomization.yaml", "resources:\n- upstream/base\n")
+    write(tmp_path, "kf/pull-upstream.sh",
+          '#!/usr/bin/env bash\nexport REPO=https://github.com/kubeflow/manifests.git\n'
+          'mkdir -p apps/profiles\n'
+          'kpt pkg get "${REPO}/apps/profiles/upstream@${VERSION}" apps/profiles\n'
+          'kpt pkg get --strategy force-delete-replace "${REPO}/common/istio-1-16/@${VERSION}" common/istio/upstream/\n'
+          # the package lands in common/roles/base, not upstream
+          'kpt pkg get "${REPO}/common/base@${VERSION}" common/roles\n')
+    run = check(tmp_path)
+    assert sorted(p for p, _, _ in run.located("error")) == ["kf/common/roles/kustomization.yaml",
+                                                            "kf/contrib/meta/kustomization.yaml"]
+    written = sorted(d["path"] for d in run.report["defects"] if d["validator"] == "written")
+    assert written == ["kf/apps/profiles/kustomization.yaml", "kf/common/istio/kustomization.yaml"]
+
+
 def test_a_file_in_a_directory_a_program_makes_by_a_longer_path_is_made_before_the_build(tmp_path: Path) -> None:
     # secrets a Makefile beside the kustomization fetches into etc/.secrets/
     # (mkdir -p etc/.secrets/): `etc` alone is too short a name to be

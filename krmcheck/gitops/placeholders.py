@@ -67,9 +67,10 @@ HELD = re.compile(r"\$\{[^{}]+\}|\{\{.*?\}\}|\A<[^<>\n]+>\Z|\$[A-Z_][A-Z0-9_]{2,
 VARIABLE = re.compile(r"(?<![A-Za-z0-9_])(?:_*([A-Z][A-Z0-9]*(?:_[A-Z][A-Z0-9]*)+|[A-Z][A-Z0-9]*(?:-[A-Z][A-Z0-9]*)+)_*"
                       r"|__+([A-Z][A-Z0-9]*)__+)(?![A-Za-z0-9_])")
 _AS_NAME = "(a variable's name where a name goes)"
-# (a name pattern starts ^[a-z0-9]; a hostname pattern, ^(\*\.)?[a-z0-9], lets a wildcard lead)
+# (a name pattern starts ^[a-z0-9]; a hostname pattern, ^(\*\.)?[a-z0-9], lets a wildcard lead;
+# a domain pattern opens its repeated labels first, ^(([a-z0-9]+|...)\.)+)
 _NAME_FINDING = re.compile(r": '[^']*' (?:is not a valid .*?\b(?:name|prefix|label value|host)\b|"
-                           r"does not match '\^(?:\(\\\\\*\\\\\.\)\?)?\[a-z0-9\])")
+                           r"does not match '\^(?:\(\\\\\*\\\\\.\)\?)?\(*\[a-z0-9\])")
 QUOTED = re.compile(r"""['"]\$\{[^'"]*\}['"]""")
 # (a key holding an envsubst pattern may lose its closing brace to YAML:
 # ``${ROLE/#arn/eks.amazonaws.com/role-arn: arn}``)

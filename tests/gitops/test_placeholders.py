@@ -512,6 +512,38 @@ def test_a_variables_name_where_a_hostname_goes_is_a_word_to_fill_in(repo: Repo)
     assert [s["line"] for s in report["suppressed"] if s["by"] == "placeholder"] == [7]
 
 
+def test_a_variables_name_where_a_domain_goes_is_a_word_to_fill_in(repo: Repo) -> None:
+    # a managed certificate's domain a kpt setter fills in
+    # (KUBEFLOW-NAME.endpoints.PROJECT.cloud.goog): the domain pattern opens
+    # its repeated labels first, ^(([a-z0-9]+|...)\.)+; a domain in capitals
+    # that is no variable's spelling is judged
+    repo.write("crds/cert.yaml", crd("Certificate", r"""
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              domains:
+                type: array
+                items:
+                  type: string
+                  pattern: '^(([a-z0-9]+|[a-z0-9][-a-z0-9]*[a-z0-9])\.)+[a-z][-a-z0-9]*[a-z0-9]$'
+        """))
+    repo.write("certs/cert.yaml", """
+        apiVersion: example.com/v1
+        kind: Certificate
+        metadata:
+          name: iap
+        spec:
+          domains:
+          - KUBEFLOW-NAME.endpoints.PROJECT.cloud.goog
+          - Kubeflow.Example.COM
+        """)
+    report = run(repo)
+    assert [(path, line) for path, line, v, _ in kept(report) if v == "schema"] == [("certs/cert.yaml", 8)]
+    assert [s["line"] for s in report["suppressed"] if s["by"] == "placeholder"] == [7]
+
+
 def test_one_capitalised_word_between_double_underscores_is_a_word_to_fill_in(repo: Repo) -> None:
     # a service template a copy script fills in: the name and the label
     # values written __SERVICE__; a single leading underscore (_SERVICE) or
