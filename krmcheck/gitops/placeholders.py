@@ -12,7 +12,8 @@ what the name will be is not known yet; nor is one that holds a
 which YAML reads as a map of one key with no value), a ``((name))``
 variable, a ``<MARKER>`` in capitals, a ``<marker-of-words>`` or a
 ``<word>`` that is a whole part of the value (``<env>-backstage``), or is
-wholly a ``<what to write here>``.
+wholly a ``<what to write here>``; nor is a package's stand-in in capitals
+that a kpt setter's comment marks (``name: NAME # {"$kpt-set":"name"}``).
 """
 
 from __future__ import annotations
@@ -67,6 +68,7 @@ HELD = re.compile(r"\$\{[^{}]+\}|\{\{.*?\}\}|\A<[^<>\n]+>\Z|\$[A-Z_][A-Z0-9_]{2,
 VARIABLE = re.compile(r"(?<![A-Za-z0-9_])(?:_*([A-Z][A-Z0-9]*(?:_[A-Z][A-Z0-9]*)+|[A-Z][A-Z0-9]*(?:-[A-Z][A-Z0-9]*)+)_*"
                       r"|__+([A-Z][A-Z0-9]*)__+)(?![A-Za-z0-9_])")
 _AS_NAME = "(a variable's name where a name goes)"
+_AS_SETTER = "(a kpt setter's value)"
 # (a name pattern starts ^[a-z0-9]; a hostname pattern, ^(\*\.)?[a-z0-9], lets a wildcard lead;
 # a domain pattern opens its repeated labels first, ^(([a-z0-9]+|...)\.)+)
 _NAME_FINDING = re.compile(r": '[^']*' (?:is not a valid .*?\b(?:name|prefix|label value|host)\b|"
@@ -122,6 +124,8 @@ def split(findings: Sequence[Finding], locator: Locator, holding: bool = False,
             exempt.append(Suppressed(f, "placeholder", line))
         elif holding and source is not None and _braced_word(f.result, locator, source):
             exempt.append(Suppressed(f, "placeholder", "${...}"))
+        elif holding and source is not None and (word := _kpt_setter(f.result, locator, source)):
+            exempt.append(Suppressed(f, "placeholder", f"{word} {_AS_SETTER}"))
         elif filled is not None and words and (word := _about_word(f.result, locator, filled)) is not None:
             exempt.append(Suppressed(f, "placeholder", f"{word} ({words[word]} replaces it)"))
         elif by_page is not None and named and (word := _about_word(f.result, locator, by_page)) is not None \
@@ -150,6 +154,42 @@ _MISSING = re.compile(r"missing required field '([^']+)'")
 # A note that what follows is yet to be done: ``# TODO: Configure vSphere VM settings``
 _TODO = re.compile(r"#\s*(?:TODO|FIXME)\b")
 _EMPTY_WITH_TODO = re.compile(r"[ \t]*(?:-[ \t]+)?([^\s#:][^#:]*?):[ \t]*\{\}[ \t]+(#[ \t]*(?:TODO|FIXME)\b.*?)[ \t]*\Z")
+
+
+# kpt's setter comments, which ``kpt cfg set`` and the apply-setters function
+# find the values to set by: ``# kpt-set: ${name}-pool`` (kpt 1.0),
+# ``# {"$kpt-set":"name"}`` and the ``# {"$openapi":"name"}`` before it
+_KPT_SETTER = re.compile(r"#\s*(?:kpt-set:|\{\s*\"\$(?:kpt-set|openapi)\"\s*:)")
+# a word in capitals, or capitalised words joined by - or _ (NAME, KF-PROJECT)
+_CAPITALS = re.compile(r"(?<![A-Za-z0-9])[A-Z][A-Z0-9]+(?:[-_][A-Z][A-Z0-9]*)*(?![a-z0-9])")
+
+
+def _kpt_setter(result: Result, locator: Locator, source: Callable[[str], str | None]) -> str | None:
+    """The word in capitals of the value a finding is about that is written,
+    on a line the value came from (its own, or a ``namePrefix: NAME-``),
+    before a kpt setter's comment (``name: NAME # {"$kpt-set":"name"}``):
+    the package's stand-in, which ``kpt cfg set`` or apply-setters
+    replaces with the user's value; None where there is none."""
+    node = _value(result, locator)
+    if node is None or not isinstance(node.value, str):
+        return None
+    words = _CAPITALS.findall(node.value)
+    if not words:
+        return None
+    for origin in (node.origin, *node.trail):
+        text = source(origin.path) if origin.path and origin.line > 0 else None
+        lines = text.splitlines() if text is not None else []
+        if origin.line > len(lines):
+            continue
+        line = lines[origin.line - 1]
+        comment = _KPT_SETTER.search(line)
+        if comment is None:
+            continue
+        written = line[:comment.start()]
+        for word in words:
+            if re.search(rf"(?<![A-Za-z0-9]){re.escape(word)}(?![A-Za-z0-9])", written):
+                return word
+    return None
 
 
 _BRACED = re.compile(r"\{[ \t]*([A-Za-z_][A-Za-z0-9_.-]*)[ \t]*\}")
@@ -334,14 +374,15 @@ def _value(result: Result, locator: Locator) -> Scalar | None:
 def summarise(reports: Sequence[RootReport]) -> tuple[RootReport, ...]:
     """One info finding for the run, on the first root with exempt findings,
     per kind of placeholder (``${...}``; a word a program replaces; a
-    variable's name where a name goes; a field written commented out)."""
+    variable's name where a name goes; a kpt setter's stand-in; a field
+    written commented out)."""
     out = list(reports)
 
     def kind(where: str) -> str:
         return "${...}" if where == "${...}" else "comment" if where.startswith("#") else \
-            "variable" if where.endswith(_AS_NAME) else "word"
+            "variable" if where.endswith(_AS_NAME) else "setter" if where.endswith(_AS_SETTER) else "word"
 
-    for wanted in ("${...}", "word", "variable", "comment"):
+    for wanted in ("${...}", "word", "variable", "setter", "comment"):
         exempt = [s for r in reports for s in r.suppressed if s.by == "placeholder" and kind(s.where) == wanted]
         if not exempt:
             continue
@@ -356,6 +397,12 @@ def summarise(reports: Sequence[RootReport]) -> tuple[RootReport, ...]:
             shown = ", ".join(named[:3]) + (f" and {len(named) - 3} more" if len(named) > 3 else "")
             message = (f"{len(exempt)} {plural} about names written as a variable's name in capitals "
                        f"({shown}), a word to fill in, were not judged")
+        elif wanted == "setter":
+            named = sorted({s.where.split(" ", 1)[0] for s in exempt})
+            shown = ", ".join(named[:3]) + (f" and {len(named) - 3} more" if len(named) > 3 else "")
+            message = (f"{len(exempt)} {plural} about values a kpt setter's comment marks, written as the "
+                       f"package's stand-in in capitals ({shown}) that kpt cfg set or apply-setters replaces, "
+                       f"were not judged")
         elif wanted == "word":
             named = sorted({s.where for s in exempt})
             shown = "; ".join(named[:3]) + (f"; and {len(named) - 3} more" if len(named) > 3 else "")

@@ -644,3 +644,42 @@ def test_a_fill_in_word_a_script_gives_the_variable_its_sed_pattern_is_is_a_plac
     assert [(p, line) for p, line, v, _ in kept(run(repo)) if v != "substitution"] == [("apps/web/pod.yaml", 4)]
     notes = [m for _, _, v, m in kept(run(repo)) if v == "substitution"]
     assert notes and "_sample_ (_tools/cli replaces it)" in notes[0], notes
+
+
+def test_a_kpt_setters_stand_in_in_capitals_is_a_word_to_fill_in(repo: Repo) -> None:
+    # a kpt package whose names are written NAME beside kpt's setter
+    # comments (kpt 0.x's {"$kpt-set":...}, kpt 1.0's kpt-set:), one through
+    # the kustomization's namePrefix; the same stand-in with no setter
+    # comment, and a setter-marked value with no word in capitals, are judged
+    repo.write("pkg/kustomization.yaml", 'namePrefix: NAME- # {"$kpt-set":"name-prefix"}\n'
+                                         "resources:\n- sa.yaml\n")
+    repo.write("pkg/sa.yaml", """
+        apiVersion: v1
+        kind: ServiceAccount
+        metadata:
+          name: vm
+        """)
+    repo.write("apply/sa.yaml", """
+        apiVersion: v1
+        kind: ServiceAccount
+        metadata:
+          name: CLUSTER-sa # kpt-set: ${cluster}-sa
+        ---
+        apiVersion: v1
+        kind: ServiceAccount
+        metadata:
+          name: pool_1 # kpt-set: ${pool}
+        ---
+        apiVersion: v1
+        kind: ServiceAccount
+        metadata:
+          name: ZONE-sa
+        """)
+    report = run(repo)
+    assert [(path, line) for path, line, v, _ in kept(report) if v == "metadata"] == [
+        ("apply/sa.yaml", 9), ("apply/sa.yaml", 14)]
+    assert sorted((s["path"], s["line"]) for s in report["suppressed"] if s["by"] == "placeholder") == [
+        ("apply/sa.yaml", 4), ("pkg/kustomization.yaml", 1)]
+    [note] = [m for _, _, v, m in kept(report) if v == "substitution"]
+    assert note == ("2 findings about values a kpt setter's comment marks, written as the package's stand-in "
+                    "in capitals (CLUSTER, NAME) that kpt cfg set or apply-setters replaces, were not judged")
