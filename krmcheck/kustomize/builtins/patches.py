@@ -255,9 +255,19 @@ def _listed(docs: list[Node]) -> list[Node]:
     return out
 
 
+def _empty(doc: Node) -> bool:
+    """A document kustomize drops from a patch file: null (``---`` with
+    nothing after it, or only a comment), ``{}`` or ``[]``."""
+    return (isinstance(doc, Scalar) and doc.value is None) or \
+        (isinstance(doc, (Mapping, Sequence)) and not doc.items)
+
+
 def strategic(resources: list[Resource], docs: list[Node], selector: Selector | None,
               where: Origin, options: PatchOptions = PatchOptions()) -> None:
-    for doc in _listed(docs):
+    listed = [doc for doc in _listed(docs) if not _empty(doc)]
+    if docs and not listed:
+        raise BuildError("patch appears to be empty: it holds only empty documents", docs[0].origin)
+    for doc in listed:
         if not isinstance(doc, Mapping):
             raise BuildError("a strategic-merge patch must be a map", doc.origin)
         if selector is None:

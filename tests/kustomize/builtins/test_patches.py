@@ -300,6 +300,23 @@ def test_a_strategic_patch_must_be_a_map() -> None:
     assert e.value.message == "a strategic-merge patch must be a map"
 
 
+
+@pytest.mark.parametrize("text", [
+    SCALE_WEB + "---",  # a file that ends with a separator (kubectl builds it)
+    "---\n# the next patch\n---\n" + SCALE_WEB + "---\n{}\n---\n[]\n---\nnull\n",
+])
+def test_empty_documents_of_a_patch_file_are_dropped_as_kustomize_drops_them(text: str) -> None:
+    res = cluster()
+    patches.strategic(res, docs(text), None, WHERE)
+    assert node(res[0], "spec", "replicas").to_data() == 3
+
+
+def test_a_patch_of_only_empty_documents_is_an_error() -> None:
+    with pytest.raises(BuildError) as e:
+        patches.strategic(cluster(), docs("---\n{}\n---\n"), None, WHERE)
+    assert e.value.message == "patch appears to be empty: it holds only empty documents"
+
+
 # --- JSON 6902 ---------------------------------------------------------------------------------
 
 def ops(text: str) -> Sequence:
