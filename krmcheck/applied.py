@@ -111,7 +111,8 @@ SAID = {
     TEMPLATE: "templates (placeholders such as {{ ... }}, {% ... %}, <#if>, ${...}, @NAME@, ytt's #@ annotations, a "
               "shell command's here-document) that are not YAML until their tool renders them",
     VENDORED: "vendored dependencies (a Go vendor/ directory a dependency tool records), not the repository's manifests",
-    DISABLED: "switched off: a kustomization lists them only in an entry commented out (# - PATH)",
+    DISABLED: "switched off: a kustomization, or the template a program renders it from, lists them only in an "
+              "entry commented out (# - PATH)",
 }
 
 
@@ -425,20 +426,45 @@ def commented_entries(kustomizations: Iterable[Path]) -> dict[Path, Path]:
     out: dict[Path, Path] = {}
     for directory in sorted(kustomizations):
         found = next((directory / n for n in KUSTOMIZATION_FILES if os.path.isfile(directory / n)), None)
-        if found is None:
-            continue
-        try:
-            if found.stat().st_size > 1 << 20 or not found.is_file():
-                continue
-            text = found.read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            continue
-        if "#" not in text:
-            continue
-        for m in _COMMENTED_ENTRY.finditer(text):
-            target = Path(os.path.normpath(directory / m.group(1)))
-            if _YAML_NAME.search(m.group(1)) or os.path.isdir(target):
-                out.setdefault(target, found)
+        if found is not None:
+            _commented_in(found, out)
+    return out
+
+
+def _commented_in(found: Path, out: dict[Path, Path]) -> None:
+    """Add what the kustomization (or template) file ``found`` names in
+    commented-out list entries to ``out``."""
+    try:
+        if found.stat().st_size > 1 << 20 or not found.is_file():
+            return
+        text = found.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return
+    if "#" not in text:
+        return
+    for m in _COMMENTED_ENTRY.finditer(text):
+        target = Path(os.path.normpath(found.parent / m.group(1)))
+        if _YAML_NAME.search(m.group(1)) or os.path.isdir(target):
+            out.setdefault(target, found)
+
+
+# the template a program renders a kustomization from: kustomization.template.yaml,
+# kustomization.yaml.in, kustomization.tmpl.yaml (kubebuilder projects that sed a version in)
+_KUSTOMIZATION_TEMPLATE = re.compile(r"\Akustomization(?:\.ya?ml)?[._-](?:template|tmpl|tpl|in)(?:\.ya?ml)?\Z")
+
+
+def template_commented_entries(directory: Path) -> dict[Path, Path]:
+    """What a kustomization template in ``directory`` (a directory holding no
+    kustomization: a program renders it from the template) names in
+    commented-out list entries -> the template."""
+    out: dict[Path, Path] = {}
+    try:
+        names = sorted(os.listdir(directory))
+    except OSError:
+        return out
+    for name in names:
+        if _KUSTOMIZATION_TEMPLATE.match(name):
+            _commented_in(directory / name, out)
     return out
 
 
@@ -1040,9 +1066,9 @@ def embedded_template(path: Path, text: str, top: Path, embedded: dict[str, str]
                       setters: Iterable[tuple[str, str]] = ()) -> str | None:
     """Why ``path`` is a template a Go program of the repository fills in:
     the program embeds it (the file, a glob naming it, or a directory above
-    it), and a value of it is a fill-in marker, or a Go file that embeds it
-    or names it sets fields of the decoded object in code
-    (:func:`go_setters`)."""
+    it), and a value of it is a fill-in marker, or no object of it has
+    metadata (:func:`_without_metadata`), or a Go file that embeds it or names it sets
+    fields of the decoded object in code (:func:`go_setters`)."""
     if not embedded:
         return None
     rel = _relative(path, top)
@@ -1057,11 +1083,24 @@ def embedded_template(path: Path, text: str, top: Path, embedded: dict[str, str]
     values = [value.strip().strip("\"'") for value in _VALUE.findall(text)]
     if any(_XXX.search(value) or _MARKER.search(value) for value in values):
         return f"{how} and fills in its placeholders"
+    if _without_metadata(text):
+        return f"{how}, and no object of it has metadata: values the program reads, not objects it creates"
     setter = next((go for named, go in setters
                    if rel == named or fnmatch.fnmatchcase(rel, named) or rel.endswith("/" + named)), None)
     return None if setter is None else f"{how}, and {setter} sets fields of the decoded object in code " \
                                        f"before it creates it"
 
+
+
+def _without_metadata(text: str) -> bool:
+    """Whether every document of the text is written as an object (apiVersion
+    and kind) with no ``metadata`` at all: nothing the API server creates,
+    and nothing a program that names its copies starts from (those write
+    the namespace or labels to keep) but values in an object's shape (an
+    operator's profile of values)."""
+    docs = _documents(text) or []
+    return bool(docs) and all(isinstance(doc, dict) and "apiVersion" in doc and "kind" in doc
+                              and "metadata" not in doc for doc in docs)
 
 
 # Go that builds a kustomization with kustomize's own API (krusty) and runs
@@ -2402,6 +2441,7 @@ class Sorter:
         self.listed_patches: dict[str, str] | None = None  # what a program lists as kustomize patches -> it
         self.fleet: dict[str, str] | None = None  # overlays Fleet applies to a chart's output -> fleet.yaml
         self.commented: dict[Path, Path] | None = None  # files only commented-out entries name
+        self.templates: dict[Path, dict[Path, Path]] = {}  # ... those of a directory's kustomization template
         self.patched: dict[str, str] | None = None  # repo-relative path -> what applies it with kubectl patch
         self.pages: list[tuple[Path, str]] | None = None  # the Markdown pages (path, text)
         self.substituted: list[tuple[str, str, str]] | None = None  # what programs give to envsubst
@@ -2595,6 +2635,10 @@ class Sorter:
         if self.commented is None:
             self.commented = commented_entries(self.kustomizations)
         naming = self.commented.get(path)
+        if naming is None and path.parent not in self.kustomizations:
+            if path.parent not in self.templates:
+                self.templates[path.parent] = template_commented_entries(path.parent)
+            naming = self.templates[path.parent].get(path)
         return None if naming is None else f"commented out in {_relative(naming, self.top)}"
 
     def vendored(self, path: Path) -> SetAside | None:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from krmcheck import applied
-from tests.checkrun import DEPLOYMENT, SERVICE_LOWERCASE_PROTOCOL, WIDGET_CRD, check, write
+from tests.checkrun import DEPLOYMENT, SERVICE_LOWERCASE_PROTOCOL, WIDGET_CRD, check, crd, write
 
 KIND_CLUSTER = """\
 kind: Cluster
@@ -561,6 +561,23 @@ def test_a_file_only_a_commented_out_entry_names_is_switched_off(tmp_path: Path)
     run = check(tmp_path)
     assert {p for p, _, _ in run.located("error")} == {"base/forgotten/ks.yaml"}
     assert ("base/off/ks.yaml", "disabled") in [(s["path"], s["reason"]) for s in run.report["setAside"]]
+
+
+def test_a_file_only_a_kustomization_templates_commented_out_entry_names_is_switched_off(tmp_path: Path) -> None:
+    # a kubebuilder project whose Makefile renders config/default/kustomization.yaml
+    # from kustomization.template.yaml with sed: the template lists the auth
+    # proxy patch only commented out; a file of a directory with no such
+    # template, or one the template lists, is judged
+    write(tmp_path, "config/default/kustomization.template.yaml",
+          "resources:\n- ../manager\n# patches:\n#- manager_auth_proxy_patch.yaml\n- on.yaml\n")
+    write(tmp_path, "config/default/manager_auth_proxy_patch.yaml", PARTIAL)
+    write(tmp_path, "config/default/on.yaml", PARTIAL)
+    write(tmp_path, "config/other/manager_auth_proxy_patch.yaml", PARTIAL)
+    run = check(tmp_path)
+    assert {p for p, _, _ in run.located("error")} == {"config/default/on.yaml",
+                                                        "config/other/manager_auth_proxy_patch.yaml"}
+    assert ("config/default/manager_auth_proxy_patch.yaml", "disabled") in [
+        (s["path"], s["reason"]) for s in run.report["setAside"]]
 
 
 def test_a_kustomization_only_a_commented_out_entry_names_is_switched_off(tmp_path: Path) -> None:
@@ -1754,6 +1771,30 @@ def test_a_template_a_go_program_embeds_and_fills_in_is_its_input(tmp_path: Path
     write(tmp_path, "src/utils/utils.go", "package utils\n\nimport \"embed\"\n\n"
                                           "//go:embed yaml-templates/*.yaml\nvar Templates embed.FS\n")
     assert "src/utils/yaml-templates/deployment.yaml" not in {p for p, _, _ in check(tmp_path).located("error")}
+
+
+def test_values_in_an_objects_shape_that_go_embeds_are_its_input(tmp_path: Path) -> None:
+    # the Sail operator embeds resources/v1.29.0/profiles/*.yaml (//go:embed
+    # all:v*) and merges each profile's spec.values into a user's Istio:
+    # kind Istio with no metadata at all, which no API server creates; the
+    # same file outside what Go embeds, and an embedded object that writes
+    # metadata but no name, stay judged
+    write(tmp_path, "crds/istio.yaml", crd("Istio", "type: object\nx-kubernetes-preserve-unknown-fields: true\n",
+                                           group="sailoperator.io"))
+    profile = "apiVersion: sailoperator.io/v1\nkind: Istio\nspec:\n  values:\n    pilot: {enabled: true}\n"
+    write(tmp_path, "resources/v1.29.0/profiles/default.yaml", profile)
+    write(tmp_path, "resources/v1.29.0/profiles/named.yaml", profile.replace("kind: Istio\n",
+                                                                            "kind: Istio\nmetadata:\n  labels: {a: b}\n"))
+    write(tmp_path, "resources/resources.go", "package resources\n\nimport \"embed\"\n\n//go:embed all:v*\n"
+                                              "var FS embed.FS\n")
+    write(tmp_path, "docs/profiles/default.yaml", profile)
+    run = check(tmp_path)
+    assert sorted({p for p, _, _ in run.located("error")}) == ["docs/profiles/default.yaml",
+                                                                 "resources/v1.29.0/profiles/named.yaml"]
+    whys = {i["path"]: i["why"] for i in run.report["inputs"]}
+    assert whys["resources/v1.29.0/profiles/default.yaml"] == (
+        "resources/resources.go embeds it (//go:embed), and no object of it has metadata: values the program reads, "
+        "not objects it creates")
 
 
 def test_a_manifest_go_embeds_and_then_sets_fields_of_in_code_is_its_input(tmp_path: Path) -> None:
