@@ -1489,6 +1489,24 @@ def _given_files(top: Path, run: object, pages: Iterable[tuple[Path, str]], mark
                     break
     return out
 
+
+# ``istioctl install -y -f resources/istio-operator.yaml`` (an istioctl of a
+# version's name, ``istioctl1.10``, ``$(bin_dir)/istioctl-$(ISTIO_VERSION)``,
+# and ``istioctl manifest install``, ``istioctl upgrade`` too): istioctl reads
+# the IstioOperator on the client, renders the control plane from it and
+# installs that; the file is its input, which needs no name.
+_ISTIOCTL_INSTALL = re.compile(r"(?<![\w-])istioctl[\w.$(){}-]*\s+(?:manifest\s+)?(?:install|upgrade)\b([^\n|;&>]*)")
+
+
+def istioctl_installs(top: Path, run: object = None, pages: Iterable[tuple[Path, str]] = ()) -> dict[str, str]:
+    """Repository-relative files a program or a Markdown page of the
+    repository gives to ``istioctl install`` with ``-f`` (a variable the
+    program gives one path standing for it) -> that program or page."""
+    return _given_files(top, run, pages, ("istioctl",),
+                        lambda text: (path for arguments in _ISTIOCTL_INSTALL.findall(_expanded(text))
+                                      for path in _PROCESSED.findall(arguments)))
+
+
 def generated_from(top: Path, run: object = None, pages: Iterable[tuple[Path, str]] = ()) -> dict[str, str]:
     """Repository-relative YAML files a program or a Markdown page of the
     repository gives with ``-f`` to a command whose output it writes into
@@ -2461,6 +2479,9 @@ class Sorter:
          "{program} gives it to a generator whose output, another file, is what is applied"),
         ("processed", lambda s: processed_by(s.top, s, s._pages()),
          "{program} gives it to oc process, which renders the Template; what is applied is the objects it writes"),
+        ("istioctl", lambda s: istioctl_installs(s.top, s, s._pages()),
+         "{program} gives it to istioctl install, which reads the IstioOperator on the client and installs "
+         "what it renders from it"),
         ("fn-config", lambda s: function_configs(s.top, s, s._pages()),
          "{program} gives it to a KRM function with --fn-config: the function's configuration, "
          "which no cluster receives"),

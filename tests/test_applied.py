@@ -2153,6 +2153,29 @@ def test_a_file_a_page_gives_to_a_generator_writing_another_file_is_its_input(tm
     assert [p for p, _, _ in check(tmp_path).located("error")] == ["istio/istio-operator.yml"]
 
 
+def test_a_file_given_to_istioctl_install_is_its_input(tmp_path: Path) -> None:
+    # an IstioOperator without a name that a Makefile gives to an istioctl of
+    # a version's name through a variable (ISTIO_CONFIG_FILE ?= ...), and one
+    # a script gives to istioctl1.10; one nothing installs, or that kubectl
+    # applies, is judged
+    operator = "apiVersion: install.istio.io/v1alpha1\nkind: IstioOperator\nmetadata:\n  namespace: istio-system\n" \
+               "spec:\n  profile: minimal\n"
+    for path in ("make/config/istio/default.yaml", "demo/resources/istio-operator.yaml", "other/istio.yaml",
+                 "applied/istio.yaml"):
+        write(tmp_path, path, operator)
+    write(tmp_path, "make/test-e2e.mk", "ISTIO_CONFIG_FILE ?= ./make/config/istio/default.yaml\n\ne2e:\n"
+                                        "\t$(bin_dir)/istioctl-$(ISTIO_VERSION) install -y -f $(ISTIO_CONFIG_FILE)\n")
+    write(tmp_path, "demo/setup.sh", "#!/bin/bash\nistioctl1.10 install -y -f resources/istio-operator.yaml\n")
+    write(tmp_path, "applied/setup.sh", "#!/bin/bash\nkubectl apply -f istio.yaml\n")
+    run = check(tmp_path)
+    assert sorted(p for p, _, _ in run.located("error")) == ["applied/istio.yaml", "other/istio.yaml"]
+    whys = {i["path"]: i["why"] for i in run.report["inputs"]}
+    assert whys["demo/resources/istio-operator.yaml"] == (
+        "demo/setup.sh gives it to istioctl install, which reads the IstioOperator on the client and installs what it "
+        "renders from it")
+    assert whys["make/config/istio/default.yaml"].startswith("make/test-e2e.mk gives it to istioctl install")
+
+
 def test_a_script_without_a_suffix_beside_the_kustomization_writes_its_input(tmp_path: Path) -> None:
     # a Helm post-renderer: `cat <&0 > $BASEDIR/template.yaml; kustomize build $BASEDIR`
     write(tmp_path, "examples/kustomize/sidecar/kustomization.yaml", "resources: [template.yaml]\n")
