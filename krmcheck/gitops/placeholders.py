@@ -9,7 +9,8 @@ many there were. In a template (outside a controller root) a value that
 only holds a placeholder, ``${CLUSTER_NAME}-md-0``, is not judged either:
 what the name will be is not known yet; nor is one that holds a
 ``{{ ... }}`` expression, a format string's ``{name}`` (written bare too,
-which YAML reads as a map of one key with no value), a ``((name))``
+which YAML reads as a map of one key with no value), a ``[FILL_IN]`` in
+capitals or of joined words (which YAML reads as a list of one item), a ``((name))``
 variable, a ``<MARKER>`` in capitals, a ``<marker-of-words>`` or a
 ``<word>`` that is a whole part of the value (``<env>-backstage``), or is
 wholly a ``<what to write here>``; nor is a package's stand-in in capitals
@@ -122,7 +123,8 @@ def split(findings: Sequence[Finding], locator: Locator, holding: bool = False,
             exempt.append(Suppressed(f, "placeholder", "${...}"))
         elif holding and source is not None and (line := _commented_out(f.result, locator, source)):
             exempt.append(Suppressed(f, "placeholder", line))
-        elif holding and source is not None and _braced_word(f.result, locator, source):
+        elif holding and source is not None and (_braced_word(f.result, locator, source)
+                                                 or _bracketed_word(f.result, locator, source)):
             exempt.append(Suppressed(f, "placeholder", "${...}"))
         elif holding and source is not None and (word := _kpt_setter(f.result, locator, source)):
             exempt.append(Suppressed(f, "placeholder", f"{word} {_AS_SETTER}"))
@@ -213,6 +215,31 @@ def _braced_word(result: Result, locator: Locator, source: Callable[[str], str |
     at = value.origin.col - 1
     written = next((m for m in _BRACED.finditer(lines[value.origin.line - 1]) if m.start() < at < m.end()), None)
     return written is not None and written.group(1) == key
+
+
+# a fill-in in capitals (GOOGLE_APPLICATION_CREDENTIALS, AKS CONTEXT) or of
+# words joined by - or _ (your-github-token-with-repo-access), as between <>
+_BRACKETED = re.compile(r"[A-Z][A-Z0-9]*(?:[ _-][A-Z][A-Z0-9]*)*|[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)+")
+
+
+def _bracketed_word(result: Result, locator: Locator, source: Callable[[str], str | None]) -> bool:
+    """Whether the value a finding is about is written ``[WORDS]``: a fill-in
+    in capitals or of joined words between brackets for the reader to
+    replace (``credentials.json: [GOOGLE_APPLICATION_CREDENTIALS]``,
+    ``password: [your-github-token]``), which YAML reads as a list of one
+    item."""
+    node = _node(result, locator) if result.field_path else None
+    if not isinstance(node, Seq) or len(node.items) != 1:
+        return False
+    [item] = node.items
+    if not isinstance(item, Scalar) or not isinstance(item.value, str) or not _BRACKETED.fullmatch(item.value):
+        return False
+    text = source(item.origin.path) if item.origin.line > 0 else None
+    lines = text.splitlines() if text is not None else []
+    if not 0 < item.origin.line <= len(lines):
+        return False
+    # the word is written between brackets on its line, as the list's only text
+    return re.search(r"\[[ \t]*" + re.escape(item.value) + r"[ \t]*\]", lines[item.origin.line - 1]) is not None
 
 
 def _commented_out(result: Result, locator: Locator, source: Callable[[str], str | None]) -> str:

@@ -368,6 +368,25 @@ def test_a_fill_in_name_written_bare_in_braces_is_a_placeholder(repo: Repo) -> N
     assert ("example/pvc.yaml", 10) in [(p, line) for p, line, v, _ in kept(run(repo)) if v == "schema"]
 
 
+def test_a_fill_in_in_capitals_written_in_brackets_is_a_placeholder(repo: Repo) -> None:
+    # credentials.json: [GOOGLE_APPLICATION_CREDENTIALS] or
+    # [your-github-token-with-repo-access], for the reader to replace, which
+    # YAML reads as a list of one item; a list of a single lowercase word,
+    # of two items, or written as a block, is judged
+    secret = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: {name}\nstringData:\n  creds.json: {value}\n"
+    repo.write("demo/creds.yaml", secret.format(name="gke", value="[GOOGLE_APPLICATION_CREDENTIALS]") + "---\n"
+               + secret.format(name="aks", value="[ AKS CONTEXT ]") + "---\n"
+               + secret.format(name="token", value="[your-github-token-with-repo-access]"))
+    repo.write("demo/other.yaml", secret.format(name="lower", value="[credentials]") + "---\n"
+               + secret.format(name="two", value="[A, B]") + "---\n"
+               + secret.format(name="block", value="\n  - GOOGLE_APPLICATION_CREDENTIALS"))
+    report = run(repo)
+    assert sorted((p, line) for p, line, v, _ in kept(report) if v == "schema") == [
+        ("demo/other.yaml", 6), ("demo/other.yaml", 13), ("demo/other.yaml", 20)]
+    assert sorted((s["path"], s["line"]) for s in report["suppressed"] if s["by"] == "placeholder") == [
+        ("demo/creds.yaml", 6), ("demo/creds.yaml", 13), ("demo/creds.yaml", 20)]
+
+
 def test_braces_that_are_no_fill_in_name_are_judged(repo: Repo) -> None:
     # {{ }} and ${ } are placeholders of their own; a brace pair around no
     # name, or a single parenthesis pair, is not a placeholder
