@@ -2236,6 +2236,54 @@ def _made_at(top: Path, missing: Path, run: object) -> str | None:
     return None
 
 
+# --- a namespace a program gives a kustomization -----------------------------------------
+
+# one command of a shell line: ``cd config``, ``pushd rbac/cluster-scope``,
+# ``popd``, ``kustomize edit set namespace "$namespace"``
+_SHELL_COMMAND_SPLIT = re.compile(r"\s*(?:&&|\|\||;)\s*")
+_CHANGE_DIRECTORY = re.compile(r"\A\(?\s*(cd|pushd)(?:\s+([^\s;&|)]+))?\s*\)?\Z")
+_SET_NAMESPACE = re.compile(r"\bkustomize\s+edit\s+set\s+namespace\s+\S")
+
+
+def namespaced_by(top: Path, run: object = None) -> dict[str, str]:
+    """Kustomization directories (repository-relative) in which a program of
+    the repository runs ``kustomize edit set namespace`` -> that program:
+    the kustomization gets its namespace when the program runs, before it
+    builds it. The program's working directory is followed through ``cd``,
+    ``pushd`` and ``popd`` of literal paths, from the program's own
+    directory or the repository's top; a directory named by a variable
+    (``cd "$install_dir"``) starts the path anew from either."""
+    out: dict[str, str] = {}
+    for rel, text in _programs(top, run):
+        if "kustomize" not in text or not _SET_NAMESPACE.search(text):
+            continue
+        home = (top / rel).parent
+        here: list[str] = []  # the directory stack, each a path from an unknown start
+        current = "."
+        for line in text.replace("\\\n", " ").splitlines():
+            for command in _SHELL_COMMAND_SPLIT.split(line.split("#", 1)[0].strip()):
+                moved = _CHANGE_DIRECTORY.match(command)
+                if moved is not None:
+                    verb, where = moved.groups()
+                    where = (where or "").strip("\"'")
+                    if verb == "pushd":
+                        here.append(current)
+                    if not where or "$" in where or where.startswith(("/", "~", "-")):
+                        current = "."  # a directory not known here: paths start anew
+                    else:
+                        current = os.path.normpath(f"{current}/{where}")
+                elif command.strip() == "popd":
+                    current = here.pop() if here else "."
+                elif _SET_NAMESPACE.search(command):
+                    for start in (home, top):
+                        directory = Path(os.path.normpath(start / current))
+                        if (top == directory or top in directory.parents) and \
+                                any((directory / n).is_file() for n in KUSTOMIZATION_FILES):
+                            out.setdefault(_relative(directory, top), rel)
+                            break
+    return out
+
+
 # --- words a program of the repository replaces ------------------------------------------
 
 # ``sed -e "s/HOSTNAME/$i/g" pod.yaml | kubectl apply -f -``: the word a sed

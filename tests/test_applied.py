@@ -2153,6 +2153,31 @@ def test_a_file_a_page_gives_to_a_generator_writing_another_file_is_its_input(tm
     assert [p for p, _, _ in check(tmp_path).located("error")] == ["istio/istio-operator.yml"]
 
 
+BINDING = ("apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n  name: manager\n"
+           "roleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: ClusterRole\n  name: manager\n"
+           "subjects:\n- kind: ServiceAccount\n  name: controller\n")
+
+
+def test_a_namespace_a_script_sets_with_kustomize_edit_is_the_one_missing(tmp_path: Path) -> None:
+    # ModelMesh's install.sh: cd into the config directory it was given or
+    # config/, then pushd into each kustomization and set its namespace; a
+    # kustomization it only sets the image of, or one no script names, is judged
+    for folder in ("config/rbac/cluster-scope", "config/manager", "config/other"):
+        write(tmp_path, f"{folder}/kustomization.yaml", "resources:\n- binding.yaml\n")
+        write(tmp_path, f"{folder}/binding.yaml", BINDING)
+    write(tmp_path, "scripts/install.sh",
+          '#!/bin/bash\nif [[ -n $dir ]]; then\n  cd "$dir"\nelse\n  cd config\nfi\n'
+          'pushd rbac/cluster-scope\nkustomize edit set namespace "$namespace"\npopd\n'
+          'cd manager; kustomize edit set image controller=${image}; cd ../\n')
+    run = check(tmp_path)
+    assert sorted({p for p, _, _ in run.located("error")}) == ["config/manager/binding.yaml",
+                                                                 "config/other/binding.yaml"]
+    assert ("config/rbac/cluster-scope/binding.yaml", 10) in [(p, line) for p, line, _ in run.located("warning")]
+    assert any("scripts/install.sh gives a namespace with kustomize edit set namespace" in n["message"]
+               for n in run.report["notes"])
+    assert applied.namespaced_by(tmp_path) == {"config/rbac/cluster-scope": "scripts/install.sh"}
+
+
 def test_a_file_given_to_istioctl_install_is_its_input(tmp_path: Path) -> None:
     # an IstioOperator without a name that a Makefile gives to an istioctl of
     # a version's name through a variable (ISTIO_CONFIG_FILE ?= ...), and one

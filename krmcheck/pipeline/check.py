@@ -21,8 +21,8 @@ from krmcheck.pipeline.report import prepare_outputs, write_report
 from krmcheck.pipeline.run import Progress, start
 from krmcheck.pipeline.select import PLAIN_MODE, excludes_of, readers_of, set_aside_notes, to_check
 from krmcheck.pipeline.triage import (as_test_inputs, completed_bases, unreached_failures, baseline_of,
-                                      patch_completed, ignore_comments, overrides_of, csv_bases, disabled_roots, patch_objects,
-                                      admission_defaults, for_owner_release, template_failures,
+                                      patch_completed, ignore_comments, overrides_of, csv_bases, disabled_roots,
+                                      namespaced_roots, patch_objects, admission_defaults, for_owner_release, template_failures,
                                       with_refused, with_yaml_defects)
 from krmcheck.pipeline.validate import check_validator_options, schema_settings, crds_rendered_beyond_files
 from krmcheck.pipeline.workers import check_all
@@ -82,6 +82,8 @@ def check_run(run: Run, progress: Progress) -> RunReport:
             test_notes += patch_notes
         reports, admission_notes = admission_defaults(reports, files, tuple(p for p, _ in settings.crd_files))
         test_notes += admission_notes
+        reports, namespaced_notes = namespaced_roots(reports, files)
+        test_notes += namespaced_notes
         reports, release_notes = for_owner_release(reports, files, tuple(p for p, _ in settings.crd_files))
         test_notes += release_notes
         if DISABLED in config.not_applied:

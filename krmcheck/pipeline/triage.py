@@ -313,6 +313,44 @@ def patch_objects(reports: tuple[RootReport, ...],
 _MISSING_FIELD = re.compile(r"missing required field '([^']+)'")
 
 
+_MISSING_NAMESPACE = re.compile(r"missing required field 'namespace'")
+
+
+def namespaced_roots(reports: tuple[RootReport, ...], files: Files) -> tuple[tuple[RootReport, ...], tuple[Note, ...]]:
+    """A kustomization a program of the repository gives its namespace with
+    ``kustomize edit set namespace`` before it builds it
+    (:func:`krmcheck.applied.namespaced_by`): an error that a field's
+    namespace is missing is one the program's namespace fills (a
+    ServiceAccount subject, a webhook's service), so it is a warning; one
+    note names the program."""
+    if not any(f.severity == "error" and _MISSING_NAMESPACE.search(f.result.message)
+               for r in reports for f in r.findings):
+        return reports, ()
+    given = applied.namespaced_by(files.repo_root)
+    if not given:
+        return reports, ()
+    out, lowered = [], []
+    for report in reports:
+        program = given.get(report.root)
+        if program is None:
+            out.append(report)
+            continue
+        kept = [as_warning(f) if f.severity == "error" and _MISSING_NAMESPACE.search(f.result.message) else f
+                for f in report.findings]
+        if kept != list(report.findings):
+            lowered.append((report.root, program))
+            report = dataclasses.replace(report, findings=tuple(kept))
+        out.append(report)
+    if not lowered:
+        return reports, ()
+    root, program = sorted(lowered)[0]
+    count = "1 kustomization" if len(lowered) == 1 else f"{len(lowered)} kustomizations (the first {root})"
+    note = Note(f"{count} that {program} gives a namespace with kustomize edit set namespace before it builds "
+                f"{'it' if len(lowered) == 1 else 'them'}: a missing namespace is the one the program sets, so "
+                f"such errors are warnings", Location(_kustomization_of(files.repo_root / root, files), 1, 1))
+    return tuple(out), (note,)
+
+
 def admission_defaults(reports: tuple[RootReport, ...], files: Files,
                        crd_files: tuple[str, ...] = ()) -> tuple[tuple[RootReport, ...], tuple[Note, ...]]:
     """A required field missing from an object that mutating admission may
