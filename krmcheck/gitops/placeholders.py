@@ -272,7 +272,8 @@ def _commented_out(result: Result, locator: Locator, source: Callable[[str], str
     field = re.escape(missing.group(1))
     comment = re.compile(rf"#\s*{field}\s*:\s*(.*?)\s*\Z")
     empty = re.compile(rf"{field}\s*:\s*(?:#.*)?\Z")  # written with no value (null)
-    beside = re.compile(rf"{field}\s*:\s+(#+\s*\S*[A-Za-z].*?)\s*\Z")  # ... with a note of words beside it
+    # ... with a note of words beside it (``# # terraform output tenant``: the marks may be spaced)
+    beside = re.compile(rf"{field}\s*:\s+(#+(?:\s*#+)*\s*\S*[A-Za-z].*?)\s*\Z")
     blocks: list[str] = []  # the field commented out as a block (`# hive:` over commented lines)
     held = -1  # the depth of the field written with no value, while below it
     keys = -1
