@@ -1301,10 +1301,19 @@ _YQ_TO_FILE = re.compile(r"^[ \t]*yq\b(?:[^'\"\n>|;&]|'[^']*'|\"[^\"]*\")*?[\s'\
                          r"((?:[\w.-]+/)*[\w.-]+\.ya?ml)['\"]?[ \t]*>(?!>|&)", re.MULTILINE)
 
 
+# ``cat "$DIR/manifest/ingress.yaml" | yq '.spec...name = "..."' - | kubectl
+# apply -f -``: a file a program pipes into yq is transformed before it is
+# applied; yq's output, not the file, is what the cluster receives.
+_PIPED_TO_YQ = re.compile(r"(?<![\w-])cat\s+[\"']?(?:\$\{?\w+\}?/)?((?:[\w.-]+/)*[\w.-]+\.ya?ml)[\"']?\s*\|\s*yq\b")
+
+
 def yq_inputs(top: Path, run: object = None) -> dict[str, str]:
     """Repository-relative paths of the files programs of the repository
-    transform with yq into another file -> the program. A path as written
-    names the file from the program's directory or from the top."""
+    transform with yq into another file, or pipe into yq (``cat FILE |
+    yq ...``) -> the program. A path as written names the file from the
+    program's directory or from the top; one piped into yq, after a
+    variable holding a directory, from a directory above the program's too
+    (``$DIR/cluster/aks/manifest/ingress.yaml``, ``DIR`` the scripts' top)."""
     out: dict[str, str] = {}
     for rel, text in _programs(top, run):
         if "yq" not in text:
@@ -1313,6 +1322,12 @@ def yq_inputs(top: Path, run: object = None) -> dict[str, str]:
         for path in _YQ_TO_FILE.findall(text):
             for candidate in (_relative(Path(os.path.normpath(here / path)), top), os.path.normpath(path)):
                 out.setdefault(candidate, rel)
+        bases = [here, *[d for d in here.parents if d == top or top in d.parents]]
+        for path in _PIPED_TO_YQ.findall(text.replace("\\\n", " ")):
+            named = next((Path(os.path.normpath(base / path)) for base in bases
+                          if os.path.isfile(os.path.normpath(base / path))), None)
+            if named is not None:
+                out.setdefault(_relative(named, top), rel)
     return out
 
 
@@ -2521,7 +2536,7 @@ class Sorter:
     # makes what is applied of them: (key, what finds them -> the giver, why),
     # asked in this order, each found once per run.
     _GIVEN: tuple[tuple[str, Callable[[Sorter], dict[str, str]], str], ...] = (
-        ("yq", lambda s: yq_inputs(s.top, s), "{program} transforms it with yq into the file it applies"),
+        ("yq", lambda s: yq_inputs(s.top, s), "{program} transforms it with yq into what it applies"),
         ("sed", lambda s: sed_inputs(s.top, s, s._pages()), "{program} turns it with sed into what it applies"),
         ("generated", lambda s: generated_from(s.top, s, s._pages()),
          "{program} gives it to a generator whose output, another file, is what is applied"),

@@ -2098,6 +2098,28 @@ def test_a_file_a_program_transforms_with_yq_into_another_is_its_input(tmp_path:
     assert [p for p, _, _ in check(tmp_path).located("error")] == ["installers/olm/bundle.csv.yaml"]
 
 
+def test_a_file_a_program_pipes_into_yq_is_its_input(tmp_path: Path) -> None:
+    # a CI Ingress whose service name the deployment script fills:
+    # cat "$DIR/cluster/aks/manifest/ingress.yaml" | yq '...name = "$svc"' - | kubectl apply -f -,
+    # DIR the scripts' top, two directories above the script; a file piped
+    # into kubectl, not yq, is judged
+    ingress = ("apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  name: rhdh\nspec:\n  rules:\n"
+               "  - http:\n      paths:\n      - path: /\n        pathType: Prefix\n        backend:\n"
+               "          service:\n            name:\n            port: {name: http}\n")
+    write(tmp_path, ".ci/pipelines/cluster/aks/manifest/ingress.yaml", ingress)
+    write(tmp_path, ".ci/pipelines/cluster/aks/manifest/other.yaml", ingress.replace("name: rhdh", "name: other"))
+    write(tmp_path, ".ci/pipelines/cluster/aks/deploy.sh",
+          'apply_ingress() {\n  cat "$DIR/cluster/aks/manifest/ingress.yaml" \\\n'
+          '    | yq ".spec.rules[0].http.paths[0].backend.service.name = \\"$2\\"" - \\\n'
+          '    | kubectl apply --namespace="$1" -f -\n}\n'
+          'cat "$DIR/cluster/aks/manifest/other.yaml" | kubectl apply -f -\n')
+    run = check(tmp_path)
+    assert [p for p, _, _ in run.located("error")] == [".ci/pipelines/cluster/aks/manifest/other.yaml"]
+    whys = {i["path"]: i["why"] for i in run.report["inputs"]}
+    assert whys[".ci/pipelines/cluster/aks/manifest/ingress.yaml"] == (
+        ".ci/pipelines/cluster/aks/deploy.sh transforms it with yq into what it applies")
+
+
 def test_a_file_a_program_copies_to_object_storage_is_data_for_what_reads_it_there(tmp_path: Path) -> None:
     # Spark pod templates: a script uploads them, Spark reads them from the
     # bucket (podTemplateFile) and fills in the image; the script names them
