@@ -107,7 +107,7 @@ def check_run(run: Run, progress: Progress) -> RunReport:
         known = kbaseline.load(Path(opts.write_baseline), files.display(Path(opts.write_baseline)))
     if known is not None:
         reports, notes = suppression.apply_baseline(reports, known, set(readers))
-    if not roots and selection.changed:
+    if not roots and selection.changed and not any(r.findings for r in reports):
         notes += (Note("no root reads the changed files; nothing to check"),)
     notes += set_aside_notes(selection, files) + test_notes + tuple(found_notes)
     here = run.here()

@@ -772,9 +772,8 @@ def with_yaml_defects(reports: tuple[RootReport, ...], set_aside: Sequence[appli
     the file loses content. Vendored files are no tool's input here, and a
     template is YAML only once its tool renders it, but for a ytt template,
     which ytt reads as YAML. Given to the first root, as run-wide findings
-    are."""
-    if not reports:
-        return reports
+    are; where no root is checked (the set-aside file is the only one a
+    file argument or ``--diff-against`` selects), to a report of its own."""
     found = []
     for s in set_aside:
         if s.reason == applied.VENDORED:
@@ -793,4 +792,6 @@ def with_yaml_defects(reports: tuple[RootReport, ...], set_aside: Sequence[appli
             found.append(Finding(result, display, Location(defect.path, defect.line, defect.col)))
     if not found:
         return reports
+    if not reports:
+        return (RootReport(found[0].root, findings=tuple(found)),)
     return (dataclasses.replace(reports[0], findings=reports[0].findings + tuple(found)),) + reports[1:]

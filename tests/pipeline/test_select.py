@@ -184,3 +184,30 @@ def test_what_the_journal_saw_a_root_read_selects_it(tmp_path: Path, monkeypatch
                                                                if p.name != "cm.yaml"})
     assert selected(check(repo, "app/cm.yaml")) == {"app"}
     assert selected(check(repo, "app/cm.yaml", "--no-cache")) == {"app"}
+
+
+def test_a_set_aside_file_that_is_not_yaml_is_selected_alone(tmp_path: Path) -> None:
+    # a file only a commented-out entry names, of a kustomization or of the
+    # template a Makefile renders one from: set aside, its YAML-level defect
+    # is still an error, and a file argument or --diff-against that selects
+    # no root but that file reports it
+    source = tmp_path / "src"
+    (source / "overlays/prod").mkdir(parents=True)
+    (source / "overlays/prod/kustomization.yaml").write_text("resources:\n- cm.yaml\n# - ../../base/off/cm.yaml\n")
+    (source / "overlays/prod/cm.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: on}\n")
+    (source / "base/off").mkdir(parents=True)
+    (source / "base/off/cm.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: off}\n")
+    (source / "config/default").mkdir(parents=True)
+    (source / "config/default/kustomization.template.yaml").write_text("resources: []\n#- auth_patch.yaml\n")
+    (source / "config/default/auth_patch.yaml").write_text("apiVersion: apps/v1\nkind: Deployment\n"
+                                                           "metadata: {name: manager}\nstatus: {}\n")
+    repo = repository(source, tmp_path / "r")
+    files = ["base/off/cm.yaml", "config/default/auth_patch.yaml"]
+    aside = {s["path"]: s["reason"] for s in check(repo, ".").report["setAside"]}
+    assert [aside.get(f) for f in files] == ["disabled", "disabled"]
+    assert misses(repo, files, cache=True) == []
+    (repo / files[0]).write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: off\n  name: twice\n")
+    run = check(repo, files[0])
+    assert run.code == 1 and [(f["path"], f["severity"]) for f in run.report["findings"]
+                              if f["validator"] == "build"] == [(files[0], "error")]
+    assert not any("nothing to check" in n["message"] for n in run.report["notes"])
