@@ -51,13 +51,17 @@ class ResourceList:
 
     def find_generated_target(self, res: Resource) -> list[Resource]:
         """Resources a merge/replace generator entry may apply to: same kind and
-        name as originally written (before prefixes), same namespace."""
+        name, now or under an earlier id (before prefixes, a namespace), and
+        the same namespace, an entry with none meaning ``default`` as for
+        any id (kustomize's ResId.Equals: a base's ConfigMap that its
+        kustomization's ``namespace:`` moved still matches by its earlier
+        id; one written with a namespace matches only an entry naming it)."""
         rid = res.id()
         out = []
         for other in self.items:
-            for oid in (other.orig_id(), other.id()):
+            for oid in other.all_ids():
                 if (oid.gvk.kind == rid.gvk.kind and oid.name == rid.name
-                        and (not rid.namespace or (oid.namespace or "default") == rid.namespace)):
+                        and (oid.namespace or "default") == (rid.namespace or "default")):
                     out.append(other)
                     break
         return out

@@ -649,3 +649,26 @@ def test_corpus_has_generator_cases() -> None:
     if not CORPUS.is_dir():
         pytest.skip("conformance corpus not present")
     assert len(_cases()) >= 10
+
+
+def test_a_generator_without_a_namespace_merges_into_the_default_namespace_only(tmp_path: Path) -> None:
+    # kustomize matches a merge or replace entry by ResId.Equals: no
+    # namespace is `default`, and a resource's earlier ids count, so a base
+    # ConfigMap its kustomization's `namespace:` moved still matches, while
+    # a Secret written in namespace api does not (kubectl: "does not exist;
+    # cannot merge or replace")
+    from tests.checkrun import check
+
+    write(tmp_path, "moved/base/kustomization.yaml", "namespace: api\nresources: [cm.yaml]\n")
+    write(tmp_path, "moved/base/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: s\ndata: {a: b}\n")
+    write(tmp_path, "moved/kustomization.yaml", "resources: [base]\nconfigMapGenerator:\n- name: s\n"
+                                                "  behavior: merge\n  literals: [c=d]\n")
+    write(tmp_path, "written/base/kustomization.yaml", "resources: [secret.yaml]\n")
+    write(tmp_path, "written/base/secret.yaml", "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\n"
+                                                "  namespace: api\n")
+    write(tmp_path, "written/kustomization.yaml", "resources: [base]\nnamespace: api\nsecretGenerator:\n"
+                                                  "- name: s\n  behavior: replace\n  literals: [a=b]\n")
+    run = check(tmp_path)
+    assert [(p, v) for p, _, v in run.located("error")] == [("written/kustomization.yaml", "build")]
+    [error] = [f for f in run.report["findings"] if f["severity"] == "error"]
+    assert error["message"].endswith("no existing Secret 's' to replace")
