@@ -22,8 +22,8 @@ from krmcheck.pipeline.run import Progress, start
 from krmcheck.pipeline.select import PLAIN_MODE, excludes_of, readers_of, set_aside_notes, to_check
 from krmcheck.pipeline.triage import (as_test_inputs, completed_bases, unreached_failures, baseline_of,
                                       patch_completed, ignore_comments, overrides_of, csv_bases, disabled_roots,
-                                      namespaced_roots, patch_objects, admission_defaults, for_owner_release, template_failures,
-                                      with_refused, with_yaml_defects)
+                                      namespaced_roots, patch_objects, admission_defaults, for_owner_release,
+                                      template_failures, with_refused, with_yaml_defects)
 from krmcheck.pipeline.validate import check_validator_options, schema_settings, crds_rendered_beyond_files
 from krmcheck.pipeline.workers import check_all
 from krmcheck.pipeline.policy import with_policy_findings
