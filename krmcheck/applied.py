@@ -1322,13 +1322,25 @@ def yq_inputs(top: Path, run: object = None) -> dict[str, str]:
         for path in _YQ_TO_FILE.findall(text):
             for candidate in (_relative(Path(os.path.normpath(here / path)), top), os.path.normpath(path)):
                 out.setdefault(candidate, rel)
-        bases = [here, *[d for d in here.parents if d == top or top in d.parents]]
         for path in _PIPED_TO_YQ.findall(text.replace("\\\n", " ")):
-            named = next((Path(os.path.normpath(base / path)) for base in bases
-                          if os.path.isfile(os.path.normpath(base / path))), None)
+            named = _named_from_here_or_above(path, here, top)
             if named is not None:
                 out.setdefault(_relative(named, top), rel)
     return out
+
+
+def _named_from_here_or_above(path: str, here: Path, top: Path) -> Path | None:
+    """The file ``path`` names from ``here`` or the nearest directory above
+    it (up to the top) where there is one (a script run from where its page
+    says), if any."""
+    for base in (here, *[d for d in here.parents if d == top or top in d.parents]):
+        named = Path(os.path.normpath(base / path))
+        try:
+            if named.is_file():
+                return named
+        except OSError:  # a name too long for the file system: no such file
+            continue
+    return None
 
 
 # `aws s3 cp pod-templates/driver.yaml s3://bucket/scripts/` (or gsutil's,
@@ -1350,18 +1362,11 @@ def uploaded_inputs(top: Path, run: object = None) -> dict[str, str]:
         if "s3://" not in text and "gs://" not in text:
             continue
         here = (top / rel).parent
-        bases = [here, *[d for d in here.parents if d == top or top in d.parents]]
         for found in _UPLOAD.finditer(text.replace("\\\n", " ")):
             for path in _ARG_PATH.findall(found.group(1)):
-                for base in bases:
-                    named = Path(os.path.normpath(base / path))
-                    try:
-                        exists = named.is_file()
-                    except OSError:  # a name too long for the file system: no such file
-                        exists = False
-                    if exists:
-                        out.setdefault(_relative(named, top), rel)
-                        break
+                named = _named_from_here_or_above(path, here, top)
+                if named is not None:
+                    out.setdefault(_relative(named, top), rel)
     return out
 
 
