@@ -2052,6 +2052,7 @@ def written_by(top: Path, missing: Path, directory: Path | None = None, run: obj
 
 
 _COMMAND_END = re.compile(r"\s*(?:&&|\|\||[;|])")
+_CONTENTS = re.compile(r"/(?:\*|\.)$")  # cp -r DIR/* DEST, cp -r DIR/. DEST: what DIR holds
 
 
 def _copied_from(top: Path, directory: Path, run: object) -> str | None:
@@ -2060,7 +2061,9 @@ def _copied_from(top: Path, directory: Path, run: object) -> str | None:
     "$PROJECT/ns/cluster"``, then a build of the copy): the directory is a
     template whose relative paths are written for where the copy lands. The
     directory is named as a source of the copy, by its path from the
-    program's directory or from the repository's top (two parts or more)."""
+    program's directory or from the repository's top (two parts or more);
+    ``cp -r DIR/* DEST`` and ``cp -r DIR/. DEST`` copy what DIR holds, so
+    they name DIR as well."""
     rel = _relative(directory, top)
     if rel in ("", "."):
         return None
@@ -2074,8 +2077,8 @@ def _copied_from(top: Path, directory: Path, run: object) -> str | None:
             if command not in ("cp", "rsync"):
                 continue
             command_line = _COMMAND_END.split(rest, maxsplit=1)[0]
-            args = [_PATH_PREFIX.sub("", a.strip("\"'")).rstrip("/") for a in command_line.split()
-                    if not a.startswith("-")]
+            args = [_CONTENTS.sub("", _PATH_PREFIX.sub("", a.strip("\"'"))).rstrip("/")
+                    for a in command_line.split() if not a.startswith("-")]
             for source in args[:-1]:
                 for named in (source, os.path.normpath(f"{home}/{source}") if home not in ("", ".") else source):
                     if named in held:

@@ -1223,6 +1223,24 @@ def test_a_template_a_program_copies_elsewhere_is_built_at_the_copy(tmp_path: Pa
                for d in written.values())
 
 
+def test_a_directory_whose_contents_a_program_copies_is_built_at_the_copy(tmp_path: Path) -> None:
+    # cp -r DIR/* DEST (and DIR/.) copies what DIR holds: DIR's kustomizations
+    # and those below it are completed at the copy, as with cp -r DIR DEST
+    write(tmp_path, "stream/src/kustomization.yaml", "resources:\n- base\n")
+    write(tmp_path, "stream/src/base/kustomization.yaml", "resources:\n- cluster/crds/apps-crd.yaml\n")
+    write(tmp_path, "stream/src/Makefile.mk", "copy-source:\n\t@cp -r stream/src/* build\n")
+    write(tmp_path, "Makefile", "include stream/src/Makefile.mk\n")
+    write(tmp_path, "other/src/base/kustomization.yaml", "resources:\n- cluster/crds/apps-crd.yaml\n")
+    write(tmp_path, "hack/copy.sh", "cp -r other/srcs/* build\n")  # another directory: judged
+    run = check(tmp_path)
+    assert [p for p, _, _ in run.located("error")] == ["other/src/base/kustomization.yaml"]
+    written = {d["path"]: d for d in run.report["defects"] if d["validator"] == "written"}
+    assert list(written) == ["stream/src/base/kustomization.yaml"]
+    assert "stream/src/Makefile.mk writes it" in written["stream/src/base/kustomization.yaml"]["message"]
+    write(tmp_path, "stream/src/Makefile.mk", "copy-source:\n\tcp -r stream/src/. build\n")
+    assert [p for p, _, _ in check(tmp_path).located("error")] == ["other/src/base/kustomization.yaml"]
+
+
 def test_an_outline_of_a_kinds_fields_with_every_value_empty_is_not_an_object(tmp_path: Path) -> None:
     # a schema's documentation: each field written with no value, commented
     outline = ("apiVersion: testworkflows.testkube.io/v1\nkind: TestWorkflow\n# Object. Metadata.\nmetadata: {}\n"
