@@ -1896,10 +1896,11 @@ def test_the_yaml_beside_a_kustomize_exec_plugin_is_its_configuration_and_test_i
 
 
 def test_a_template_a_script_gives_oc_process_is_its_input(tmp_path: Path) -> None:
-    # deploy.sh renders an OpenShift Template of the legacy v1 API on the
-    # client (`oc process -f ${BASEDIR}/deploy.yaml ... | oc apply -f -`);
-    # the same Template nothing processes, and a file oc applies, are judged
-    template = ("kind: Template\napiVersion: v1\nmetadata:\n  name: devops\nobjects:\n"
+    # deploy.sh renders an OpenShift Template on the client (`oc process -f
+    # ${BASEDIR}/deploy.yaml ... | oc apply -f -`): its name is no cluster
+    # finding; the same Template nothing processes, and a file oc applies,
+    # are judged
+    template = ("kind: Template\napiVersion: template.openshift.io/v1\nmetadata:\n  name: Dev_Ops\nobjects:\n"
                 "- {apiVersion: v1, kind: ConfigMap, metadata: {name: '${NAME}'}}\nparameters:\n- name: NAME\n")
     write(tmp_path, "deploy.yaml", template)
     write(tmp_path, "other/deploy.yaml", template)
@@ -1910,6 +1911,23 @@ def test_a_template_a_script_gives_oc_process_is_its_input(tmp_path: Path) -> No
     assert sorted({p for p, _, _ in run.located("error")}) == ["applied/deploy.yaml", "other/deploy.yaml"]
     whys = {i["path"]: i["why"] for i in run.report["inputs"]}
     assert whys["deploy.yaml"].startswith("deploy.sh gives it to oc process"), whys
+    assert [p for p, _, _ in run.located("warning")] == ["deploy.yaml"]
+
+
+def test_a_template_of_openshifts_ungrouped_v1_form_is_refused_by_oc_too(tmp_path: Path) -> None:
+    # OpenShift 3's `apiVersion: v1` Template: no API server serves it, and
+    # oc stopped converting it in 4.17, so it stays an error where a script
+    # gives it to oc process; the message names the group that serves it
+    write(tmp_path, "deploy.yaml", "kind: Template\napiVersion: v1\nmetadata:\n  name: devops\nobjects: []\n")
+    write(tmp_path, "deploy.sh", "#!/bin/sh\noc process -f deploy.yaml | oc apply -f -\n")
+    write(tmp_path, "route.yaml", "apiVersion: v1\nkind: Route\nmetadata:\n  name: web\nspec:\n  to: {name: web}\n")
+    run = check(tmp_path)
+    errors = {d["path"]: d["message"] for d in run.report["defects"] if d["severity"] == "error"}
+    assert sorted(errors) == ["deploy.yaml", "route.yaml"]
+    assert "OpenShift serves Template only in template.openshift.io/v1" in errors["deploy.yaml"]
+    assert "oc stopped converting the old form in 4.17" in errors["deploy.yaml"]
+    assert errors["route.yaml"].endswith("write apiVersion: route.openshift.io/v1")
+    assert [i["path"] for i in run.report["inputs"]] == ["deploy.yaml"]
 
 def test_a_kustomization_go_builds_with_kustomizes_api_and_transforms_is_its_input(tmp_path: Path) -> None:
     # llama-stack's operator: the Dockerfile copies controllers/manifests
@@ -2383,7 +2401,7 @@ def test_templates_beside_a_page_giving_oc_process_a_fill_in_file_are_its_input(
     # run `oc process --param-file=params -f <template_file> | oc create -f-`
     # for the Templates of its directory; a Deployment beside them, and the
     # Templates of a directory whose page names no such command, are judged
-    template = ("kind: Template\napiVersion: v1\nmetadata:\n  name: prune\nobjects:\n"
+    template = ("kind: Template\napiVersion: template.openshift.io/v1\nmetadata:\n  name: Prune\nobjects:\n"
                 "- {apiVersion: batch/v1, kind: CronJob, metadata: {name: '${NAME}'}}\nparameters:\n- name: NAME\n")
     for folder in ("jobs", "other"):
         write(tmp_path, f"{folder}/cronjob-prune.yml", template)

@@ -165,6 +165,17 @@ def is_yaml_level(finding: Finding) -> bool:
     return finding.result.tags == (("validator", "build"),) and bool(_YAML_LEVEL.search(finding.result.message))
 
 
+def _refused_by_reader(finding: Finding, shown: applied.SetAside) -> bool:
+    """Whether the tool that reads the set-aside file refuses the finding's
+    object as well as the cluster would (oc, which renders a Template given
+    to ``oc process``, refuses one of OpenShift 3's ungrouped ``v1``): then
+    it is no cluster finding, and stays an error."""
+    from krmcheck.schemas.kinds import REFUSED_BY
+
+    return any(key == REFUSED_BY and re.search(rf"(?<![\w-]){re.escape(tool)}(?![\w-])", shown.why)
+               for key, tool in finding.result.tags)
+
+
 def as_test_inputs(reports: tuple[RootReport, ...], test_inputs: Sequence[applied.SetAside],
                    files: Files) -> tuple[tuple[RootReport, ...], tuple[Note, ...]]:
     """The cluster errors of files in test directories as warnings: tests
@@ -190,7 +201,7 @@ def as_test_inputs(reports: tuple[RootReport, ...], test_inputs: Sequence[applie
         on_purpose = shown.reason == applied.DOC_FRAGMENT or applied.negative_case(shown.path)
         kept = []
         for f in report.findings:
-            if f.severity == "error" and (on_purpose or not is_yaml_level(f)):
+            if f.severity == "error" and (on_purpose or not (is_yaml_level(f) or _refused_by_reader(f, shown))):
                 f = as_warning(f)
                 lowered[names[report.root].reason] += 1
             kept.append(f)

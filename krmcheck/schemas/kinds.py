@@ -23,6 +23,40 @@ from krmcheck.schemas.sources import Sources
 _NOT_OBJECTS = frozenset({"DeleteOptions", "WatchEvent", "Status", "APIGroup", "APIGroupList",
                           "APIResourceList", "APIVersions"})
 NEAR = 2  # the largest edit distance (case ignored) at which a served kind is named
+
+# OpenShift 3 served its kinds ungrouped, in "v1" beside the core kinds
+# (openshift/api: each group's v1/legacy.go registers them in the legacy
+# group version). OpenShift 4's API server serves them only in their own
+# groups; oc went on converting the ungrouped form on the client, with a
+# deprecation warning ("Using non-groupfied API resources is deprecated"),
+# until oc 4.17 stopped loading the legacy scheme (openshift/oc 109236a,
+# 2024), so that `oc process` and `oc apply` refuse it. The kinds one writes
+# in a manifest -> the group/version that serves them now.
+UNGROUPED_OPENSHIFT: dict[str, str] = {
+    **dict.fromkeys(("DeploymentConfig",), "apps.openshift.io/v1"),
+    **dict.fromkeys(("RoleBindingRestriction",), "authorization.openshift.io/v1"),
+    **dict.fromkeys(("Build", "BuildConfig"), "build.openshift.io/v1"),
+    **dict.fromkeys(("ImageStream", "ImageStreamTag", "ImageStreamImport", "ImageStreamMapping"),
+                    "image.openshift.io/v1"),
+    **dict.fromkeys(("ClusterNetwork", "HostSubnet", "NetNamespace", "EgressNetworkPolicy"),
+                    "network.openshift.io/v1"),
+    **dict.fromkeys(("OAuthClient", "OAuthClientAuthorization"), "oauth.openshift.io/v1"),
+    **dict.fromkeys(("Project", "ProjectRequest"), "project.openshift.io/v1"),
+    **dict.fromkeys(("ClusterResourceQuota",), "quota.openshift.io/v1"),
+    **dict.fromkeys(("Route",), "route.openshift.io/v1"),
+    **dict.fromkeys(("SecurityContextConstraints",), "security.openshift.io/v1"),
+    **dict.fromkeys(("Template",), "template.openshift.io/v1"),
+    **dict.fromkeys(("User", "Identity", "Group", "UserIdentityMapping"), "user.openshift.io/v1"),
+}
+
+
+REFUSED_BY = "refused-by"  # a Result's tag: a tool that refuses the object too (not only the cluster)
+
+
+def openshift_group(api_version: str, kind: str) -> str | None:
+    """The group/version that serves ``kind`` where ``api_version`` is
+    OpenShift 3's ungrouped ``v1`` form of it, else None."""
+    return UNGROUPED_OPENSHIFT.get(kind) if api_version == "v1" else None
 _LISTED = 6  # kinds listed when none is near
 
 
@@ -44,6 +78,11 @@ class Unknown(NamedTuple):
         else:
             head = (f"no kind \"{self.kind}\" in {self.api_version}: the repository holds CRDs of {group} "
                     f"and none defines it")
+        grouped = openshift_group(self.api_version, self.kind) if self.builtin else None
+        if grouped is not None:
+            return (f"{head}; v1 {self.kind} is OpenShift 3's ungrouped form: OpenShift serves {self.kind} "
+                    f"only in {grouped}, and oc stopped converting the old form in 4.17; write apiVersion: "
+                    f"{grouped}")
         if self.nearest:
             return f"{head}; did you mean {' or '.join(self.nearest)}?"
         if self.elsewhere:

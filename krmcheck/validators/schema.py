@@ -650,7 +650,10 @@ def _without_schema(sources: Sources, items: list[Mapping], version: str) -> lis
     unknown = kinds.unknown(sources, first.apiVersion, first.kind, version) if removed is None else None
     if unknown is None:
         return [_skipped_result(items, version)]
-    tags = (("kubernetes-version", version),) if unknown.builtin else ()
+    tags: tuple[tuple[str, str], ...] = (("kubernetes-version", version),) if unknown.builtin else ()
+    grouped = kinds.openshift_group(first.apiVersion, first.kind) if unknown.builtin else None
+    if grouped is not None:
+        tags += ((kinds.REFUSED_BY, "oc"),)  # oc refuses it too, wherever it reads the file
     return [make_result(id, item, unknown.message(version), "kind", rule="unknown-kind", extra_tags=tags)
             for item in items]
 
