@@ -2354,19 +2354,23 @@ def sed_words(top: Path, run: object = None) -> dict[str, str]:
 
 def page_sed_words(top: Path, run: object = None) -> dict[str, tuple[str, tuple[str, ...]]]:
     """Word -> (the Markdown page, the YAML files its command names): a
-    ``sed`` substitution of a literal capitalised word that a page tells
-    the reader to run on files it names (``sed -i "s~REPO_PREFIX~$URL~g"
+    ``sed`` substitution of a literal capitalised word, or of a token with
+    sigils (``%SLACK_TOKEN%``), that a page tells the reader to run on files
+    it names (``sed -i "s~REPO_PREFIX~$URL~g"
     gitops-system/clusters/mgmt/flux-system/gotk-sync.yaml``, a template
-    repository's set-up step): those files are filled in before anything
-    applies them."""
+    repository's set-up step; ``sed -i "s|%SLACK_TOKEN%|$SLACK_TOKEN|g"
+    secret.yaml`` before ``kustomize build .``): those files are filled in
+    before anything applies them."""
     out: dict[str, tuple[str, tuple[str, ...]]] = {}
     for rel, text in _programs(top, run, pages=True):
         for line in _SED_LINE.finditer(text.replace("\\\n", " ")):  # a command continued over lines
             named = tuple(_ARG_PATH.findall(line.group(0)))
             if not named:
                 continue
-            for found in _SED_WORD.finditer(line.group(0)):
-                word = found.group(2)
+            words = [found.group(2) for found in _SED_WORD.finditer(line.group(0))]
+            words += [token for _, token in _SED_TOKEN.findall(line.group(0))
+                      if _PLACEHOLDER_TOKEN.fullmatch(token) and not token[0].isalnum()]
+            for word in words:
                 if len(word) >= 2 and any(c.isalpha() for c in word):
                     had = out.get(word)
                     out[word] = (had[0] if had else rel, (had[1] if had else ()) + named)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -201,7 +202,7 @@ def failed_report(e: BuildError, builder: Builder, root: Root, name: str, config
     needs = policy.helm_off(e, builder, root, name) or policy.plugins_off(e, builder, root, name)
     if needs is not None:
         return RootReport(name, (), deprecations(builder, name, config), policies=policies + (needs,))
-    written = written_at_run_time(e, builder, name)
+    written = written_at_run_time(e, builder, name) or filled_by_page(e, builder, name)
     if written is not None:
         return RootReport(name, (), (written,) + deprecations(builder, name, config), policies=policies)
     return RootReport(name, (), (build_finding(e, name),) + deprecations(builder, name, config),
@@ -278,6 +279,37 @@ def written_at_run_time(e: BuildError, builder: Builder, name: str) -> Finding |
     loc = e.location if e.location and e.location.path else Location(name, 1, 1)
     message = f"not checked: '{e.path.name}' does not exist in the repository, and {why}"
     return Finding(Result(message, "warning", tags=(("validator", WRITTEN),)), name, loc)
+
+
+def filled_by_page(e: BuildError, builder: Builder, name: str) -> Finding | None:
+    """A root that fails because a file it reads is not YAML as written, where
+    the file holds a token with sigils that a page's ``sed`` replaces in the
+    files it names (``sed -i "s|%SLACK_TOKEN%|$SLACK_TOKEN|g" secret.yaml``,
+    then ``kustomize build .``): the page completes the file before the
+    build, so the root is not checked, said at the file as a warning
+    naming the page."""
+    if e.location is None or not e.location.path or not re.search(r"(?:^|: )invalid YAML", e.message):
+        return None
+    where = e.location.path
+    try:
+        text = (builder.files.repo_root / where).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    for token, (page, named) in applied.page_sed_words(builder.files.repo_root, builder.files).items():
+        if not token[0].isalnum() and token in text and _names(page, where, named):
+            message = (f"not checked: {where} holds {token}, which {page} replaces with sed before the build "
+                       f"(not YAML until then): the kustomization is completed when that command runs")
+            return Finding(Result(message, "warning", tags=(("validator", WRITTEN),)), name, e.location)
+    return None
+
+
+def _names(page: str, where: str, named: tuple[str, ...]) -> bool:
+    """Whether a page's command names the file ``where``: a bare file name
+    from the page's own directory, a path as :func:`applied.named_by` reads it."""
+    home = os.path.dirname(page)
+    bare = [n for n in named if "/" not in os.path.normpath(n)]
+    return any(os.path.normpath(os.path.join(home, n)) == where for n in bare) or \
+        applied.named_by(where, [n for n in named if n not in bare])
 
 
 def rendered_yaml(resources: list[Resource], builder: Builder, root: Root,

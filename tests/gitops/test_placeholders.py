@@ -652,6 +652,28 @@ def test_a_word_a_page_tells_the_reader_to_replace_in_a_named_file_is_a_placehol
     assert any("REPO_PREFIX (README.md replaces it)" in f["message"] for f in run.report["findings"])
 
 
+def test_a_token_a_page_replaces_with_sed_before_the_build_completes_the_kustomization(tmp_path) -> None:
+    # argo-cd-notifications/README.md: sed -i "s|%SLACK_TOKEN%|$SLACK_TOKEN|g"
+    # secret.yaml, then kustomize build . | kubectl apply -f -: the Secret is
+    # not YAML until then, so its kustomization is completed by the page;
+    # the same file where no page's sed names it, and a file holding
+    # another token, fail the build as ever
+    from tests.checkrun import check, write
+
+    secret = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\nstringData:\n  token: %SLACK_TOKEN%\n"
+    for folder in ("notifications", "other", "third"):
+        write(tmp_path, f"{folder}/kustomization.yaml", "resources:\n- secret.yaml\n")
+        write(tmp_path, f"{folder}/secret.yaml", secret if folder != "third" else secret.replace("SLACK", "TEAMS"))
+    write(tmp_path, "notifications/README.md", '```bash\nsed -i "s|%SLACK_TOKEN%|$SLACK_TOKEN|g" secret.yaml\n'
+                                               'kustomize build . | kubectl apply -f -\n```\n')
+    run = check(tmp_path)
+    errors = sorted(f["path"] for f in run.report["findings"] if f["severity"] == "error")
+    assert errors == ["other/secret.yaml", "third/secret.yaml"]
+    warned = [f for f in run.report["findings"] if f["path"] == "notifications/secret.yaml"]
+    assert [f["severity"] for f in warned] == ["warning"]
+    assert "holds %SLACK_TOKEN%, which notifications/README.md replaces with sed" in warned[0]["message"]
+
+
 def test_a_fill_in_word_a_script_gives_the_variable_its_sed_pattern_is_is_a_placeholder(repo: Repo) -> None:
     # startxfr's CLI copies the template _tools/_sample_ and runs
     # `sed -i "s/$template_name/$name/g"` over the copy, template_name being
