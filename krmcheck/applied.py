@@ -1301,6 +1301,13 @@ _YQ_TO_FILE = re.compile(r"^[ \t]*yq\b(?:[^'\"\n>|;&]|'[^']*'|\"[^\"]*\")*?[\s'\
                          r"((?:[\w.-]+/)*[\w.-]+\.ya?ml)['\"]?[ \t]*>(?!>|&)", re.MULTILINE)
 
 
+# `yq --yaml-roundtrip --arg v "$(yq 'first' <<<"$x")" '...' <bundle.csv.yaml \
+#  >"$dir/manifests/x.clusterserviceversion.yaml"`: the same, the file read on
+# yq's standard input (the command continued over lines).
+_YQ_FROM_FILE = re.compile(r"^[ \t]*yq\b(?:[^'\"\n>|;&]|'[^']*'|\"[^\"]*\"|\\\n)*?<[ \t]*['\"]?"
+                           r"((?:[\w.-]+/)*[\w.-]+\.ya?ml)['\"]?[ \t]*(?:\\\n[ \t]*)?>(?!>|&)", re.MULTILINE)
+
+
 # ``cat "$DIR/manifest/ingress.yaml" | yq '.spec...name = "..."' - | kubectl
 # apply -f -``: a file a program pipes into yq is transformed before it is
 # applied; yq's output, not the file, is what the cluster receives.
@@ -1309,7 +1316,8 @@ _PIPED_TO_YQ = re.compile(r"(?<![\w-])cat\s+[\"']?(?:\$\{?\w+\}?/)?((?:[\w.-]+/)
 
 def yq_inputs(top: Path, run: object = None) -> dict[str, str]:
     """Repository-relative paths of the files programs of the repository
-    transform with yq into another file, or pipe into yq (``cat FILE |
+    transform with yq into another file (the file named as yq's argument
+    or given on its standard input, ``<FILE``), or pipe into yq (``cat FILE |
     yq ...``) -> the program. A path as written names the file from the
     program's directory or from the top; one piped into yq, after a
     variable holding a directory, from a directory above the program's too
@@ -1319,7 +1327,7 @@ def yq_inputs(top: Path, run: object = None) -> dict[str, str]:
         if "yq" not in text:
             continue
         here = (top / rel).parent
-        for path in _YQ_TO_FILE.findall(text):
+        for path in (*_YQ_TO_FILE.findall(text), *_YQ_FROM_FILE.findall(text)):
             for candidate in (_relative(Path(os.path.normpath(here / path)), top), os.path.normpath(path)):
                 out.setdefault(candidate, rel)
         for path in _PIPED_TO_YQ.findall(text.replace("\\\n", " ")):

@@ -2132,6 +2132,18 @@ def test_a_file_a_program_transforms_with_yq_into_another_is_its_input(tmp_path:
     # an in-place edit (yq -i) writes the file that is applied: no evidence
     write(tmp_path, "installers/olm/generate.sh", "yq -i '.metadata.name = env(name)' bundle.csv.yaml\n")
     assert [p for p, _, _ in check(tmp_path).located("error")] == ["installers/olm/bundle.csv.yaml"]
+    # the file given on yq's standard input, the command continued over
+    # lines, its arguments made by other yq commands (<<< here-strings)
+    write(tmp_path, "installers/olm/generate.sh",
+          'yq --yaml-roundtrip \\\n  --argjson deployment "$(yq \'first\' <<<"${deployments}")" \\\n'
+          "  --arg version \"${VERSION}\" '\n  .metadata.name = \"x.v\\($version)\"\n  | .spec.version = $version\n"
+          "' \\\n  <bundle.csv.yaml \\\n  >\"${out}/manifests/operator.clusterserviceversion.yaml\" || abort\n")
+    run = check(tmp_path)
+    assert run.located("error") == []
+    assert [p for p, _, _ in run.located("warning")] == ["installers/olm/bundle.csv.yaml"]
+    # another file given to yq says nothing of this one
+    write(tmp_path, "installers/olm/generate.sh", "yq '.a' <bundle.annotations.yaml >out.yaml\n")
+    assert [p for p, _, _ in check(tmp_path).located("error")] == ["installers/olm/bundle.csv.yaml"]
 
 
 def test_a_file_a_program_pipes_into_yq_is_its_input(tmp_path: Path) -> None:
