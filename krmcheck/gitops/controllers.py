@@ -592,8 +592,10 @@ class _Discovery:
         if name != FLUX_SYSTEM:
             return ""
         repo = self.objects.get("GitRepository", namespace, name, res.node.origin.path)
-        url = lookup(repo, ["spec", "url"]) if repo is not None else None
-        if (repo is None or not isinstance(url, Scalar) or not isinstance(url.value, str)
+        if repo is None:
+            return self._pushed_top(res)
+        url = lookup(repo, ["spec", "url"])
+        if (not isinstance(url, Scalar) or not isinstance(url.value, str)
                 or (self.c.urls and same_repository(url.value, self.c.urls))):
             return ""  # this repository: a path it does not hold is a defect
         written = repo.origin.path
@@ -602,6 +604,31 @@ class _Discovery:
                 return ""  # the sync itself is rooted first
             self.copied[written] = self._copied_to(written, lookup(res.node, ["spec", "path"]))
         return self.copied[written]
+
+    def _pushed_top(self, res: Resource) -> str:
+        """Where the bootstrap's repository lies in this one when nothing in
+        it writes the flux-system GitRepository (a FluxInstance Terraform
+        applies, a bootstrap run elsewhere): "" where the Kustomization's
+        path is in this repository from its top (a path it does not hold is a
+        defect); else the nearest directory at or above the Kustomization's
+        own file from which the path is there (``gitops/`` for
+        ``gitops/clusters/production/infra.yaml`` with ``path:
+        infrastructure/production``: the directory a program pushes to
+        another repository as its top, or a page copies into the reader's)."""
+        if self._instance_syncs():
+            return ""  # a FluxInstance of the repository makes the source: its sync says where
+        path = lookup(res.node, ["spec", "path"])
+        if not (isinstance(path, Scalar) and isinstance(path.value, str)):
+            return ""
+        inside = posixpath.normpath(path.value.strip().lstrip("/") or ".")
+        if inside in (".", "..") or inside.startswith("../") or self._holds(inside):
+            return ""
+        directory = posixpath.dirname(res.node.origin.path)
+        while directory not in ("", "."):
+            if self._holds(posixpath.join(directory, inside)):
+                return directory
+            directory = posixpath.dirname(directory)
+        return ""
 
     def _copied_to(self, written: str, path: Node | None) -> str:
         if not (isinstance(path, Scalar) and isinstance(path.value, str)):

@@ -776,6 +776,29 @@ def test_a_copy_of_another_bootstrap_repository_is_read_from_where_it_lies(repo:
     assert repo.root("flux:flux-system/flux-system", mine).directory == repo.top / "clusters/home"
 
 
+def test_a_bootstrap_source_the_repository_does_not_write_is_read_from_where_its_paths_lie(repo: Repo) -> None:
+    """No flux-system GitRepository in the repository (a FluxInstance that
+    Terraform applies syncs another repository, to which a program pushes
+    gitops/ as its top): a Kustomization of that source whose path is not
+    here from the top is read from the nearest directory at or above its
+    own file that holds it; a path the repository holds from its top, and
+    one held from no directory above, are read from the top as ever."""
+    mine = ("https://github.com/me/saas",)
+    repo.write("gitops/clusters/production/infra.yaml", flux("infra", "infrastructure/production"))
+    repo.write("gitops/infrastructure/production/cm.yaml", CM.format(name="infra"))
+    repo.write("gitops/clusters/production/gone.yaml", flux("gone", "removed/production"))
+    repo.write("gitops/clusters/production/top.yaml", flux("top", "./apps"))
+    repo.write("apps/cm.yaml", CM.format(name="top"))
+    repo.write("gitops/apps/cm.yaml", CM.format(name="not-read"))
+    roots = {r.name: r for r in repo.found(mine).roots}
+    assert roots["flux:flux-system/infra"].directory == repo.top / "gitops/infrastructure/production"
+    assert "copied to gitops" in roots["flux:flux-system/infra"].source
+    assert [r.node.to_data()["metadata"]["name"] for r in repo.render("flux:flux-system/infra", mine).resources] \
+        == ["infra"]
+    assert roots["flux:flux-system/gone"].directory == repo.top / "removed/production"
+    assert roots["flux:flux-system/top"].directory == repo.top / "apps"
+
+
 ARCHIVED_SYNC = """
 apiVersion: source.toolkit.fluxcd.io/v1
 kind: GitRepository
