@@ -3004,8 +3004,9 @@ _OPPOSITE = {"invalid": "valid", "bad": "good", "broken": "working", "wrong": "r
 def invalid_twin(path: Path) -> str | None:
     """Why a file is a case invalid on purpose: its name says so, and the
     valid case it is a variant of lies beside it (``invalid.yaml`` beside
-    ``valid.yaml``, ``invalid-snapshot-v1.yaml`` beside ``snapshot-v1.yaml``):
-    an example of what is refused, not an object to apply."""
+    ``valid.yaml``, ``invalid-snapshot-v1.yaml`` beside ``snapshot-v1.yaml``,
+    ``invalid_multiple_providers.yaml`` beside the directory's one
+    ``valid.yaml``): an example of what is refused, not an object to apply."""
     found = _NEGATIVE.search(path.stem)
     if found is None:
         return None
@@ -3014,7 +3015,8 @@ def invalid_twin(path: Path) -> str | None:
     # the name without the word (a-invalid-b -> a-b), and with its opposite (invalid -> valid)
     removed = head.rstrip("-_.") + tail if head and tail else (head + tail).strip("-_.")
     opposite = head + _OPPOSITE[word] + tail if word in _OPPOSITE else ""
-    for stem in (s for s in (removed, opposite) if s and s != path.stem):
+    bare = _OPPOSITE.get(word, "")  # the directory's one valid case (valid.yaml)
+    for stem in (s for s in (removed, opposite, bare) if s and s != path.stem):
         for suffix in (".yaml", ".yml", ".json"):
             twin = path.with_name(stem + suffix)
             if twin != path and os.path.isfile(twin):

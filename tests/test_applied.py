@@ -1609,9 +1609,15 @@ def test_a_case_invalid_on_purpose_beside_its_valid_twin_is_a_test_input(tmp_pat
     write(tmp_path, "examples/snapshots/snapshot-v1.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: s}\n")
     write(tmp_path, "examples/snapshots/invalid-snapshot-v1.yaml", bad)
     write(tmp_path, "examples/alone/invalid-config.yaml", bad)  # no valid case beside it: judged
+    # cases of a validation test beside the directory's one valid.yaml
+    write(tmp_path, "authz/cr-validation/valid.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: v}\n")
+    write(tmp_path, "authz/cr-validation/invalid_multiple_providers.yaml", bad)
+    write(tmp_path, "authz/other/invalid_multiple_providers.yaml", bad)  # no valid.yaml beside it: judged
     run = check(tmp_path)
-    assert [p for p, _, _ in run.located("error")] == ["examples/alone/invalid-config.yaml"]
-    assert sorted({p for p, _, _ in run.located("warning")}) == ["examples/snapshots/invalid-snapshot-v1.yaml",
+    assert [p for p, _, _ in run.located("error")] == ["authz/other/invalid_multiple_providers.yaml",
+                                                       "examples/alone/invalid-config.yaml"]
+    assert sorted({p for p, _, _ in run.located("warning")}) == ["authz/cr-validation/invalid_multiple_providers.yaml",
+                                                                 "examples/snapshots/invalid-snapshot-v1.yaml",
                                                                  "examples/validation/invalid.yaml"]
 
 
