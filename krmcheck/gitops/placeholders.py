@@ -108,7 +108,8 @@ def split(findings: Sequence[Finding], locator: Locator, holding: bool = False,
     object writes it commented out with a placeholder value
     (``# namespace: <your-namespace>``), as two commented-out blocks or
     more to choose from, or with no value over a ``# TODO`` note, is left
-    for the reader to fill in. ``named`` (word -> the page that replaces it
+    for the reader to fill in, and so is a value written empty beside a
+    note of words (``image:  # Replace with your mapper image name``). ``named`` (word -> the page that replaces it
     and the files its command names, ``applied.page_sed_words``) are
     placeholders in those files, in any root, controller roots too."""
     kept: list[Finding] = []
@@ -121,7 +122,8 @@ def split(findings: Sequence[Finding], locator: Locator, holding: bool = False,
         elif _about_placeholder(f.result, locator, holding or left, unknown) or \
                 _rule_over_placeholders(f.result, locator, holding or left, unknown):
             exempt.append(Suppressed(f, "placeholder", "${...}"))
-        elif holding and source is not None and (line := _commented_out(f.result, locator, source)):
+        elif holding and source is not None and (line := _commented_out(f.result, locator, source)
+                                                 or _empty_beside_note(f.result, locator, source)):
             exempt.append(Suppressed(f, "placeholder", line))
         elif holding and source is not None and (_braced_word(f.result, locator, source)
                                                  or _bracketed_word(f.result, locator, source)):
@@ -298,6 +300,27 @@ def _commented_out(result: Result, locator: Locator, source: Callable[[str], str
             blocks.append(stripped)
     # written out as a choice, two blocks or more: the reader uncomments one
     return f"{blocks[0]} ({len(blocks)} choices)" if len(blocks) >= 2 else ""
+
+
+# a key written with no value and a note of words beside it (``image:  #
+# Replace with your mapper image name``; the marks may be spaced, ``# #``)
+_EMPTY_BESIDE_NOTE = re.compile(r"[ \t]*(?:-[ \t]+)?[^\s#:'\"][^#:]*?:[ \t]+(#+(?:[ \t]*#+)*[ \t]*\S*[A-Za-z].*?)[ \t]*\Z")
+
+
+def _empty_beside_note(result: Result, locator: Locator, source: Callable[[str], str | None]) -> str:
+    """The note beside the value a finding is about, where that value is
+    written empty (null) with a note of words on its line (``image:  #
+    Replace with your mapper image name``): a form the reader fills in;
+    "" where there is none."""
+    node = _value(result, locator)
+    if node is None or node.value is not None or node.origin.line < 1:
+        return ""
+    text = source(node.origin.path)
+    lines = text.splitlines() if text is not None else []
+    if node.origin.line > len(lines):
+        return ""
+    note = _EMPTY_BESIDE_NOTE.match(lines[node.origin.line - 1])
+    return f"{note.group(1)} (beside a value written empty)" if note else ""
 
 
 def _about_word(result: Result, locator: Locator, filled: re.Pattern[str]) -> str | None:

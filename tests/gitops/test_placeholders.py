@@ -194,6 +194,37 @@ def test_a_required_field_commented_out_as_choices_is_for_the_reader(repo: Repo)
     assert any("as choices to uncomment" in n and "(# hive: (2 choices))" in n for n in notes)
 
 
+def test_a_value_written_empty_beside_a_note_of_words_is_for_the_reader(repo: Repo) -> None:
+    # KubeEdge's mapper template: `image:  # Replace with your mapper image
+    # name`, a form the reader fills in; the same empty image with no note
+    # beside it, or beside a note of no words, is a slip
+    deployment = """
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          name: NAME
+        spec:
+          selector:
+            matchLabels: {app: mapper}
+          template:
+            metadata:
+              labels: {app: mapper}
+            spec:
+              containers:
+                - name: mapper
+                  image: NOTE
+                  imagePullPolicy: IfNotPresent
+        """
+    repo.write("template/deployment.yaml",
+               deployment.replace("NAME", "form").replace("NOTE", " # Replace with your mapper image name"))
+    repo.write("apps/slip.yaml", deployment.replace("NAME", "slip").replace("NOTE", ""))
+    repo.write("apps/marks.yaml", deployment.replace("NAME", "marks").replace("NOTE", " # --"))
+    report = run(repo)
+    assert sorted(path for path, _, v, _ in kept(report) if v == "schema") == ["apps/marks.yaml", "apps/slip.yaml"]
+    [held] = [s for s in report["suppressed"] if s["by"] == "placeholder"]
+    assert (held["path"], held["line"]) == ("template/deployment.yaml", 14)
+
+
 def test_a_required_field_written_empty_over_a_todo_note_is_for_the_reader(repo: Repo) -> None:
     # `spec:` with no value over `# TODO: ...`: the author says it is yet to
     # be written (kairos' VSphereMachineTemplate samples); the same empty
