@@ -23,6 +23,7 @@ from krmcheck.schemas.sources import Sources
 _NOT_OBJECTS = frozenset({"DeleteOptions", "WatchEvent", "Status", "APIGroup", "APIGroupList",
                           "APIResourceList", "APIVersions"})
 NEAR = 2  # the largest edit distance (case ignored) at which a served kind is named
+_LISTED = 6  # kinds listed when none is near
 
 # OpenShift 3 served its kinds ungrouped, in "v1" beside the core kinds
 # (openshift/api: each group's v1/legacy.go registers them in the legacy
@@ -57,7 +58,6 @@ def openshift_group(api_version: str, kind: str) -> str | None:
     """The group/version that serves ``kind`` where ``api_version`` is
     OpenShift 3's ungrouped ``v1`` form of it, else None."""
     return UNGROUPED_OPENSHIFT.get(kind) if api_version == "v1" else None
-_LISTED = 6  # kinds listed when none is near
 
 
 class Unknown(NamedTuple):
