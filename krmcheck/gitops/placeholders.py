@@ -303,8 +303,11 @@ def _commented_out(result: Result, locator: Locator, source: Callable[[str], str
 
 
 # a key written with no value and a note of words beside it (``image:  #
-# Replace with your mapper image name``; the marks may be spaced, ``# #``)
-_EMPTY_BESIDE_NOTE = re.compile(r"[ \t]*(?:-[ \t]+)?[^\s#:'\"][^#:]*?:[ \t]+(#+(?:[ \t]*#+)*[ \t]*\S*[A-Za-z].*?)[ \t]*\Z")
+# Replace with your mapper image name``; the marks may be spaced, ``# #``):
+# marks, a space, then two words or more (``#{ARGO_CONTROLLER}``, a token a
+# program may replace, is no note)
+_EMPTY_BESIDE_NOTE = re.compile(r"[ \t]*(?:-[ \t]+)?[^\s#:'\"][^#:]*?:[ \t]+"
+                                r"(#+(?:[ \t]*#+)*[ \t]+[A-Za-z][\w'-]*[ \t]+\S.*?)[ \t]*\Z")
 
 
 def _empty_beside_note(result: Result, locator: Locator, source: Callable[[str], str | None]) -> str:
