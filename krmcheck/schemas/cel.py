@@ -10,10 +10,18 @@ doubles. A rule that is false is a violation with its ``message`` (or its
 ``messageExpression``'s value, else ``failed rule: RULE``) at the field its
 ``fieldPath`` names, else at the node the rule sits on.
 
+A rule whose evaluation fails as cel-go's would on the same value (a key
+the object does not hold, an index out of bounds, a division by zero, an
+integer overflow) is a violation too: the API server refuses the object
+with ``ERROR evaluating rule: RULE`` (apiextensions-apiserver's
+schema/cel/validation.go, which adds a field.Invalid for every such
+runtime error), the rule written as its ``message`` when it has one, at
+the node the rule sits on.
+
 Not judged, and reported once per run and kind: transition rules (they read
 ``oldSelf``, the live object, and the API server runs them on update only);
 rules the library cannot compile (a function it lacks); rules whose
-evaluation errs. Each rule is compiled once per process. Evaluation uses
+evaluation errs otherwise. Each rule is compiled once per process. Evaluation uses
 cel-expr-python (Google's cel-cpp) with the Kubernetes libraries of
 :mod:`krmcheck.schemas.cel_library`; without it (Python 3.10) CEL rules are
 reported as not judged.
@@ -168,11 +176,37 @@ def _judge(rule: dict[str, Any], schema: Schema, value: Any, at: Path, outcome: 
         outcome.unjudged.append(Unjudged(text, f"cannot compile: {compiled.error}"))
         return
     result = _run(compiled.program, to_cel(schema, value))
-    if isinstance(result, str):
+    refused = _runtime_error(result) if isinstance(result, str) else None
+    if refused is not None:
+        written = str(rule.get("message") or "").strip() or text.strip()
+        outcome.violations.append(Violation(at, f"{refused} evaluating rule: {written}", text))
+    elif isinstance(result, str):
         outcome.unjudged.append(Unjudged(text, f"evaluation error: {result}"))
     elif result is not True:
         outcome.violations.append(Violation(at + field_path_steps(str(rule.get("fieldPath") or "")),
                                             _message(rule, schema, value), text))
+
+
+# cel-cpp's runtime errors that cel-go raises on the same value, in cel-go's
+# words (the API server's message): a missing key, an index out of bounds,
+# a division by zero, an integer overflow
+_RUNTIME_ERRORS = (
+    (re.compile(r'NOT_FOUND: Key not found in map : "?([^"]*)"?'), "no such key: {0}"),
+    (re.compile(r"Index error: index=(-?\d+)"), "index out of bounds: {0}"),
+    (re.compile(r"divide by zero|division by zero"), "division by zero"),
+    (re.compile(r"modulus by zero"), "modulus by zero"),
+    (re.compile(r"OUT_OF_RANGE: integer overflow"), "integer overflow"),
+)
+
+
+def _runtime_error(error: str) -> str | None:
+    """cel-go's words for an evaluation error the API server would meet on
+    the same value too, else None (an error of this library's own)."""
+    for pattern, words in _RUNTIME_ERRORS:
+        found = pattern.search(error)
+        if found is not None:
+            return words.format(*found.groups())
+    return None
 
 
 def _run(program: Any, self_value: Any) -> bool | str:

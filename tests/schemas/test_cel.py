@@ -111,6 +111,43 @@ def test_rules_not_judged_are_reported_once_per_kind(tmp_path: Path) -> None:
     assert "1 rule cannot compile: 'self.tier.noSuchFunction()'" in info["message"]
 
 
+def test_a_rule_erring_as_the_api_servers_would_is_a_violation(tmp_path: Path) -> None:
+    # a key the object does not hold (no default fills it), an index out of
+    # bounds, a division by zero: the API server refuses the object with
+    # "ERROR evaluating rule: RULE" (the rule's message when it has one); an
+    # error of a library function stays a rule not judged
+    write(tmp_path, "crds/route.yaml", crd("Route", """
+        type: object
+        properties:
+          spec:
+            type: object
+            x-kubernetes-validations:
+            - rule: "self.action == 'CUSTOM' || size(self.rules) > 0"
+              message: "At least one rule is required"
+            - rule: "self.ports[1] > 0"
+            - rule: "self.total / self.parts > 0"
+            - rule: "quantity(self.size).isLessThan(quantity('1Gi'))"
+            properties:
+              action: {type: string}
+              rules: {type: array, items: {type: string}}
+              ports: {type: array, items: {type: integer}}
+              total: {type: integer}
+              parts: {type: integer}
+              size: {type: string}
+        """))
+    write(tmp_path, "app/kustomization.yaml", "resources: [route.yaml]\n")
+    write(tmp_path, "app/route.yaml", "apiVersion: example.com/v1\nkind: Route\nmetadata:\n  name: r\nspec:\n"
+                                      "  action: ALLOW\n  ports: [80]\n  total: 4\n  parts: 0\n  size: bogus\n")
+    report = check(tmp_path, "app").report
+    assert cel_findings(report) == [
+        (5, "spec: division by zero evaluating rule: self.total / self.parts > 0"),
+        (5, "spec: index out of bounds: 1 evaluating rule: self.ports[1] > 0"),
+        (5, "spec: no such key: rules evaluating rule: At least one rule is required"),
+    ]
+    [info] = [d for d in report["defects"] if d["validator"] == "schema-unjudged"]
+    assert "quantity(self.size)" in info["message"]
+
+
 def test_without_the_cel_library_rules_are_reported_as_not_judged(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(cel, "available", lambda: False)
