@@ -2395,6 +2395,17 @@ def named_by(location: str, named: Iterable[str]) -> bool:
     return False
 
 
+def page_names(page: str, location: str, named: Iterable[str]) -> bool:
+    """Whether a page's command names the repository path ``location``: a
+    bare file name from the page's own directory, a path as
+    :func:`named_by` reads it."""
+    home = os.path.dirname(page)
+    paths = list(named)
+    bare = [n for n in paths if "/" not in os.path.normpath(n)]
+    return any(os.path.normpath(os.path.join(home, n)) == location for n in bare) or \
+        named_by(location, [n for n in paths if n not in bare])
+
+
 # ``strings.ReplaceAll(string(content), "%%%", ns)`` in Go, ``text.replace("@NS@",
 # ns)`` in Python: the literal a program replaces in text it read, when it is
 # shaped as a placeholder: sigils only (``%%%``), or a capitalised word,

@@ -615,14 +615,14 @@ class _Discovery:
         ``gitops/clusters/production/infra.yaml`` with ``path:
         infrastructure/production``: the directory a program pushes to
         another repository as its top, or a page copies into the reader's)."""
-        if self._instance_syncs():
-            return ""  # a FluxInstance of the repository makes the source: its sync says where
         path = lookup(res.node, ["spec", "path"])
         if not (isinstance(path, Scalar) and isinstance(path.value, str)):
             return ""
         inside = posixpath.normpath(path.value.strip().lstrip("/") or ".")
         if inside in (".", "..") or inside.startswith("../") or self._holds(inside):
             return ""
+        if self._instance_syncs():
+            return ""  # a FluxInstance of the repository makes the source: its sync says where
         directory = posixpath.dirname(res.node.origin.path)
         while directory not in ("", "."):
             if self._holds(posixpath.join(directory, inside)):

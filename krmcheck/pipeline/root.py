@@ -296,20 +296,11 @@ def filled_by_page(e: BuildError, builder: Builder, name: str) -> Finding | None
     except (OSError, UnicodeDecodeError):
         return None
     for token, (page, named) in applied.page_sed_words(builder.files.repo_root, builder.files).items():
-        if not token[0].isalnum() and token in text and _names(page, where, named):
+        if not token[0].isalnum() and token in text and applied.page_names(page, where, named):
             message = (f"not checked: {where} holds {token}, which {page} replaces with sed before the build "
                        f"(not YAML until then): the kustomization is completed when that command runs")
             return Finding(Result(message, "warning", tags=(("validator", WRITTEN),)), name, e.location)
     return None
-
-
-def _names(page: str, where: str, named: tuple[str, ...]) -> bool:
-    """Whether a page's command names the file ``where``: a bare file name
-    from the page's own directory, a path as :func:`applied.named_by` reads it."""
-    home = os.path.dirname(page)
-    bare = [n for n in named if "/" not in os.path.normpath(n)]
-    return any(os.path.normpath(os.path.join(home, n)) == where for n in bare) or \
-        applied.named_by(where, [n for n in named if n not in bare])
 
 
 def rendered_yaml(resources: list[Resource], builder: Builder, root: Root,
