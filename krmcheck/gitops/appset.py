@@ -31,7 +31,8 @@ The template (the generator's own merged over ``spec.template``, the
 generator's winning) is rendered per parameter set: every string, keys too,
 with fasttemplate (``{{path.basename}}``: a parameter that is a string, else
 left as written) or, with ``goTemplate: true``, Go's text/template
-(``gotemplate.py``). A value that was one parameter points at the line that
+(``gotemplate.py``) with Argo CD's ``toYaml``, ``fromYaml`` and
+``fromYamlArray`` (applicationset/utils template_functions). A value that was one parameter points at the line that
 gave it (a list element's key, a git file's line), the template's line in
 its trail; anything else at the template's line.
 """
@@ -45,6 +46,8 @@ import posixpath
 import re
 from pathlib import Path
 from typing import Any, NamedTuple
+
+import yaml
 
 from krmcheck.gitops import gotemplate
 from krmcheck.gitops.source import same_repository
@@ -487,9 +490,29 @@ def _render(node: Node, params: Params, c: _Context) -> Node:
     return node
 
 
+def _from_yaml(text: Any, kind: type) -> Any:
+    try:
+        value = yaml.safe_load(gotemplate._text(text)) if text is not gotemplate.MISSING else None
+    except yaml.YAMLError as e:
+        raise gotemplate.TemplateError(f"not YAML: {str(e).splitlines()[0]}") from None
+    if value is None:
+        return kind()
+    if not isinstance(value, kind):
+        raise gotemplate.TemplateError(f"YAML that is not {'a map' if kind is dict else 'a list'}")
+    return value
+
+
+# applicationset/utils: toYaml, fromYaml and fromYamlArray join sprig's functions
+_ARGO_FUNCTIONS: dict[str, Any] = {
+    "toYaml": lambda v: gotemplate.to_yaml(v).removesuffix("\n"),
+    "fromYaml": lambda s: _from_yaml(s, dict),
+    "fromYamlArray": lambda s: _from_yaml(s, list),
+}
+
+
 def _render_text(text: str, params: Params, c: _Context) -> str:
     if c.go:
-        return gotemplate.render(text, params.values, c.options)
+        return gotemplate.render(text, params.values, c.options, functions=_ARGO_FUNCTIONS)
     values = params.values
 
     def one(m: re.Match[str]) -> str:

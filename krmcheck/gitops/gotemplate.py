@@ -33,6 +33,10 @@ import zlib
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+from krmcheck.tree.emit import emit
+from krmcheck.tree.node import from_data
+from krmcheck.tree.origin import Origin
+
 NO_VALUE = "<no value>"
 DELIMS = ("{{", "}}")
 _TOKEN = re.compile(r"""\s*(?:(?P<str>"(?:[^"\\]|\\.)*")|(?P<raw>`[^`]*`)|(?P<num>-?\d+(?:\.\d+)?)"""
@@ -429,6 +433,13 @@ def _text(v: Any) -> str:
 
 
 # --- functions ------------------------------------------------------------------------
+
+def to_yaml(value: Any) -> str:
+    """A value as sigs.k8s.io/yaml marshals it (keys sorted, a newline at
+    the end): the Flux Operator's ``toYaml``; Argo CD's drops the newline."""
+    data = None if value is MISSING else value
+    return emit(from_data(data, Origin("", 0, 0)))
+
 
 def sanitize_name(name: str) -> str:
     """Argo CD's ``normalize`` (applicationset/utils ``SanitizeName``)."""

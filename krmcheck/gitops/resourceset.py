@@ -49,7 +49,7 @@ from krmcheck.gitops.substitute import Problem
 from krmcheck.resource.resource import Resource
 from krmcheck.tree.emit import emit
 from krmcheck.tree.load import LoadError, load_documents
-from krmcheck.tree.node import Mapping, Node, Scalar, Sequence, from_data, lookup, walk
+from krmcheck.tree.node import Mapping, Node, Scalar, Sequence, lookup, walk
 from krmcheck.tree.origin import Origin
 
 if TYPE_CHECKING:
@@ -420,7 +420,7 @@ def _disabled(r: Resource) -> bool:
 
 def _functions(s: InputSet | None) -> dict[str, Callable[..., Any]]:
     values = s.values if s is not None else {}
-    return {"inputs": lambda: values, "slugify": slugify, "toYaml": to_yaml, "mustToYaml": to_yaml}
+    return {"inputs": lambda: values, "slugify": slugify, "toYaml": gotemplate.to_yaml, "mustToYaml": gotemplate.to_yaml}
 
 
 def _execute(text: str, s: InputSet | None, origin: Origin) -> tuple[str, list[gotemplate.Segment]]:
@@ -573,12 +573,6 @@ def slugify(text: Any) -> str:
         cut = s.rfind("-", 0, 64)
         s = s[:cut] if cut >= 0 else s[:63]
     return s
-
-
-def to_yaml(value: Any) -> str:
-    """The operator's ``toYaml`` (sigs.k8s.io/yaml): keys sorted, a newline at the end."""
-    data = None if value is gotemplate.MISSING else value
-    return emit(from_data(data, Origin("", 0, 0)))
 
 
 def _name(node: Mapping) -> str:

@@ -128,6 +128,40 @@ def test_matrix_of_git_files_and_a_list_with_go_templates(repo: Repo) -> None:
     assert {r.namespace for r in repo.render("argocd:web-eu", (URL,)).resources} == {"shop"}
 
 
+def test_argo_cds_yaml_functions(repo: Repo) -> None:
+    """Argo CD's ``toYaml`` (no newline at the end: a namespace stays one
+    word), ``fromYaml`` and ``fromYamlArray`` (applicationset/utils
+    template_functions)."""
+    repo.write("argocd/apps.yaml", appset(f"""
+        - git:
+            repoURL: {URL}
+            revision: HEAD
+            files:
+            - path: clusters/*/config.yaml
+        """, f"""
+        metadata:
+          name: '{{{{ (fromYaml .spec).app }}}}-{{{{ fromYamlArray .zones | last }}}}'
+        spec:
+          source:
+            repoURL: {URL}
+            path: '{{{{ .path.path }}}}'
+          destination:
+            namespace: '{{{{ .ns | toYaml }}}}'
+        """, go=True))
+    repo.write("clusters/eu/config.yaml", "ns: shop\nspec: 'app: web'\nzones: '[a, b]'\n")
+    repo.write("clusters/eu/cm.yaml", CM.format(name="eu"))
+    assert apps(repo) == {"argocd:web-b": repo.top / "clusters/eu"}
+    assert {r.namespace for r in repo.render("argocd:web-b", (URL,)).resources} == {"shop"}
+
+
+def test_from_yaml_of_what_is_not_a_map_is_an_error() -> None:
+    from krmcheck.gitops.appset import _ARGO_FUNCTIONS
+    with pytest.raises(TemplateError, match="not a map"):
+        render("{{ fromYaml .v }}", {"v": "[1, 2]"}, functions=_ARGO_FUNCTIONS)
+    values = render("values: |\n  {{- . | toYaml | nindent 2 }}\n", {"b": 1, "a": "yes"}, functions=_ARGO_FUNCTIONS)
+    assert values == 'values: |\n  a: "yes"\n  b: 1\n'
+
+
 def test_git_files_glob_as_the_controller_is_configured(repo: Repo) -> None:
     """A files pattern is a git pathspec by default (``*`` crosses
     directories); with the controller's --enable-new-git-file-globbing, in

@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from krmcheck.gitops.gotemplate import Failed, MissingKey, TemplateError, render, render_mapped
-from krmcheck.gitops.resourceset import slugify, to_yaml
+from krmcheck.gitops.gotemplate import to_yaml
+from krmcheck.gitops.resourceset import slugify
 
 ANGLES = ("<<", ">>")
 INPUTS = {"tenant": "team1", "app": {"replicas": 2, "version": "6.7.x"}, "tags": ["b", "a"], "empty": ""}
