@@ -157,14 +157,17 @@ def _patch_strategic(config: Config, ctx: Context, resources: list[Resource]) ->
     """PatchStrategicMergeTransformer: ``paths`` (files or inline) and ``patches`` (inline)."""
     docs: list[Node] = []
     paths = config.node.get("paths")
+    inline = config.node.get("patches")
+    given = isinstance(inline, Scalar) and bool(inline.value)
+    if not (isinstance(paths, Sequence) and paths.items) and not given:
+        raise BuildError(f"{config.describe()}: empty file path and empty patch content", config.at)
     if isinstance(paths, Sequence):
         for item in paths:
-            docs += patches.load_patch(item, _source(ctx))
-    inline = config.node.get("patches")
-    if isinstance(inline, Scalar) and inline.value:
+            docs += patches.load_patch(item, _source(ctx), comments=True)
+    if isinstance(inline, Scalar) and given:
         docs += patches.load_patch(Mapping({"patch": inline}, inline.origin), _source(ctx))
-    if not docs:
-        raise BuildError(f"{config.describe()}: empty file path and empty patch content", config.at)
+    if not patches.holds_patch(docs):
+        raise BuildError(f"{config.describe()}: patch appears to be empty", config.at)
     patches.strategic(resources, docs, None, config.at)
 
 

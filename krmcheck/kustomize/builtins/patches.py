@@ -143,7 +143,7 @@ def _shift(doc: Node, base: Origin) -> None:
         n.origin = Origin(base.path, base.line + n.origin.line, base.col + 1 + n.origin.col, n.origin.by)
 
 
-def _file_docs(path_node: Scalar, src: PatchSource, by: str) -> list[Node]:
+def _file_docs(path_node: Scalar, src: PatchSource, by: str, comments: bool = False) -> list[Node]:
     rel = path_node.as_string()
     path = join(src.kdir, rel)
     text = src.files.read_text(path, path_node.origin, within=(src.restrictor, src.kdir))
@@ -152,19 +152,20 @@ def _file_docs(path_node: Scalar, src: PatchSource, by: str) -> list[Node]:
     except LoadError as e:
         raise BuildError(e.message, Origin(e.path, e.line, e.col)) from None
     # kustomize skips a blank patch file, but one holding only comments
-    # parses as both kinds of patch and is refused.
-    if not docs and text.strip():
+    # parses as both kinds of patch and is refused (``comments``: not among
+    # a strategic-merge transformer's paths, which are only parsed as such).
+    if not docs and text.strip() and not comments:
         raise BuildError(f"patch file '{rel}' holds no patch, only comments", path_node.origin)
     return docs
 
 
-def load_patch(entry: Node, src: PatchSource, by: str = "patch") -> list[Node]:
+def load_patch(entry: Node, src: PatchSource, by: str = "patch", comments: bool = False) -> list[Node]:
     """The documents of a patch entry: an inline string, a ``patch:`` field or a ``path:``."""
     if isinstance(entry, Scalar):
         text = entry.as_string()
         if "\n" in text or text.lstrip().startswith(("{", "[")) or ":" in text and not _looks_like_path(text):
             return inline_docs(entry, by)
-        return _file_docs(entry, src, by)
+        return _file_docs(entry, src, by, comments)
     if isinstance(entry, Mapping):
         inline = entry.items.get("patch")
         path = entry.items.get("path")
@@ -323,14 +324,24 @@ def _source(env: FieldEnv) -> PatchSource:
 
 
 def strategic_merge_field(k: Kustomization, resources: list[Resource], env: FieldEnv) -> None:
-    """``patchesStrategicMerge:`` (files or inline); unlike ``patches:``, an
-    empty file is refused."""
-    for entry in k.seq("patchesStrategicMerge"):
-        docs = load_patch(entry, _source(env))
-        if not docs:
-            name = entry.as_string() if isinstance(entry, Scalar) else "entry"
-            raise BuildError(f"patchesStrategicMerge: '{name}' holds no patch", entry.origin)
-        strategic(resources, docs, None, entry.origin)
+    """``patchesStrategicMerge:`` (files or inline), one
+    PatchStrategicMergeTransformer for all: every entry is loaded before any
+    is applied, and one that holds nothing (blank, only comments, ``{}``)
+    is skipped; unlike ``patches:``, they are refused when none holds a
+    patch."""
+    loaded = [(entry, load_patch(entry, _source(env), comments=True)) for entry in k.seq("patchesStrategicMerge")]
+    if loaded and not any(holds_patch(docs) for _, docs in loaded):
+        names = [f"'{e.as_string()}'" if isinstance(e, Scalar) else "entry" for e, _ in loaded]
+        held = f"{names[0]} holds" if len(names) == 1 else f"none of {', '.join(names)} holds"
+        raise BuildError(f"patchesStrategicMerge: {held} a patch" if len(names) > 1
+                         else f"patchesStrategicMerge: {held} no patch", loaded[0][0].origin)
+    for entry, docs in loaded:
+        if holds_patch(docs):
+            strategic(resources, docs, None, entry.origin)
+
+
+def holds_patch(docs: list[Node]) -> bool:
+    return any(not _empty(doc) for doc in _listed(docs))
 
 
 def patches_field(k: Kustomization, resources: list[Resource], env: FieldEnv) -> None:

@@ -346,3 +346,30 @@ def test_json_ops_leave_no_empty_annotations_behind() -> None:
     patches.json6902(res, ops("- op: replace\n  path: /spec/replicas\n  value: 2\n"),
                      selector("patches:\n- target:\n    name: api\n"), WHERE)
     assert "annotations" not in node(res[1], "metadata").to_data()  # type: ignore[operator]
+
+
+ONE_CONFIGMAP = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n"
+
+
+@pytest.mark.parametrize("empty", ["# $patch: delete\n# kind: ConfigMap\n", "# a\n---\n# b\n", "{}\n", "\n"])
+def test_strategic_merge_entries_that_hold_nothing_are_skipped_beside_one_that_holds_a_patch(
+        tmp_path: Path, empty: str) -> None:
+    """kustomize loads every patchesStrategicMerge entry into one
+    PatchStrategicMergeTransformer and refuses them only when none holds a
+    patch (kubectl kustomize v5.5.0: a file of commented-out patches beside
+    one that patches builds)."""
+    from krmcheck.kustomize.target import Builder
+    from tests.checkrun import write
+
+    write(tmp_path, "k/cm.yaml", ONE_CONFIGMAP)
+    write(tmp_path, "k/off.yaml", empty)
+    write(tmp_path, "k/on.yaml", ONE_CONFIGMAP + "data:\n  x: 'y'\n")
+    write(tmp_path, "k/kustomization.yaml", "resources: [cm.yaml]\npatchesStrategicMerge:\n- off.yaml\n- on.yaml\n")
+    [cm] = Builder(Files(tmp_path)).build(tmp_path / "k")
+    assert lookup(cm.node, ["data", "x"]).value == "y"  # type: ignore[union-attr]
+    write(tmp_path, "k/kustomization.yaml", "resources: [cm.yaml]\npatchesStrategicMerge:\n- off.yaml\n")
+    with pytest.raises(BuildError, match="'off.yaml' holds no patch"):
+        Builder(Files(tmp_path)).build(tmp_path / "k")
+    write(tmp_path, "k/kustomization.yaml", "resources: [cm.yaml]\npatchesStrategicMerge:\n- off.yaml\n- off.yaml\n")
+    with pytest.raises(BuildError, match="none of 'off.yaml', 'off.yaml' holds a patch"):
+        Builder(Files(tmp_path)).build(tmp_path / "k")
