@@ -1911,16 +1911,19 @@ _NODE_SUFFIXES = (".js", ".mjs", ".cjs", ".ts")
 _READ: dict[tuple[Path, int, object], tuple[object, tuple[tuple[str, str], ...], journal.Reads]] = {}
 
 
-def _programs(top: Path, run: object, node: bool = False, pages: bool = False) -> tuple[tuple[str, str], ...]:
+def _programs(top: Path, run: object, node: bool = False, pages: bool = False,
+              told: bool = False) -> tuple[tuple[str, str], ...]:
     """(repository-relative path, text) of the repository's programs (with
     ``node``, of its Node programs that name their own directory; with
-    ``pages``, of its Markdown pages that run ``sed``), bounded in bytes and
-    time; read once per ``run`` (an object the run keeps), and each root
-    that uses them counts as having read them (the render cache)."""
-    reader = _read_sed_pages if pages else _read_node_programs if node else _read_programs
+    ``pages``, of its Markdown pages that run ``sed``; with ``told``, of
+    its Markdown pages that tell the reader to fill in a word), bounded in
+    bytes and time; read once per ``run`` (an object the run keeps), and
+    each root that uses them counts as having read them (the render cache)."""
+    reader = _read_told_pages if told else _read_sed_pages if pages else \
+        _read_node_programs if node else _read_programs
     if run is None:
         return reader(top)  # no run to keep them for
-    key = (top, id(run), "pages" if pages else node)
+    key = (top, id(run), "told" if told else "pages" if pages else node)
     kept = _READ.get(key)
     if kept is not None and kept[0] is run:
         journal.replay(kept[2])
@@ -1981,6 +1984,14 @@ def _read_programs(top: Path) -> tuple[tuple[str, str], ...]:
 
 
 def _read_sed_pages(top: Path) -> tuple[tuple[str, str], ...]:
+    return _read_pages(top, lambda text: "sed" in text)
+
+
+def _read_told_pages(top: Path) -> tuple[tuple[str, str], ...]:
+    return _read_pages(top, lambda text: _TOLD_FILL.search(text) is not None)
+
+
+def _read_pages(top: Path, wanted: Callable[[str], bool]) -> tuple[tuple[str, str], ...]:
     out = []
     for directory, filenames in _walk(top, _PAGES_SECONDS, _PROGRAM_SKIP):
         for name in filenames:
@@ -1993,7 +2004,7 @@ def _read_sed_pages(top: Path) -> tuple[tuple[str, str], ...]:
                 text = path.read_text(encoding="utf-8", errors="replace")
             except OSError:
                 continue
-            if "sed" in text:
+            if wanted(text):
                 out.append((_relative(path, top), text))
     return tuple(out)
 
@@ -2382,6 +2393,37 @@ def page_sed_words(top: Path, run: object = None) -> dict[str, tuple[str, tuple[
                 if len(word) >= 2 and any(c.isalpha() for c in word):
                     had = out.get(word)
                     out[word] = (had[0] if had else rel, (had[1] if had else ()) + named)
+    return out
+
+
+# A page telling the reader that a word in capitals stands for a value to
+# fill in: "patching any UNDEFINED values", "Any UNDEFINED values should be
+# patched via the overlay", "replace `YOUR_DOMAIN` with your domain",
+# "Name: UNDEFINED (patch via overlay)" (not "Write to USB (replace
+# /dev/sdX ...)", nor "ADOPTER-MUST-SET values"). The word is named next to the verb
+# and to what it is (values, a placeholder), or quoted or of joined words
+# before what replaces it (not "replace HTTP with HTTPS").
+_FILL_VERB = r"(?:[Pp]atch|[Rr]eplac|[Oo]verrid|[Ff]ill|[Ss]ubstitut)"
+_TOLD_WORD = r"(?<![\w-])[`'\"]?([A-Z][A-Z0-9_]*[A-Z0-9])(?![\w-])[`'\"]?"
+_TOLD_FILL = re.compile(
+    rf"{_FILL_VERB}\w*[ \t]+(?:any|all|every|each|the|these|those)[ \t]+{_TOLD_WORD}[ \t]+"
+    rf"(?:values?|placeholders?)\b"
+    rf"|{_FILL_VERB}\w*[ \t]+(?:the[ \t]+)?(?:[`'\"]([A-Z][A-Z0-9_]*[A-Z0-9])[`'\"]|([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+))"
+    rf"[ \t]+with\b"
+    rf"|{_TOLD_WORD}[ \t]+(?:values?|placeholders?)[ \t]+(?:[a-z]+[ \t]+){{0,4}}?{_FILL_VERB}(?:ed|den)\b"
+    rf"|{_TOLD_WORD}[ \t]+\((?:[\w-]+(?:[ \t]+[\w-]+){{0,2}},[ \t]+)?{_FILL_VERB}\w*[ \t]+(?:via|by|through)\b")
+
+
+def page_told_words(top: Path, run: object = None) -> dict[str, str]:
+    """Word -> the Markdown page that tells the reader it stands for a value
+    to fill in (:data:`_TOLD_FILL`): a word in capitals of three characters
+    or more, with a letter."""
+    out: dict[str, str] = {}
+    for rel, text in _programs(top, run, told=True):
+        for found in _TOLD_FILL.finditer(text):
+            word = next(g for g in found.groups() if g)
+            if len(word) >= 3:
+                out.setdefault(word, rel)
     return out
 
 

@@ -92,7 +92,8 @@ def split(findings: Sequence[Finding], locator: Locator, holding: bool = False,
           unknown: frozenset[int] = frozenset(), left: bool = False,
           words: Mapping[str, str] | None = None,
           source: Callable[[str], str | None] | None = None,
-          named: Mapping[str, tuple[str, tuple[str, ...]]] | None = None) -> tuple[list[Finding], list[Suppressed]]:
+          named: Mapping[str, tuple[str, tuple[str, ...]]] | None = None,
+          told: Mapping[str, str] | None = None) -> tuple[list[Finding], list[Suppressed]]:
     """(findings to report, findings about a value that is wholly a
     placeholder, or with ``holding`` holds one, or that holds a variable
     whose value the repository cannot show: ``unknown``, the id() of such
@@ -111,11 +112,16 @@ def split(findings: Sequence[Finding], locator: Locator, holding: bool = False,
     for the reader to fill in, and so is a value written empty beside a
     note of words (``image:  # Replace with your mapper image name``). ``named`` (word -> the page that replaces it
     and the files its command names, ``applied.page_sed_words``) are
-    placeholders in those files, in any root, controller roots too."""
+    placeholders in those files, in any root, controller roots too. With
+    ``holding``, ``told`` (word -> the page that tells the reader it stands
+    for a value to fill in, ``applied.page_told_words``) are placeholders in
+    a value a name finding is about (``name: UNDEFINED`` where the README
+    says "Any UNDEFINED values should be patched via the overlay")."""
     kept: list[Finding] = []
     exempt: list[Suppressed] = []
     filled = _filled(words) if holding and words else None
     by_page = _filled(named) if named else None
+    told_of = _filled(told) if holding and told else None
     for f in findings:
         if f.result.validator in ("build", "substitution"):
             kept.append(f)
@@ -138,6 +144,9 @@ def split(findings: Sequence[Finding], locator: Locator, holding: bool = False,
         elif holding and _NAME_FINDING.search(f.result.message) and \
                 (word := _about_word(f.result, locator, VARIABLE)) is not None:
             exempt.append(Suppressed(f, "placeholder", f"{word} {_AS_NAME}"))
+        elif told_of is not None and told and _NAME_FINDING.search(f.result.message) and \
+                (word := _about_word(f.result, locator, told_of)) is not None:
+            exempt.append(Suppressed(f, "placeholder", f"{word} ({told[word]} says to fill it in)"))
         else:
             kept.append(f)
     return kept, exempt

@@ -125,9 +125,12 @@ def root_report(builder: Builder, files: Files, root: Root, vopts: ValidatorOpti
     if holding or rendered.placeholders or named:
         # a word a program of the repository replaces (``sed s/HOSTNAME/...``)
         words = applied.sed_words(builder.files.repo_root, builder.files) if holding and kept else None
+        # a word a page says stands for a value to fill in ("Any UNDEFINED
+        # values should be patched via the overlay")
+        told = applied.page_told_words(builder.files.repo_root, builder.files) if holding and kept else None
         kept, exempt = gitops_placeholders.split(kept, locator, holding, rendered.unknown,
                                                  left=rendered.placeholders > 0, words=words,
-                                                 source=_source(builder.files), named=named)
+                                                 source=_source(builder.files), named=named, told=told)
         silenced = list(silenced) + exempt
     return RootReport(name, tuple(ref_of(r) for r in resources), tuple(kept),
                       build_failed=bool(broken), suppressed=tuple(silenced),

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from krmcheck.cli import main
 from tests.checkrun import crd
 from tests.gitops.conftest import Repo
@@ -758,3 +760,29 @@ def test_a_kpt_setters_stand_in_in_capitals_is_a_word_to_fill_in(repo: Repo) -> 
     [note] = [m for _, _, v, m in kept(report) if v == "substitution"]
     assert note == ("2 findings about values a kpt setter's comment marks, written as the package's stand-in "
                     "in capitals (CLUSTER, NAME) that kpt cfg set or apply-setters replaces, were not judged")
+
+
+@pytest.mark.parametrize("said, judged", [
+    ("Import the bases, patching any UNDEFINED values as described.\n", False),
+    ("Any UNDEFINED values should be patched via the overlay.\n", False),
+    ("- Name: UNDEFINED (patch via overlay)\n", False),
+    ("Replace `UNDEFINED` with the name of your app.\n", False),
+    ("Replace HTTP with HTTPS, and UNDEFINED is our default.\n", True),  # names no word to fill in
+    ("Write it to USB (replace UNDEFINED /dev/sdX with your disk)\n", True),
+    ("", True),
+])
+def test_a_word_a_page_says_is_filled_in_is_a_placeholder_where_a_name_goes(tmp_path, said: str,
+                                                                                judged: bool) -> None:
+    # OpenGov/kustomize-bases: shared bases name their objects UNDEFINED, and
+    # the READMEs say the overlay patches every UNDEFINED value
+    from tests.checkrun import check, write
+
+    write(tmp_path, "resources/namespace/kustomization.yaml", "resources: [namespace.yaml]\n")
+    write(tmp_path, "resources/namespace/namespace.yaml", "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: UNDEFINED\n")
+    if said:
+        write(tmp_path, "README.md", said)
+    run = check(tmp_path)
+    errors = [f for f in run.report["findings"] if f["severity"] == "error"]
+    assert bool(errors) == judged, errors
+    if not judged:
+        assert any("UNDEFINED (README.md says to fill it in)" in f["message"] for f in run.report["findings"])
