@@ -33,6 +33,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
+import yaml
+
 from krmcheck import discover
 from krmcheck.git import Checkout, checkout
 from krmcheck.gitops import appset, argocd, artifact, flux, helmrelease, instance, oci, resourceset, sourceignore
@@ -50,6 +52,7 @@ from krmcheck.resource.errors import BuildError, NeedsNetwork
 from krmcheck.resource.files import Files, OutsideRoot
 from krmcheck.resource.resource import Resource
 from krmcheck.scope import PathPatterns
+from krmcheck.tree.load import FAST_LOADER
 from krmcheck.tree.node import Mapping, Node, Scalar, lookup
 from krmcheck.tree.node import Sequence as SequenceNode
 from krmcheck.tree.origin import Location, Origin
@@ -155,6 +158,7 @@ class _Discovery:
         self.sync_sources: set[tuple[str, str]] = set()
         self.unknown_paths: set[int] = set()  # id() of spec.path values holding unknowable variables
         self.copied: dict[str, str] = {}  # a flux-system source's file -> where another repository's copy lies
+        self.beside: dict[str, bool] = {}  # a flux-system source's file -> whether its sync is written in it
         self.left_over: list[tuple[str, Location, str]] = []  # Kustomizations their own source leaves out
         self._restrictor: str | None = None  # what Argo CD builds with (its kustomize.buildOptions)
         self._globbing: bool | None = None  # the ApplicationSet controller's new git file globbing
@@ -588,7 +592,12 @@ class _Discovery:
         another repository by its URL, and that path is not in this one but
         is the directory the sync is written in, seen from a directory above
         it (``demos/flux-demo/`` + ``clusters/home``), that directory is the
-        copy's top, and every path read from that source is read from it."""
+        copy's top, and every path read from that source is read from it.
+        Where no sync of it is written beside the GitRepository (a script
+        applies it, and Kustomizations of it one by one), a Kustomization's
+        path is read from the nearest directory above its own file that holds
+        it (``playwright/`` for ``playwright/utils/data/sets.yaml`` with
+        ``path: ./gitops-sets``: a copy of the repository the URL names)."""
         if name != FLUX_SYSTEM:
             return ""
         repo = self.objects.get("GitRepository", namespace, name, res.node.origin.path)
@@ -601,9 +610,29 @@ class _Discovery:
         written = repo.origin.path
         if written not in self.copied:
             if not (res.name == FLUX_SYSTEM and res.node.origin.path == written):
+                if not self._sync_beside(written):
+                    # no sync of it beside it (a script applies the source):
+                    # the copy's top is where the paths are
+                    return self._nearest_top(res)
                 return ""  # the sync itself is rooted first
             self.copied[written] = self._copied_to(written, lookup(res.node, ["spec", "path"]))
         return self.copied[written]
+
+    def _sync_beside(self, written: str) -> bool:
+        """Whether the file of a flux-system GitRepository writes the
+        flux-system Kustomization too (``flux bootstrap``'s gotk-sync.yaml);
+        a file that cannot be read counts as writing it."""
+        if written not in self.beside:
+            try:
+                docs = list(yaml.load_all(self.c.files.read_text(self.c.top / written), Loader=FAST_LOADER))
+            except (BuildError, yaml.YAMLError):
+                self.beside[written] = True
+            else:
+                self.beside[written] = any(
+                    isinstance(d, dict) and d.get("kind") == "Kustomization"
+                    and isinstance(d.get("metadata"), dict) and d["metadata"].get("name") == FLUX_SYSTEM
+                    for d in docs)
+        return self.beside[written]
 
     def _pushed_top(self, res: Resource) -> str:
         """Where the bootstrap's repository lies in this one when nothing in
@@ -615,14 +644,20 @@ class _Discovery:
         ``gitops/clusters/production/infra.yaml`` with ``path:
         infrastructure/production``: the directory a program pushes to
         another repository as its top, or a page copies into the reader's)."""
+        top = self._nearest_top(res)
+        # a FluxInstance of the repository makes the source: its sync says where
+        return top if top and not self._instance_syncs() else ""
+
+    def _nearest_top(self, res: Resource) -> str:
+        """The nearest directory at or above the Kustomization's own file from
+        which its path is there ("" where the path is there from the top,
+        or from no such directory)."""
         path = lookup(res.node, ["spec", "path"])
         if not (isinstance(path, Scalar) and isinstance(path.value, str)):
             return ""
         inside = posixpath.normpath(path.value.strip().lstrip("/") or ".")
         if inside in (".", "..") or inside.startswith("../") or self._holds(inside):
             return ""
-        if self._instance_syncs():
-            return ""  # a FluxInstance of the repository makes the source: its sync says where
         directory = posixpath.dirname(res.node.origin.path)
         while directory not in ("", "."):
             if self._holds(posixpath.join(directory, inside)):

@@ -112,9 +112,11 @@ def _apply(target: Mapping, op: _Op) -> None:
 
 
 def _value(op: _Op) -> Node:
+    """The op's value; an ``add`` or ``replace`` without one writes null, as
+    kustomize's JSON patch does (kubectl kustomize v5.5.0)."""
     node = op.node.get("value")
     if node is None:
-        raise BuildError(f"{op.name} operation has no value", op.origin)
+        return Scalar(None, op.origin)
     return node.copy()
 
 

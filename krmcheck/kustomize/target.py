@@ -440,8 +440,11 @@ def _as_kubectl_reads(doc: Node) -> Node:
     """The document as ``kubectl apply -f`` reads a file: sigs.k8s.io/yaml
     decodes with go-yaml v2, whose YAML 1.1 takes the plain words ``yes``,
     ``no``, ``on``, ``off``, ``y`` and ``n`` (in any of their spellings) for
-    booleans, where kustomize's go-yaml v3 keeps them strings. Keys stay."""
-    from krmcheck.tree.scalars import resolve_plain_v2
+    booleans, where kustomize's go-yaml v3 keeps them strings; and which
+    keeps a plain timestamp as the text it is (``effectiveDate:
+    2023-10-15``), where kustomize writes it out in full
+    (``2023-10-15T00:00:00Z``). Keys stay."""
+    from krmcheck.tree.scalars import is_timestamp, resolve_plain_v2
 
     def walk(node: Node) -> Node:
         if isinstance(node, Scalar):
@@ -449,6 +452,8 @@ def _as_kubectl_reads(doc: Node) -> Node:
                 value = resolve_plain_v2(node.text)
                 if isinstance(value, bool):
                     return Scalar(value, node.origin, node.trail, node.text)
+            elif node.text is not None and isinstance(node.value, str) and is_timestamp(node.text):
+                return Scalar(node.text, node.origin, node.trail, node.text)
             return node
         if isinstance(node, Mapping):
             for key, child in list(node.items.items()):

@@ -87,6 +87,11 @@ def _timestamp(text: str) -> str | None:
     return f"{y:04d}-{mo:02d}-{d:02d}T{hh:02d}:{mm:02d}:{ss:02d}{frac}{zone}"
 
 
+def is_timestamp(text: str) -> bool:
+    """Whether a plain scalar is a YAML timestamp (``2023-10-15``)."""
+    return text[:1].isdigit() and _timestamp(text) is not None
+
+
 def json_number(f: float) -> int | float:
     """A float as it comes back from Go's JSON encoder and go-yaml v2."""
     if f == int(f) and abs(f) < 1e21:

@@ -799,6 +799,25 @@ def test_a_bootstrap_source_the_repository_does_not_write_is_read_from_where_its
     assert roots["flux:flux-system/top"].directory == repo.top / "apps"
 
 
+def test_a_source_a_script_applies_naming_another_repository_reads_paths_where_they_lie(repo: Repo) -> None:
+    """weave-gitops' playwright/: a script applies a flux-system
+    GitRepository naming another repository (no sync beside it), then
+    Kustomizations of it whose paths are playwright/'s, a copy of that
+    repository; where the URL is this repository's, a missing path is a
+    defect read from the top."""
+    mine = ("https://github.com/me/console",)
+    source = GOTK_SYNC.split("---")[0]
+    repo.write("playwright/utils/scripts/resources/gitrepo.yaml", source.replace("{url}", "https://github.com/me/tests"))
+    repo.write("playwright/utils/data/sets.yaml", flux("sets", "./gitops-sets"))
+    repo.write("playwright/gitops-sets/cm.yaml", CM.format(name="sets"))
+    roots = {r.name: r for r in repo.found(mine).roots}
+    assert roots["flux:flux-system/sets"].directory == repo.top / "playwright/gitops-sets"
+    assert [r.node.to_data()["metadata"]["name"] for r in repo.render("flux:flux-system/sets", mine).resources] \
+        == ["sets"]
+    repo.write("playwright/utils/scripts/resources/gitrepo.yaml", source.replace("{url}", "https://github.com/me/console"))
+    assert repo.root("flux:flux-system/sets", mine).directory == repo.top / "gitops-sets"
+
+
 ARCHIVED_SYNC = """
 apiVersion: source.toolkit.fluxcd.io/v1
 kind: GitRepository

@@ -144,6 +144,15 @@ def test_errors_match_kubectl_and_point_at_the_op(ops: str, message: str) -> Non
     assert err.location == ("overlay/ops.yaml", 1, 3)
 
 
+def test_add_and_replace_without_a_value_write_null() -> None:
+    """kubectl kustomize v5.5.0 takes a missing ``value`` for null: an
+    ``add`` of ``targetRevision`` written without one builds."""
+    out = apply("- {op: add, path: /spec/paused}\n- {op: replace, path: /metadata/name}\n")
+    spec, meta = out.mapping("spec"), out.mapping("metadata")
+    assert spec is not None and "paused" in spec.items and spec.value("paused") is None
+    assert meta is not None and "name" in meta.items and meta.value("name") is None
+
+
 def test_ops_must_be_a_list() -> None:
     err = error("op: add\npath: /x\n")
     assert err.location == WHERE.location

@@ -57,6 +57,19 @@ def test_a_plain_manifest_is_read_as_kubectl_apply_reads_it_and_a_kustomization_
     assert built.node.to_data()["spec"]["hostNetwork"] == "on"
 
 
+def test_a_plain_timestamp_is_the_text_kubectl_apply_reads_and_kustomize_writes_it_out(tmp_path: Path) -> None:
+    # go-yaml v2 keeps a timestamp decoded into interface{} as its text;
+    # kubectl kustomize v5.5.0 writes effectiveDate: 2023-10-15 as
+    # "2023-10-15T00:00:00Z" (a LokiStack's date pattern refuses the latter)
+    doc = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  d: 2023-10-15\n  q: '2023-10-15'\n"
+    (tmp_path / "cm.yaml").write_text(doc)
+    [plain] = Builder(Files(tmp_path), BuildOptions()).load_manifest(tmp_path / "cm.yaml", as_kubectl=True)
+    assert plain.node.to_data()["data"] == {"d": "2023-10-15", "q": "2023-10-15"}
+    (tmp_path / "kustomization.yaml").write_text("resources: [cm.yaml]\n")
+    [built] = Builder(Files(tmp_path), BuildOptions()).build(tmp_path)
+    assert built.node.to_data()["data"] == {"d": "2023-10-15T00:00:00Z", "q": "2023-10-15"}
+
+
 @pytest.mark.parametrize("value, kept", [
     ("true", False), ('"true"', False), ("True", False), ("yes", False), ('"foo"', False), ("null", False),
     ("false", True), ('"false"', True), ("False", False),  # only the text false keeps it, as kubectl does
