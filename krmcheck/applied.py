@@ -367,6 +367,27 @@ def patch_shaped_objects(text: str) -> frozenset[tuple[str, str]]:
                      for d in _documents(text) or () if patch_shaped(d) and isinstance(d.get("metadata"), dict))
 
 
+_OBJECT_KEYS = frozenset({"apiVersion", "kind", "metadata"})
+
+
+def metadata_only_objects(text: str) -> frozenset[tuple[str, str]]:
+    """(kind, name) of each object of a manifest file that writes nothing
+    but its metadata, with labels or annotations
+    (``storageclass.kubernetes.io/is-default-class: 'true'`` on a platform's
+    StorageClass): where its kind requires a field outside metadata, no
+    such object can be created, and ``kubectl apply`` merges it onto the
+    live one, as a patch."""
+    if "metadata" not in text:
+        return frozenset()
+    out = set()
+    for d in _documents(text) or ():
+        meta = d.get("metadata") if isinstance(d, dict) else None
+        if isinstance(meta, dict) and set(d) <= _OBJECT_KEYS and isinstance(d.get("kind"), str) and \
+                isinstance(meta.get("name"), str) and (meta.get("labels") or meta.get("annotations")):
+            out.add((d["kind"], meta["name"]))
+    return frozenset(out)
+
+
 def _unused_input(path: Path, top: Path, kustomizations: frozenset[Path],
                   read_dirs: frozenset[Path]) -> str | None:
     """The kustomization directory the file lies in or beside, when it is

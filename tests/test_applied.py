@@ -1711,7 +1711,7 @@ def test_a_workload_shaped_as_a_patch_among_complete_objects_has_warnings(tmp_pa
     assert {(p, line) for p, line, _ in run.located("warning")} >= {("security/production.yaml", 9),
                                                                    ("security/production.yaml", 13)}
     [note] = [n for n in run.report["notes"] if "shaped as patches" in n["message"]]
-    assert note["message"].startswith("2 errors at workloads shaped as patches")
+    assert note["message"].startswith("2 errors at objects shaped as patches")
     # the same Deployment with an image is an object missing its selector: an error
     write(tmp_path, "security/production.yaml", config + "---\n" +
           patch.replace("        args:", "        image: quay.io/keycloak/keycloak:26.0\n        args:"))
@@ -1738,7 +1738,25 @@ def test_a_workload_shaped_as_a_patch_in_a_kustomization_is_applied_onto_the_liv
     assert [p for p, _, _ in run.located("error")] == ["apps/web/deployment.yaml"]
     assert ("config/coredns/deployment.yaml", 6) in {(p, line) for p, line, _ in run.located("warning")}
     [note] = [n for n in run.report["notes"] if "shaped as patches" in n["message"]]
-    assert note["message"].startswith("1 error at workloads shaped as patches")
+    assert note["message"].startswith("1 error at objects shaped as patches")
+
+
+def test_an_object_of_nothing_but_its_annotations_is_applied_onto_the_live_one(tmp_path: Path) -> None:
+    # an Argo CD-synced kustomization marks the platform's StorageClass the
+    # default: only metadata, and a kind that requires provisioner; the same
+    # StorageClass with no annotation, or one that writes a field, is judged
+    marked = ("apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata:\n  name: gp3-csi\n  annotations:\n"
+              "    storageclass.kubernetes.io/is-default-class: 'true'\n")
+    write(tmp_path, "config/default-class.yaml", marked)
+    write(tmp_path, "config/kustomization.yaml", "resources:\n- default-class.yaml\n")
+    run = check(tmp_path)
+    assert run.located("error") == []
+    assert ("config/default-class.yaml", 4) in {(p, line) for p, line, _ in run.located("warning")}
+    [note] = [n for n in run.report["notes"] if "shaped as patches" in n["message"]]
+    assert "nothing but its labels or annotations" in note["message"]
+    write(tmp_path, "config/default-class.yaml", marked.replace("  annotations:\n", "  labels:\n").replace(
+        "    storageclass.kubernetes.io/is-default-class: 'true'\n", "") + "reclaimPolicy: Retain\n")
+    assert [p for p, _, _ in check(tmp_path).located("error")] == ["config/default-class.yaml"]
 
 
 def test_an_ansible_play_that_renders_the_missing_file_completes_the_kustomization(tmp_path: Path) -> None:

@@ -272,34 +272,47 @@ def patch_objects(reports: tuple[RootReport, ...],
                   files: Files) -> tuple[tuple[RootReport, ...], tuple[Note, ...]]:
     """The errors of a workload shaped as a patch (neither a selector nor a
     container image, or only its pod template's labels or annotations:
-    :func:`applied.patch_shaped`) as warnings, at the object in the file
-    that writes it: the API server creates no such object, so what applies
-    it (``kubectl apply``, a kustomization's build that Argo CD or Flux
-    applies) merges it onto the live one. (A file of nothing but such
-    workloads that no kustomization reads is set aside as a patch file.)
-    YAML-level defects stay errors; one note."""
+    :func:`applied.patch_shaped`), and of an object written with nothing
+    but its labels or annotations whose kind requires a field outside
+    metadata (:func:`applied.metadata_only_objects`), as warnings, at the
+    object in the file that writes it: the API server creates no such
+    object, so what applies it (``kubectl apply``, a kustomization's build
+    that Argo CD or Flux applies) merges it onto the live one. (A file of
+    nothing but such workloads that no kustomization reads is set aside as
+    a patch file.) YAML-level defects stay errors; one note."""
     out, lowered, where = [], 0, []
-    shapes: dict[str, frozenset[tuple[str, str]]] = {}
+    shapes: dict[str, tuple[frozenset[tuple[str, str]], frozenset[tuple[str, str]]]] = {}
 
-    def shaped_in(path: str) -> frozenset[tuple[str, str]]:
+    def shaped_in(path: str) -> tuple[frozenset[tuple[str, str]], frozenset[tuple[str, str]]]:
         if path not in shapes:
-            shapes[path] = frozenset()
+            shapes[path] = (frozenset(), frozenset())
             if path.endswith((".yaml", ".yml")) and (files.repo_root / path).is_file():
                 try:
-                    shapes[path] = applied.patch_shaped_objects(read_text_bounded(files.repo_root / path))
+                    text = read_text_bounded(files.repo_root / path)
+                    shapes[path] = (applied.patch_shaped_objects(text), applied.metadata_only_objects(text))
                 except (OSError, ValueError):
                     pass
         return shapes[path]
 
+    def written_as_patch(f: Finding) -> bool:
+        ref = f.result.resource_ref
+        if f.severity != "error" or ref is None or not f.location.path:
+            return False
+        workloads, annotated = shaped_in(f.location.path)
+        if f.result.message.endswith("missing required field 'selector'"):
+            return any(kind == ref.kind and name and name in ref.name for kind, name in workloads)
+        # a field the kind requires outside metadata, at the top of an object
+        # the file writes as its metadata only
+        return _TOP_MISSING.fullmatch(f.result.message) is not None and \
+            any(kind == ref.kind and name and name in ref.name for kind, name in annotated)
+
     for report in reports:
-        # the objects rendered without a selector whose source writes them as
-        # a patch: nothing completed them (a patch's line that wrote a value
-        # into a complete object is no such source)
+        # the objects rendered without a selector (or a required field)
+        # whose source writes them as a patch: nothing completed them (a
+        # patch's line that wrote a value into a complete object is no such
+        # source)
         partial = {(f.result.resource_ref.kind, f.result.resource_ref.name) for f in report.findings
-                   if f.severity == "error" and f.result.resource_ref is not None and f.location.path
-                   and f.result.message.endswith("missing required field 'selector'")
-                   and any(kind == f.result.resource_ref.kind and name and name in f.result.resource_ref.name
-                           for kind, name in shaped_in(f.location.path))}
+                   if f.result.resource_ref is not None and written_as_patch(f)}
         kept, changed = [], False
         for f in report.findings:
             ref = f.result.resource_ref
@@ -314,14 +327,16 @@ def patch_objects(reports: tuple[RootReport, ...],
     if not lowered:
         return reports, ()
     count = "1 error" if lowered == 1 else f"{lowered} errors"
-    return tuple(out), (Note(f"{count} at workloads shaped as patches (neither a selector nor a container image, "
-                             f"or only the pod template's labels or annotations: the API server creates no such "
-                             f"object, kubectl apply merges one onto the live object) shown as warnings "
-                             f"[{applied.PATCH_FILE}]",
+    return tuple(out), (Note(f"{count} at objects shaped as patches (a workload with neither a selector nor a "
+                             f"container image, or only the pod template's labels or annotations; an object of "
+                             f"nothing but its labels or annotations whose kind requires more: the API server "
+                             f"creates no such object, kubectl apply merges one onto the live object) shown as "
+                             f"warnings [{applied.PATCH_FILE}]",
                              min(where, key=lambda w: (w.path, w.line))),)
 
 
 _MISSING_FIELD = re.compile(r"missing required field '([^']+)'")
+_TOP_MISSING = re.compile(r"missing required field '[^']+'")
 
 
 _MISSING_NAMESPACE = re.compile(r"missing required field 'namespace'")

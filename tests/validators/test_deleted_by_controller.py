@@ -33,7 +33,15 @@ def test_a_release_tombstone_is_not_judged_as_an_object_to_create(tmp_path: Path
     [info] = [d for d in run.report["defects"] if d["severity"] == "info"]
     assert info["message"].startswith('2 objects annotated release.openshift.io/delete: "true" not judged')
     assert "Cluster Version Operator" in info["message"]
-    # any other value of the annotation is no deletion: both are judged
+    # any other value of the annotation is no deletion: both are judged, as
+    # objects of nothing but their metadata, which apply merges onto live ones
     write(tmp_path, "manifests/0000_30_tombstones.yaml", TOMBSTONE.replace('delete: "true"', 'delete: "false"'))
-    assert sorted(d["message"] for d in check(tmp_path).report["defects"] if d["severity"] == "error") == [
+    assert sorted(d["message"] for d in check(tmp_path).report["defects"] if d["severity"] == "warning") == [
         "missing required field 'roleRef'", "missing required field 'spec'"]
+    # and with a field of their own, they are objects to create: errors
+    parts = TOMBSTONE.replace('delete: "true"', 'delete: "false"').split("---\n")
+    write(tmp_path, "manifests/0000_30_tombstones.yaml",
+          parts[0] + "subjects: []\n---\n" + parts[1] + "spec:\n  replicas: 1\n")
+    assert sorted(d["message"] for d in check(tmp_path).report["defects"] if d["severity"] == "error") == [
+        "missing required field 'roleRef'", "spec: missing required field 'selector'",
+        "spec: missing required field 'template'"]
