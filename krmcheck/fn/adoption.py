@@ -4,7 +4,7 @@ Output items are matched to input items (by the function id annotation,
 else the kustomize id annotation, else the current id) for provenance:
 what the function left unchanged keeps its origin, what it added or changed
 gets the function config's origin with the old one in the trail. Each item's
-build state is read back (:func:`krmcheck.fn.build_state.take_state`); then
+build state is read back (:func:`krmcheck.resource.build_state.take_state`); then
 the output replaces the resource list as kustomize's ``UpdateResMapValues``
 does: matched by current id, missing ones removed, new ones appended,
 duplicates refused. A Result a function reports is tied to the output item
@@ -17,7 +17,7 @@ import dataclasses
 
 import yaml
 
-from krmcheck.fn.build_state import KUSTOMIZE_ID, take_state
+from krmcheck.resource.build_state import KUSTOMIZE_ID, take_state
 from krmcheck.resource.function import FunctionOutput
 from krmcheck.resource.lookup import Lookup
 from krmcheck.resource.errors import BuildError

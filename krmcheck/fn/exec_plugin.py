@@ -21,7 +21,8 @@ import shlex
 from pathlib import Path
 from typing import ClassVar, Mapping
 
-from krmcheck.fn import adoption, build_state, resource_list
+from krmcheck.fn import adoption, resource_list
+from krmcheck.resource import build_state
 from krmcheck.kustomize.plugins import GENERATOR, TRANSFORMER, Config, Context
 from krmcheck.resource.errors import BuildError, ProgramError, reading_program_output
 from krmcheck.resource.files import join

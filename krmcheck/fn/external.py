@@ -23,7 +23,8 @@ from pathlib import Path
 
 from krmcheck import journal
 from krmcheck.resource.function import ExternalValidator
-from krmcheck.fn import build_state, container, resource_list
+from krmcheck.fn import container, resource_list
+from krmcheck.resource import build_state
 from krmcheck.resource.lookup import Lookup
 from krmcheck.resource.errors import BuildError, ProgramError
 from krmcheck.resource import wire

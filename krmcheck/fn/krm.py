@@ -16,7 +16,8 @@ import posixpath
 from pathlib import Path
 from typing import Any, ClassVar
 
-from krmcheck.fn import adoption, build_state, container, resource_list
+from krmcheck.fn import adoption, container, resource_list
+from krmcheck.resource import build_state
 from krmcheck.resource.function import FunctionOutput, FunctionSpec, Mount
 from krmcheck.kustomize.plugins import GENERATOR, TRANSFORMER, Config, Context
 from krmcheck.resource.errors import BuildError, ProgramError, reading_program_output

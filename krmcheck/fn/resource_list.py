@@ -2,7 +2,7 @@
 plugin reads and prints, and the ResourceList v1 of a KRM function.
 
 Going out, a KRM function gets its items (already stamped with the build
-state, :mod:`krmcheck.fn.build_state`) wrapped in a ResourceList, with the
+state, :mod:`krmcheck.resource.build_state`) wrapped in a ResourceList, with the
 function protocol's index and id annotations and a ``functionConfig``
 marked local-config, as kyaml writes them. Coming back, the output is
 parsed into items and ``results``; results are checked on the way in

@@ -27,7 +27,7 @@ from krmcheck.kustomize.transformerconfig import Tracker
 from krmcheck.resource.errors import BuildError, MissingFile
 from krmcheck.resource.files import ROOT_ONLY, Files, Within, join
 from krmcheck.resource.resource import Resource
-from krmcheck.resource.wire import strip_wire_annotations
+from krmcheck.resource.wire import INTERNAL, strip_wire_annotations
 from krmcheck.results import Result
 from krmcheck.tree.load import LoadError, load_documents
 from krmcheck.tree.node import Mapping, Node, Scalar, Sequence
@@ -283,6 +283,8 @@ class Builder:
         out: list[Resource] = []
         for doc in self._documents(path, origin, within):
             out.extend(_resources_of(doc, generated_names))
+        for res in out:
+            _take_build_state(res)
         self._keep_secrets(out)
         if self.stamper:
             self.stamper.loaded(out, self.files, path)
@@ -486,6 +488,21 @@ def _resources_of(doc: Node, generated_names: bool = False) -> list[Resource]:
         _require_name(doc, str(kind))
     _normalise_metadata(doc)
     return [Resource(doc)]
+
+
+def _take_build_state(res: Resource) -> None:
+    """kustomize's build annotations written in a resource file
+    (``internal.config.kubernetes.io/previousNames``... copied from an
+    earlier build's output) are that resource's build state, as kustomize
+    reads them: its previous ids match patches, and the annotations are not
+    in the output."""
+    md = res.node.mapping("metadata")
+    ann = md.mapping("annotations") if md is not None else None
+    if ann is None or not any(key.startswith(INTERNAL) for key in ann.items):
+        return
+    from krmcheck.resource.build_state import take_state  # (only a file holding build state asks)
+
+    take_state(res)
 
 
 def _generated(doc: Mapping) -> bool:

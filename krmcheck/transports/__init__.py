@@ -3,7 +3,7 @@ code out, under a time limit. Every untrusted program krmcheck starts
 (plugins, functions, helm, oras) runs through the bounded ``exec.py``, so
 both the build and the function runtime use this package. Wrapping
 resources, ids and results live in ``krmcheck.fn.resource_list``,
-``krmcheck.fn.build_state`` and ``krmcheck.fn.adoption``; what a container
+``krmcheck.resource.build_state`` and ``krmcheck.fn.adoption``; what a container
 command line looks like lives in ``krmcheck.fn.container``.
 """
 

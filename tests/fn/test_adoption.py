@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from krmcheck.fn import adoption, build_state
+from krmcheck.fn import adoption
+from krmcheck.resource import build_state
 from krmcheck.resource.errors import BuildError
 from krmcheck.resource.resid import Gvk, ResId
 from krmcheck.resource.resource import Resource

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from krmcheck.fn import build_state, resource_list
+from krmcheck.fn import resource_list
+from krmcheck.resource import build_state
 from krmcheck.resource.errors import BuildError
 from tests.fn.runtime_items import resource
 

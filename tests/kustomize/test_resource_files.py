@@ -87,3 +87,22 @@ def test_local_config_a_json_patch_adds_as_a_boolean_leaves_the_resource_out(tmp
     (tmp_path / "cm.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: key\n---\n"
                                       "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: kept\n")
     assert [r.name for r in Builder(Files(tmp_path), BuildOptions()).build(tmp_path)] == ["kept"]
+
+
+def test_build_annotations_in_a_resource_file_are_its_build_state(tmp_path: Path) -> None:
+    # a base object copied from a build's output keeps kustomize's
+    # internal.config.kubernetes.io/previous* annotations: kustomize matches a
+    # patch naming the previous id (default namespace, old name) and leaves
+    # the annotations out of the output (kubectl kustomize v5.5.0)
+    (tmp_path / "cm.yaml").write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  namespace: ns1\n  annotations:\n"
+        "    internal.config.kubernetes.io/previousKinds: ConfigMap\n"
+        "    internal.config.kubernetes.io/previousNames: old\n"
+        "    internal.config.kubernetes.io/previousNamespaces: default\n    keep: me\ndata:\n  x: y\n")
+    (tmp_path / "kustomization.yaml").write_text(
+        "resources: [cm.yaml]\npatches:\n- patch: |-\n    apiVersion: v1\n    kind: ConfigMap\n"
+        "    metadata:\n      name: old\n    data:\n      z: w\n")
+    [built] = Builder(Files(tmp_path), BuildOptions()).build(tmp_path)
+    data = built.node.to_data()
+    assert data["data"] == {"x": "y", "z": "w"}
+    assert data["metadata"]["annotations"] == {"keep": "me"}

@@ -6,7 +6,8 @@ plugin: its build state as ``internal.config.kubernetes.io/*`` annotations
 as ``kustomize.config.k8s.io/id``. Coming back, the build annotations become
 the resource's state again (what a plugin drops, kustomize forgets), a
 generator's ``needs-hash`` and ``behavior`` requests are read, and returned
-items get kyaml's default path annotations.
+items get kyaml's default path annotations. A resource file that holds
+such annotations (copied from a build's output) is read the same way.
 """
 
 from __future__ import annotations

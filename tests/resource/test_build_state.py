@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from krmcheck.fn import build_state
+from krmcheck.resource import build_state
 from krmcheck.resource.errors import BuildError
 from krmcheck.resource.resource import GeneratorInfo
 from krmcheck.resource.wire import strip_wire_annotations
