@@ -78,7 +78,8 @@ from typing import Any
 import yaml
 
 from krmcheck import journal
-from krmcheck.resource.files import read_text_bounded, texts_under
+from krmcheck.resource.errors import BuildError
+from krmcheck.resource.files import Files, read_text_bounded, texts_under
 from krmcheck.tree.load import FAST_LOADER, LoadError, load_documents
 
 TOOL_CONFIG = "tool-config"
@@ -2088,6 +2089,30 @@ def written_by(top: Path, missing: Path, directory: Path | None = None, run: obj
             return rel
         if copied is not None and copied.search(text):
             return rel
+    return None
+
+
+def written_by_page(top: Path, missing: Path, files: Files | None = None) -> str | None:
+    """A Markdown page in the missing file's own directory whose command
+    writes that file by name, its output redirected to it (``oc get secret
+    ... | base64 -d > ca.crt``, ``... | tee tls.key``): the page has the
+    reader make the file before the kustomization beside it is built."""
+    directory = missing.parent
+    if not directory.is_dir():
+        return None
+    name = re.escape(missing.name)
+    writes = re.compile(rf"(?:>>?|\btee(?:[ \t]+-a)?)[ \t]*[\"']?(?:\./)?{name}[\"']?(?![\w.-])")
+    for page in sorted(directory.iterdir()):
+        if not page.name.endswith((".md", ".markdown")) or not page.is_file():
+            continue
+        try:
+            if page.stat().st_size > _PAGE_BYTES:
+                continue
+            text = files.read_text(page) if files is not None else page.read_text(encoding="utf-8", errors="replace")
+        except (OSError, BuildError):
+            continue
+        if writes.search(text):
+            return _relative(page, top)
     return None
 
 

@@ -943,6 +943,24 @@ def test_a_patch_file_a_program_writes_is_not_a_defect(tmp_path: Path) -> None:
     assert "Makefile writes it" in written["message"]
 
 
+def test_a_file_a_page_beside_it_has_the_reader_write_is_not_a_defect(tmp_path: Path) -> None:
+    # stolostron's Vector operator: the README beside the kustomization has
+    # the reader fetch the certificates its secretGenerator reads
+    # (oc get secret ... | base64 -d > ca.crt); a page elsewhere, or one that
+    # only names the file, says nothing
+    write(tmp_path, "operators/vector/kustomization.yaml",
+          "secretGenerator:\n- name: managed-cluster-cert\n  files:\n  - ca.crt\n")
+    write(tmp_path, "docs/README.md", "```\noc get secret certs -o jsonpath='{.data.ca}' | base64 -d > ca.crt\n```\n")
+    write(tmp_path, "operators/vector/README.md", "The generator reads ca.crt.\n")
+    assert [p for p, _, _ in check(tmp_path).located("error")] == ["operators/vector/kustomization.yaml"]
+    write(tmp_path, "operators/vector/README.md",
+          "```\noc get secret certs -o jsonpath='{.data.ca}' | base64 -d > ca.crt\noc apply -k .\n```\n")
+    run = check(tmp_path)
+    assert run.located("error") == [], run.out
+    [written] = [d for d in run.report["defects"] if d["validator"] == "written"]
+    assert "operators/vector/README.md beside it has the reader write it first" in written["message"]
+
+
 def test_a_part_of_a_makefile_is_a_program_too(tmp_path: Path) -> None:
     # Config Sync: Makefile.reconcilermanager (which the Makefile includes)
     # moves controller-gen's CRDs into manifests/patch before it builds it;

@@ -277,6 +277,9 @@ def written_at_run_time(e: BuildError, builder: Builder, name: str) -> Finding |
         elif git.ignored(top, [f"{rel}/{n}" for n in applied.KUSTOMIZATION_FILES]):
             # a directory whose kustomization the rules name (config/crd/kustomization.yaml): generated whole
             why = "the repository's ignore rules (.gitignore) name its kustomization: a directory its build generates"
+        elif (page := applied.written_by_page(top, e.path, builder.files)) is not None:
+            why = (f"{page} beside it has the reader write it first (a command's output redirected to it): the "
+                   f"kustomization is completed when the page is followed")
         else:
             return None
     loc = e.location if e.location and e.location.path else Location(name, 1, 1)
