@@ -1739,16 +1739,21 @@ def bundle_inputs(top: Path, run: object = None) -> frozenset[str]:
     return frozenset(out)
 
 
-def csv_base(path: Path) -> str | None:
-    """Why the ClusterServiceVersion at ``path`` is operator-sdk's base: it
-    has no install strategy yet (``strategy: ""``, ``deployments: null``),
-    so OLM could not install it, and ``operator-sdk generate bundle``
-    completes it with the manager's deployment and permissions."""
+def csv_base(path: Path, top: Path | None = None, run: object = None) -> str | None:
+    """Why the ClusterServiceVersion at ``path`` is operator-sdk's base, the
+    input ``operator-sdk generate bundle`` completes with the manager's
+    deployment and permissions (and names, with ``--version``): it has no
+    install strategy yet (``strategy: ""``, ``deployments: null``), so OLM
+    could not install it; or (given the repository's ``top``) it has no
+    deployment to install and lies where the generator reads its base,
+    ``bases/`` of a kustomization's directory (``--kustomize-dir``,
+    ``config/manifests`` unless given), in a repository whose programs run
+    ``generate bundle``."""
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return None
-    if "ClusterServiceVersion" not in text or not _CSV_NO_STRATEGY.search(text):
+    if "ClusterServiceVersion" not in text or "install" not in text:
         return None
     try:
         docs = [d for d in yaml.load_all(text, Loader=FAST_LOADER) if isinstance(d, dict)]
@@ -1757,15 +1762,26 @@ def csv_base(path: Path) -> str | None:
     for doc in docs:
         spec = doc.get("spec")
         install = spec.get("install") if isinstance(spec, dict) else None
-        if doc.get("kind") == "ClusterServiceVersion" and isinstance(install, dict) and \
-                not install.get("strategy") and not (install.get("spec") or {}).get("deployments"):
+        if doc.get("kind") != "ClusterServiceVersion" or not isinstance(install, dict):
+            continue
+        strategy = install.get("spec")
+        if (strategy.get("deployments") if isinstance(strategy, dict) else None):
+            continue
+        if not install.get("strategy"):
             return "operator-sdk's ClusterServiceVersion base (no install strategy yet), which operator-sdk " \
                    "generate bundle completes"
+        if top is not None and path.parent.name == "bases" and \
+                any((path.parent.parent / n).is_file() for n in KUSTOMIZATION_FILES) and \
+                any(_GENERATES_BUNDLE.search(program) for _, program in _programs(top, run)):
+            return "operator-sdk's ClusterServiceVersion base (bases/ beside a kustomization, no deployment to " \
+                   "install yet), which the repository's operator-sdk generate bundle reads and completes"
     return None
 
 
+_GENERATES_BUNDLE = re.compile(r"\bgenerate\s+bundle\b")
+
+
 CSV_SUFFIXES = (".clusterserviceversion.yaml", ".clusterserviceversion.yml")
-_CSV_NO_STRATEGY = re.compile(r"^\s+strategy:\s*(?:\"\"|''|null)?\s*$", re.MULTILINE)
 
 
 def olm_bundle(path: Path, top: Path) -> str | None:
@@ -2861,7 +2877,8 @@ class Sorter:
                 return SetAside(path, BUNDLE_INPUT, f"a plugin configuration of {_relative(owner, self.top)}/ "
                                                     f"names it: the plugin's input, whose output is what is "
                                                     f"applied")
-            olm = olm_bundle(path, self.top) or (csv_base(path) if path.name.endswith(CSV_SUFFIXES) else None)
+            olm = olm_bundle(path, self.top) or \
+                (csv_base(path, self.top, self) if path.name.endswith(CSV_SUFFIXES) else None)
             if olm is not None:
                 return SetAside(path, BUNDLE_INPUT, olm)
             # the kustomization, and the bases/ operator-sdk reads beside it (--kustomize-dir)

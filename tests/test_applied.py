@@ -822,6 +822,35 @@ def test_an_operator_sdk_csv_base_is_the_bundle_generators_input_but_the_samples
         check(tmp_path, "--roots", "all").located("error")
 
 
+def test_a_csv_in_bases_beside_a_kustomization_is_the_base_the_repositorys_bundle_generator_reads(
+        tmp_path: Path) -> None:
+    # an older scaffold: the base names a placeholder version and has a
+    # strategy but no deployment; no kustomization lists it, and the
+    # Makefile runs `operator-sdk generate bundle` from deploy/ (reading
+    # config/manifests/bases, --kustomize-dir's default)
+    base = CSV_BASE.replace("name: widget-operator.v0.0.0", "name: widget-operator.vX.Y.Z").replace(
+        "    spec:\n      deployments: null\n", "    spec: null\n")
+    write(tmp_path, "deploy/config/manifests/kustomization.yaml", "resources: [../operator]\n")
+    write(tmp_path, "deploy/config/manifests/bases/widget.clusterserviceversion.yaml", base)
+    write(tmp_path, "deploy/config/operator/kustomization.yaml", "resources: [cm.yaml]\n")
+    write(tmp_path, "deploy/config/operator/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n")
+    # the same file elsewhere, or with a deployment to install, is judged
+    write(tmp_path, "olm/widget.clusterserviceversion.yaml", base)
+    installs = base.replace("    spec: null\n", "    spec:\n      deployments: [{name: w, spec: {}}]\n")
+    write(tmp_path, "other/bases/widget.clusterserviceversion.yaml", installs)
+    write(tmp_path, "other/kustomization.yaml", "resources: []\n")
+    errors = {p for p, _, v in check(tmp_path).located("error") if v == "metadata"}
+    assert errors == {"deploy/config/manifests/bases/widget.clusterserviceversion.yaml",
+                      "olm/widget.clusterserviceversion.yaml", "other/bases/widget.clusterserviceversion.yaml"}
+    write(tmp_path, "Makefile", "bundle:\n\tcd deploy && $(OPERATOR_SDK) generate bundle --manifests "
+                                "--deploy-dir config/ --version $(VERSION)\n")
+    run = check(tmp_path)
+    assert {p for p, _, v in run.located("error") if v == "metadata"} == {
+        "olm/widget.clusterserviceversion.yaml", "other/bases/widget.clusterserviceversion.yaml"}
+    assert any("[bundle-input]" in n["message"] and n["path"].startswith("deploy/config/manifests/bases")
+               for n in run.report["notes"])
+
+
 def test_a_workflow_argo_submit_names_is_complete_as_submitted(tmp_path: Path) -> None:
     # the app's CI runs `argo submit .argo/deploy.yaml --generate-name=...`:
     # the Argo CLI writes the name the file leaves out

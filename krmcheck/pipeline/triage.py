@@ -242,9 +242,10 @@ UNREACHED = "unreached"  # the rule of a kustomization a Flux sync does not reac
 def csv_bases(reports: tuple[RootReport, ...],
               files: Files) -> tuple[tuple[RootReport, ...], tuple[Note, ...]]:
     """The errors at an operator-sdk ClusterServiceVersion base a root reads
-    (no install strategy yet: ``operator-sdk generate bundle`` completes it)
-    as warnings: the generator's input, not what OLM installs. The rest of
-    the root (samples beside it) is judged as ever; one note."""
+    (no deployment to install yet, :func:`applied.csv_base`: ``operator-sdk
+    generate bundle`` completes it) as warnings: the generator's input, not
+    what OLM installs. The rest of the root (samples beside it) is judged as
+    ever; one note."""
     bases: dict[str, bool] = {}
     out, lowered = [], 0
     for report in reports:
@@ -253,7 +254,7 @@ def csv_bases(reports: tuple[RootReport, ...],
             where = f.location.path
             if f.severity == "error" and where.endswith(applied.CSV_SUFFIXES) and not is_yaml_level(f):
                 if where not in bases:
-                    bases[where] = applied.csv_base(files.repo_root / where) is not None
+                    bases[where] = applied.csv_base(files.repo_root / where, files.repo_root) is not None
                 if bases[where]:
                     f = as_warning(f)
                     lowered += 1
@@ -263,7 +264,7 @@ def csv_bases(reports: tuple[RootReport, ...],
         return reports, ()
     first = sorted(p for p, base in bases.items() if base)[0]
     count = "1 error" if lowered == 1 else f"{lowered} errors"
-    return tuple(out), (Note(f"{count} at operator-sdk ClusterServiceVersion bases (no install strategy yet) "
+    return tuple(out), (Note(f"{count} at operator-sdk ClusterServiceVersion bases (no deployment to install yet) "
                              f"shown as warnings: operator-sdk generate bundle completes them [{applied.BUNDLE_INPUT}]",
                              Location(first, 1, 1)),)
 
