@@ -1085,11 +1085,12 @@ def go_setters(top: Path, run: object = None) -> list[tuple[str, str]]:
 
 
 def embedded_template(path: Path, text: str, top: Path, embedded: dict[str, str],
-                      setters: Iterable[tuple[str, str]] = ()) -> str | None:
+                      setters: Iterable[tuple[str, str]] = (), served: Served = lambda _v, _k: True) -> str | None:
     """Why ``path`` is a template a Go program of the repository fills in:
     the program embeds it (the file, a glob naming it, or a directory above
     it), and a value of it is a fill-in marker, or no object of it has
-    metadata (:func:`_without_metadata`), or a Go file that embeds it or names it sets
+    metadata (:func:`_without_metadata`), or none has a name or a kind
+    anything ``served`` (:func:`_none_named`), or a Go file that embeds it or names it sets
     fields of the decoded object in code (:func:`go_setters`)."""
     if not embedded:
         return None
@@ -1107,6 +1108,9 @@ def embedded_template(path: Path, text: str, top: Path, embedded: dict[str, str]
         return f"{how} and fills in its placeholders"
     if _without_metadata(text):
         return f"{how}, and no object of it has metadata: values the program reads, not objects it creates"
+    if _none_named(text, served):
+        return f"{how}, and no object of it has a name or a kind an API serves: values the program reads, " \
+               f"not objects it creates"
     setter = next((go for named, go in setters
                    if rel == named or fnmatch.fnmatchcase(rel, named) or rel.endswith("/" + named)), None)
     return None if setter is None else f"{how}, and {setter} sets fields of the decoded object in code " \
@@ -1123,6 +1127,18 @@ def _without_metadata(text: str) -> bool:
     docs = _documents(text) or []
     return bool(docs) and all(isinstance(doc, dict) and "apiVersion" in doc and "kind" in doc
                               and "metadata" not in doc for doc in docs)
+
+
+def _none_named(text: str, served: Served) -> bool:
+    """Whether every document of the text is written as an object (apiVersion
+    and kind) of a kind nothing serves, whose metadata gives neither a name
+    nor a generateName (istioctl's install profiles, which write only a
+    namespace): no API server creates it."""
+    docs = _documents(text) or []
+    return bool(docs) and all(
+        isinstance(doc, dict) and isinstance(doc.get("apiVersion"), str) and isinstance(doc.get("kind"), str)
+        and isinstance(doc.get("metadata"), dict) and not doc["metadata"].get("name")
+        and not doc["metadata"].get("generateName") and not served(doc["apiVersion"], doc["kind"]) for doc in docs)
 
 
 # Go that builds a kustomization with kustomize's own API (krusty) and runs
@@ -2908,7 +2924,7 @@ class Sorter:
                 self.embedded = embedded_by(self.top, self)
             if self.embedded and self.setters is None:
                 self.setters = go_setters(self.top, self)
-            why = embedded_template(path, text, self.top, self.embedded, self.setters or ())
+            why = embedded_template(path, text, self.top, self.embedded, self.setters or (), self.served)
             if why is not None:
                 return SetAside(path, BUNDLE_INPUT, why)
             if self.krusty is None:

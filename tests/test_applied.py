@@ -1865,25 +1865,35 @@ def test_a_template_a_go_program_embeds_and_fills_in_is_its_input(tmp_path: Path
 def test_values_in_an_objects_shape_that_go_embeds_are_its_input(tmp_path: Path) -> None:
     # the Sail operator embeds resources/v1.29.0/profiles/*.yaml (//go:embed
     # all:v*) and merges each profile's spec.values into a user's Istio:
-    # kind Istio with no metadata at all, which no API server creates; the
-    # same file outside what Go embeds, and an embedded object that writes
-    # metadata but no name, stay judged
+    # kind Istio with no metadata at all, which no API server creates; so is
+    # an object with no name of a kind nothing serves (istioctl's default
+    # profile writes a namespace); the same file outside what Go embeds, an
+    # embedded object that writes a name, and an unnamed one of a kind a CRD
+    # of the repository serves, stay judged
     write(tmp_path, "crds/istio.yaml", crd("Istio", "type: object\nx-kubernetes-preserve-unknown-fields: true\n",
                                            group="sailoperator.io"))
     profile = "apiVersion: sailoperator.io/v1\nkind: Istio\nspec:\n  values:\n    pilot: {enabled: true}\n"
     write(tmp_path, "resources/v1.29.0/profiles/default.yaml", profile)
     write(tmp_path, "resources/v1.29.0/profiles/named.yaml", profile.replace("kind: Istio\n",
-                                                                            "kind: Istio\nmetadata:\n  labels: {a: b}\n"))
+                                                                            "kind: Istio\nmetadata:\n  name: Bad_Name\n"))
+    write(tmp_path, "resources/v1.29.0/profiles/namespaced.yaml", profile.replace(
+        "kind: Istio\n", "kind: Istio\nmetadata:\n  namespace: istio-system\n"))
+    write(tmp_path, "resources/v1.29.0/profiles/operator.yaml", profile.replace(
+        "sailoperator.io/v1\nkind: Istio\n", "install.example.io/v1alpha1\nkind: IstioOperator\nmetadata:\n"
+                                             "  namespace: istio-system\n"))
     write(tmp_path, "resources/resources.go", "package resources\n\nimport \"embed\"\n\n//go:embed all:v*\n"
                                               "var FS embed.FS\n")
     write(tmp_path, "docs/profiles/default.yaml", profile)
     run = check(tmp_path)
     assert sorted({p for p, _, _ in run.located("error")}) == ["docs/profiles/default.yaml",
-                                                                 "resources/v1.29.0/profiles/named.yaml"]
+                                                                 "resources/v1.29.0/profiles/named.yaml",
+                                                                 "resources/v1.29.0/profiles/namespaced.yaml"]
     whys = {i["path"]: i["why"] for i in run.report["inputs"]}
     assert whys["resources/v1.29.0/profiles/default.yaml"] == (
         "resources/resources.go embeds it (//go:embed), and no object of it has metadata: values the program reads, "
         "not objects it creates")
+    assert whys["resources/v1.29.0/profiles/operator.yaml"].endswith(
+        "no object of it has a name or a kind an API serves: values the program reads, not objects it creates")
 
 
 def test_a_manifest_go_embeds_and_then_sets_fields_of_in_code_is_its_input(tmp_path: Path) -> None:

@@ -308,10 +308,12 @@ def controller_defaults(group: str, kind: str, data: Any) -> None:
     labels.update(added)
 
 
-def write_back(data: Any, full: Any, fields: frozenset[str]) -> None:
-    """Give the required fields ``data`` lacks that ``fields`` names their
-    zero value, where the schema types them as a string, number or boolean,
-    as the webhook's round trip does (``full``: the kind's validator)."""
+def write_back(data: Any, full: Any, fields: frozenset[str] | None) -> None:
+    """Give the required fields ``data`` lacks that ``fields`` names (None:
+    every one) their zero value, where the schema types them as a string,
+    number or boolean, or ``null`` where it lets them be null (a slice, a
+    pointer), as the webhook's round trip does (``full``: the kind's
+    validator)."""
     for _ in range(3):  # a filled field may not uncover more, but bounded all the same
         changed = False
         for error in full.iter_errors(data):
@@ -319,11 +321,31 @@ def write_back(data: Any, full: Any, fields: frozenset[str]) -> None:
                 continue
             properties = error.schema.get("properties") or {}
             for name in error.validator_value:
-                if name in error.instance or name not in fields:
+                if name in error.instance or (fields is not None and name not in fields):
                     continue
                 field = properties.get(name)
-                if isinstance(field, dict) and field.get("type") in _ZERO:
+                if not isinstance(field, dict):
+                    continue
+                typed = field.get("type")
+                if fields is None and (field.get("nullable") is True or isinstance(typed, list) and "null" in typed):
+                    error.instance[name] = None
+                    changed = True
+                elif isinstance(typed, str) and typed in _ZERO:
                     error.instance[name] = _ZERO[field["type"]]
                     changed = True
         if not changed:
             return
+
+
+# Kinds a platform's API server decodes into their Go type and encodes again
+# in its own mutating admission, before it validates them against the CRD's
+# schema, whether or not the repository says so: every field the type writes
+# without omitempty is then present (a boolean false, a slice or pointer
+# null), so the schema's required list is always met. (group, kind) -> the
+# check it mirrors.
+PLATFORM_ROUND_TRIPS: dict[tuple[str, str], str] = {
+    ("security.openshift.io", "SecurityContextConstraints"): (
+        "OpenShift's kube-apiserver, openshift-kube-apiserver/admission/customresourcevalidation/"
+        "securitycontextconstraints/defaulting.go (security.openshift.io/DefaultSecurityContextConstraints, "
+        "SetDefaults_SCC)"),
+}

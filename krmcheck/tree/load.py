@@ -132,6 +132,11 @@ def iter_documents(text: str, path: str, by: str = "resource",
     try:
         try:
             docs = list(yaml.compose_all(text, Loader=_Loader))
+        except yaml.scanner.ScannerError as e:
+            quoted = _go_flow_colons(text, e)
+            if quoted is None:
+                raise
+            docs = list(yaml.compose_all(quoted, Loader=_Loader))
         except yaml.composer.ComposerError as e:
             if "found duplicate anchor" not in str(e):
                 raise
@@ -165,6 +170,41 @@ def iter_documents(text: str, path: str, by: str = "resource",
         raise LoadError(path, line, col, f"invalid YAML: unacceptable character {what}: {e.reason}") from None
     except yaml.YAMLError as e:
         raise LoadError(path, 1, 1, f"invalid YAML: {e}") from None
+
+
+_GO_PLAIN_END = frozenset(" \t\r\n,?[]{}")  # what ends a plain scalar in a flow collection (go-yaml)
+
+
+def _go_flow_colons(text: str, error: yaml.scanner.ScannerError) -> str | None:
+    """The text with each plain scalar of a flow collection that holds a ':'
+    right before a flow indicator (``[1.2.3.4, 2001:db8::]``) single-quoted,
+    as go-yaml reads it: the ':' ends a plain scalar only before a blank,
+    so the scalar runs on to the indicator (kubectl and kustomize read a
+    string); libyaml refuses it ("found unexpected ':'"). None where the
+    error is another, or the scalar spans lines. Lines keep their numbers."""
+    for _ in range(1000):
+        start, problem = error.context_mark, error.problem_mark
+        if error.context != "while scanning a plain scalar" or error.problem != "found unexpected ':'" or \
+                start is None or problem is None or start.line != problem.line:
+            return None
+        begin = start.index
+        end = problem.index
+        while end < len(text) and text[end] not in _GO_PLAIN_END and \
+                not (text[end] == ":" and text[end + 1:end + 2] in ("", " ", "\t", "\r", "\n")):
+            end += 1
+        if "\n" in text[begin:end]:
+            return None
+        text = text[:begin] + "'" + text[begin:end].replace("'", "''") + "'" + text[end:]
+        try:
+            for _event in yaml.parse(text, Loader=_SAFE_LOADER):
+                pass
+        except yaml.scanner.ScannerError as again:
+            error = again
+            continue
+        except yaml.YAMLError:
+            return text  # another error: the caller's parse says where
+        return text
+    return None
 
 
 MAX_DOCUMENTS = 100_000  # in one file; the largest real bundles hold a few thousand

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 from krmcheck.results import Finding, Result, RootReport
 from krmcheck.schemas import builtin, crds, defaults, lists, rules
 from krmcheck.schemas.locations import LocationError
-from krmcheck.schemas.webhooks import CONTROLLER_DEFAULTS, controller_defaults
+from krmcheck.schemas.webhooks import CONTROLLER_DEFAULTS, PLATFORM_ROUND_TRIPS, controller_defaults, write_back
 from krmcheck.schemas.sources import BUILTIN, CACHE, LOCATION, Checker, SchemaSettings, Sources, sources_for
 from krmcheck.tree.node import Mapping, lookup
 from krmcheck.validators.base import CIPHERTEXT, ValidatorOptions, field_path, make_result, resource_ref, scalar_text
@@ -118,6 +118,8 @@ def _prepared(item: Mapping, checker: Checker, written: frozenset[tuple[str, str
         from krmcheck.schemas import webhooks  # (a repository with a defaulting webhook)
 
         webhooks.write_back(data, checker.full, zero_fields)
+    if (group, ref.kind) in PLATFORM_ROUND_TRIPS:
+        write_back(data, checker.full, None)
     return data
 
 

@@ -182,6 +182,41 @@ def test_cluster_api_defaults_a_machine_deployments_selector_before_validation(t
     assert required(tmp_path) == [("templates/other.yaml", "spec: missing required field 'selector'")]
 
 
+SCC_CRD = crd("SecurityContextConstraints", """
+    type: object
+    required: [allowHostNetwork, allowPrivilegedContainer, defaultAddCapabilities, priority, volumes]
+    properties:
+      allowHostNetwork: {type: boolean}
+      allowPrivilegedContainer: {type: boolean}
+      defaultAddCapabilities: {type: array, items: {type: string}, nullable: true}
+      priority: {type: integer, format: int32, nullable: true}
+      volumes: {type: array, items: {type: string}, nullable: true}
+    """, group="%(group)s", scope="Cluster")
+
+
+def test_openshift_writes_every_required_field_of_a_security_context_constraints_before_validation(
+        tmp_path: Path) -> None:
+    # OpenShift's SCC defaulting admission round-trips the object through its
+    # Go type: the booleans come back false, the lists and priority null
+    write(tmp_path, "crds/scc.yaml", SCC_CRD % {"group": "security.openshift.io"})
+    write(tmp_path, "templates/scc.yaml", "apiVersion: security.openshift.io/v1\nkind: SecurityContextConstraints\n"
+                                       "metadata:\n  name: csi\nallowPrivilegedContainer: true\n")
+    assert required(tmp_path) == []
+    # a value written is judged as written
+    write(tmp_path, "templates/scc.yaml", "apiVersion: security.openshift.io/v1\nkind: SecurityContextConstraints\n"
+                                       "metadata:\n  name: csi\nallowPrivilegedContainer: 'yes'\n")
+    assert required(tmp_path) == [("templates/scc.yaml", "allowPrivilegedContainer: 'yes' is not of type 'boolean'")]
+    # another group's kind of the same name is judged as written
+    (tmp_path / "templates/scc.yaml").unlink()
+    write(tmp_path, "crds/other.yaml", SCC_CRD % {"group": "example.com"})
+    write(tmp_path, "templates/other.yaml", "apiVersion: example.com/v1\nkind: SecurityContextConstraints\n"
+                                      "metadata:\n  name: csi\nallowPrivilegedContainer: true\n")
+    assert {m for _, m in required(tmp_path)} == {"missing required field 'allowHostNetwork'",
+                                                  "missing required field 'defaultAddCapabilities'",
+                                                  "missing required field 'priority'",
+                                                  "missing required field 'volumes'"}
+
+
 CONTROL_PLANE = crd("ControlPlane", """
     type: object
     properties:

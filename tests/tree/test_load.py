@@ -227,6 +227,18 @@ def test_invalid_yaml_is_an_error_at_the_problem() -> None:
     assert e.message.startswith("invalid YAML: ")
 
 
+def test_a_colon_before_a_flow_indicator_stays_in_the_plain_scalar_as_go_yaml_reads_it() -> None:
+    # an IPv6 address ending in '::' in a flow sequence: kubectl and kustomize
+    # read the string; libyaml refuses the ':' before ']' or ','
+    doc = one("spec:\n  addresses: [1.2.3.4, 2001:db8::, fe80::]\n  labels: {zone: a:, 'b': c}\n  n: 2\n")
+    assert doc.to_data() == {"spec": {"addresses": ["1.2.3.4", "2001:db8::", "fe80::"],
+                                      "labels": {"zone": "a:", "b": "c"}, "n": 2}}
+    # the lines are those of the text, and other errors stay where they are
+    assert at(lookup(doc, ["spec", "n"])) == (4, 3)
+    e = error("a: [x::]\nb: [1\nc: 2\n")
+    assert e.line == 3 and e.message.startswith("invalid YAML: ")
+
+
 def test_indentation_with_no_break_spaces_is_named() -> None:
     # pasted from a web page: U+00A0 reads as text, not indentation
     text = "spec:\n  source:\n    path: app\n\u00a0 \u00a0 kustomize: {}\n  project: default\n"
