@@ -82,9 +82,9 @@ def _controller_root(name: str, builder: Builder, files: Files, out: TextIO, err
         return EXIT_BROKEN
     builders = Builders(run)
     builders.made[builder.options.load_restrictor] = builder
-    root_builder = builders.get(found[0].restrictor)
+    root_builder = builders.for_root(found[0])
     try:
-        rendered = render_root(root_builder, found[0], run.config)
+        rendered = render_root(builders, found[0], run.config)
     except BuildError as e:
         err.write(f"Error: {redact.text(str(e), frozenset(root_builder.secrets))}\n")
         return EXIT_BROKEN

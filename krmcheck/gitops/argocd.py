@@ -103,12 +103,23 @@ _BUILD_OPTIONS = re.compile(r"""^\s*["']?kustomize(?:\.buildOptions|BuildOptions
 _LIFTED = re.compile(r"--load[-_]restrictor[= ]+[\"']?LoadRestrictionsNone")
 
 
+# Argo CD's own configuration, which would give build options: the
+# argocd-cm ConfigMap, or the operator's ArgoCD resource
+_CONFIGURED = re.compile(r"^\s*name:\s*[\"']?argocd-cm[\"']?\s*$|^kind:\s*ArgoCD\s*$", re.MULTILINE)
+
+
 def build_restrictor(top: Path) -> str:
     """The load restrictor Argo CD builds this repository's applications
     with: lifted (within the repository, as a Flux build) where the
     repository's Argo CD configuration gives ``kustomize.buildOptions``
-    holding ``--load-restrictor LoadRestrictionsNone``, else kustomize's
-    default, RootOnly."""
+    holding ``--load-restrictor LoadRestrictionsNone``; kustomize's
+    default, RootOnly, where the repository holds Argo CD's configuration
+    (build options without it, an ``argocd-cm`` ConfigMap, an ``ArgoCD``
+    resource); and ``""``, none given, where it holds none: the Argo CD
+    that renders the applications is configured elsewhere, so a root that
+    reads outside its directory is policy, as a kustomization given no
+    restrictor (krmcheck.pipeline.policy)."""
+    configured = False
     for here, names in discover.walk([top]):
         for name in names:
             if not name.endswith(discover.MANIFEST_SUFFIXES):
@@ -117,9 +128,14 @@ def build_restrictor(top: Path) -> str:
                 text = read_text_bounded(here / name)
             except (OSError, ValueError):
                 continue
-            if "uildOptions" in text and any(_LIFTED.search(m) for m in _BUILD_OPTIONS.findall(text)):
-                return REPOSITORY
-    return ROOT_ONLY
+            if "uildOptions" in text:
+                options = _BUILD_OPTIONS.findall(text)
+                if any(_LIFTED.search(m) for m in options):
+                    return REPOSITORY
+                configured = configured or bool(options)
+            if not configured and ("argocd-cm" in text or "ArgoCD" in text) and _CONFIGURED.search(text):
+                configured = True
+    return ROOT_ONLY if configured else ""
 
 
 # The ApplicationSet controller's new git file globbing, as the repository's

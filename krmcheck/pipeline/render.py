@@ -193,10 +193,14 @@ class Builders:
 
     def for_root(self, root: Root) -> Builder:
         """A controller root's builder has the controller's load restrictor; a
-        kustomization's has --load-restrictor when given, else what
-        .krmcheck.yaml sets for its directory, else RootOnly (``unset``)."""
+        kustomization's (and a controller root's whose controller the
+        repository does not configure) has --load-restrictor when given,
+        else what .krmcheck.yaml sets for its directory, else RootOnly
+        (``unset``)."""
         if isinstance(root, ControllerRoot):
-            return self.get(root.restrictor)
+            if root.restrictor:
+                return self.get(root.restrictor)
+            root = root.directory  # a controller configured elsewhere: as its directory's kustomization
         given = self.opts.load_restrictor or self.config.restrictor_for(self.files.display(root))
         return self.get(given) if given else self.unset()
 

@@ -268,6 +268,12 @@ def test_the_repository_argo_cd_build_options_lift_the_load_restrictor(repo: Rep
     repo.write("argocd/web.yaml", app(path="app/base"))
     repo.write("app/base/kustomization.yaml", "configMapGenerator:\n- name: script\n  files:\n  - ../scripts/run.sh\n")
     repo.write("app/scripts/run.sh", "echo hello\n")
+    # no Argo CD configuration in the repository: the Argo CD that renders it
+    # is configured elsewhere, and no restrictor is given
+    assert repo.root("argocd:web", urls=(URL,)).restrictor == ""
+    # its argocd-cm without build options: kustomize's default
+    repo.write("argocd-install/argocd-cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: argocd-cm\n"
+                                                "data:\n  url: https://argocd.example.com\n")
     assert repo.root("argocd:web", urls=(URL,)).restrictor == "LoadRestrictionsRootOnly"
     repo.write("argocd-install/argocd-cm.yaml", dedent("""
         apiVersion: v1
@@ -284,6 +290,29 @@ def test_the_repository_argo_cd_build_options_lift_the_load_restrictor(repo: Rep
     # the Argo CD chart's values say it the same way (configs.cm)
     repo.write("argocd-install/argocd-cm.yaml", "configs:\n  cm:\n    kustomize.buildOptions: --load-restrictor=LoadRestrictionsNone\n")
     assert repo.root("argocd:web", urls=(URL,)).restrictor != "LoadRestrictionsRootOnly"
+
+
+def test_an_application_reading_outside_its_path_is_policy_where_argo_cd_is_configured_elsewhere(tmp_path) -> None:
+    # the repository holds no Argo CD configuration: whether its Argo CD lifts
+    # the load restrictor is not shown, so the application is built with it
+    # lifted within the repository and the run gives one warning; where the
+    # repository's argocd-cm keeps kustomize's default, it is a build error
+    from tests.checkrun import check, write
+
+    write(tmp_path, ".krmcheck.yaml", f"gitops:\n  repo-urls: [{URL}]\n")
+    write(tmp_path, "argocd/web.yaml", app(path="app/base"))
+    write(tmp_path, "app/base/kustomization.yaml", "configMapGenerator:\n- name: script\n  files:\n"
+                                                   "  - ../scripts/run.sh\n")
+    write(tmp_path, "app/scripts/run.sh", "echo hello\n")
+    run = check(tmp_path)
+    assert not [d for d in run.report["defects"] if d["severity"] == "error"]
+    [policy] = [d for d in run.report["defects"] if d["validator"] == "load-restrictor"]
+    assert policy["severity"] == "warning" and "argocd:web" in policy["message"]
+    write(tmp_path, "argocd-install/argocd-cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n"
+                                                     "  name: argocd-cm\ndata: {url: https://argocd.example.com}\n")
+    built = [d for d in check(tmp_path).report["defects"] if d["validator"] == "build"]
+    assert [(d["path"], d["severity"]) for d in built] == [("app/base/kustomization.yaml", "error")]
+    assert "builds only with LoadRestrictionsNone" in built[0]["message"]
 
 
 def test_an_application_whose_name_holds_a_fill_in_marker_is_a_template(tmp_path) -> None:
