@@ -126,6 +126,14 @@ _BUILT_IN: dict[str, frozenset[str]] = {
     }),
 }
 
+# Keys a platform writes into an object the repository defines, whatever the
+# file gives: (kind, namespace, name) -> {key: the code that writes it}.
+_PLATFORM_KEYS: dict[tuple[str, str, str], dict[str, str]] = {
+    # k3s's CoreDNS mounts NodeHosts, which k3s's node controller keeps up to
+    # date in this ConfigMap with each node's address (k3s, pkg/node/controller.go)
+    ("ConfigMap", "kube-system", "coredns"): {"NodeHosts": "k3s, pkg/node/controller.go"},
+}
+
 _RULES = {
     "ConfigMap": "configmap", "Secret": "secret", "ServiceAccount": "service-account",
     "PersistentVolumeClaim": "persistent-volume-claim", "PriorityClass": "priority-class",
@@ -391,7 +399,8 @@ def _detail_problems(item: Mapping, reference: Reference, target: Mapping) -> It
     """What the referrer needs of an object the root defines: a data key or a Service port."""
     if reference.key:
         keys = _data_keys(target)
-        if keys and reference.key not in keys:
+        written = _PLATFORM_KEYS.get((reference.kind, namespace_of(target) or "", reference.name), {})
+        if keys and reference.key not in keys and reference.key not in written:
             message = (f"{reference.kind} {reference.name!r} has no key {reference.key!r} "
                        f"(it has {', '.join(sorted(keys))})")
             yield make_result(id, item, message, field_path(reference.detail_path), rule="key")

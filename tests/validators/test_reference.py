@@ -317,6 +317,23 @@ def test_keys_of_objects_without_data_are_not_judged() -> None:
     assert run(DEFINED + deployment(pod) + token) == []
 
 
+def test_a_key_k3s_writes_into_its_coredns_config_map_is_there() -> None:
+    # k3s's CoreDNS mounts NodeHosts, which k3s's node controller writes into
+    # kube-system/coredns; another key, or the same ConfigMap elsewhere, is judged
+    coredns = ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: coredns, namespace: kube-system}\n"
+               "data: {Corefile: '.:53 {}'}\n---\n")
+    def mounting(key: str, namespace: str = "kube-system") -> str:
+        return ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: coredns, namespace: %s}\nspec:\n"
+                "  selector: {matchLabels: {k8s-app: kube-dns}}\n  template:\n    metadata: {labels: {k8s-app: kube-dns}}\n"
+                "    spec:\n      containers: [{name: coredns, image: 'coredns/coredns:1.12.0'}]\n"
+                "      volumes: [{name: c, configMap: {name: coredns, items: [{key: Corefile, path: Corefile}, "
+                "{key: %s, path: %s}]}}]\n" % (namespace, key, key))
+    assert run(coredns + mounting("NodeHosts")) == []
+    assert [r.field_path for r in run(coredns + mounting("Hosts"))] == ["spec.template.spec.volumes[0].configMap.items[1].key"]
+    elsewhere = coredns.replace("kube-system", "dns")
+    assert len(run(elsewhere + mounting("NodeHosts", "dns"))) == 1
+
+
 # --- service, service-port -------------------------------------------------------
 
 SERVICE = """\
