@@ -1780,9 +1780,9 @@ def csv_base(path: Path, top: Path | None = None, run: object = None) -> str | N
         install = spec.get("install") if isinstance(spec, dict) else None
         if doc.get("kind") != "ClusterServiceVersion" or not isinstance(install, dict):
             continue
-        strategy = install.get("spec")
-        if (strategy.get("deployments") if isinstance(strategy, dict) else None):
-            continue
+        body = install.get("spec")
+        if isinstance(body, dict) and body.get("deployments"):
+            continue  # a deployment to install: what OLM installs
         if not install.get("strategy"):
             return "operator-sdk's ClusterServiceVersion base (no install strategy yet), which operator-sdk " \
                    "generate bundle completes"
