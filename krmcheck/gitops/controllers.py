@@ -38,7 +38,7 @@ import yaml
 from krmcheck import discover
 from krmcheck.git import Checkout, checkout
 from krmcheck.gitops import appset, argocd, artifact, flux, helmrelease, instance, oci, resourceset, sourceignore
-from krmcheck.gitops.envsubst import Variable
+from krmcheck.gitops.envsubst import Unknown, Variable
 from krmcheck.gitops.markers import has_marker as _has_marker
 from krmcheck.gitops.markers import mentions_controllers as _mentions_controllers
 from krmcheck.gitops.objects import Objects
@@ -157,6 +157,9 @@ class _Discovery:
         # instance's namespace, or its sync.name): the repository, as flux-system is
         self.sync_sources: set[tuple[str, str]] = set()
         self.unknown_paths: set[int] = set()  # id() of spec.path values holding unknowable variables
+        # id() of postBuild.substitute values holding unknowable variables: the
+        # child's variable is unknown too, whatever text substitution left in it
+        self.unknown_values: set[int] = set()
         self.copied: dict[str, str] = {}  # a flux-system source's file -> where another repository's copy lies
         self.beside: dict[str, bool] = {}  # a flux-system source's file -> whether its sync is written in it
         self.left_over: list[tuple[str, Location, str]] = []  # Kustomizations their own source leaves out
@@ -258,6 +261,9 @@ class _Discovery:
                 for path in (lookup(r.node, ["spec", "path"]), lookup(r.node, _RELEASE_SYNC_PATH)):
                     if path is not None and id(path) in unknown[-1]:
                         self.unknown_paths.add(id(path))
+                inline = lookup(r.node, ["spec", "postBuild", "substitute"])
+                if isinstance(inline, Mapping):
+                    self.unknown_values.update(id(v) for v in inline.items.values() if id(v) in unknown[-1])
         return [_Pending(r, True, root.tree, entry) for r in rendered if _is_controller(r)]
 
     # --- a controller object's roots -----------------------------------------------
@@ -271,6 +277,8 @@ class _Discovery:
         if res.kind in _OPERATOR_KINDS and res.api_version.startswith(_OPERATOR_GROUP):
             return self._sync_roots(res, item.tree)
         root = self._root_of(res, item.tree)
+        if root is not None and root.variables is not None and self.unknown_values:
+            root = _unknown_inline(root, res, self.unknown_values)
         path = lookup(res.node, ["spec", "path"])
         if root is not None and path is not None and id(path) in self.unknown_paths and \
                 isinstance(path, Scalar) and not os.path.isdir(root.directory):
@@ -982,6 +990,23 @@ def _quietly(make: Callable[[], list[Resource]]) -> list[Resource]:
 # the Flux Operator's objects that define a cluster's sync (fluxcd.controlplane.io)
 _OPERATOR_GROUP = oci.OPERATOR_GROUP
 _OPERATOR_KINDS = ("FluxInstance", "ResourceSet")
+
+
+def _unknown_inline(root: ControllerRoot, res: Resource, unknown: set[int]) -> ControllerRoot:
+    """The root with each variable of its ``postBuild.substitute`` whose
+    value the substitution that applied the object could not fill (a
+    variable of a source the repository cannot show, kept as written)
+    unknown, as that source's variables are: the text left in it is not
+    what the controller substitutes."""
+    inline = lookup(res.node, ["spec", "postBuild", "substitute"])
+    if not isinstance(inline, Mapping) or root.variables is None:
+        return root
+    left = {key for key, value in inline.items.items() if id(value) in unknown}
+    if not left:
+        return root
+    source = Unknown("the substitution of the Kustomization that applies it")
+    return dataclasses.replace(root, variables=tuple(
+        (key, source if key in left else found) for key, found in root.variables))
 
 
 def _is_controller(res: Resource) -> bool:

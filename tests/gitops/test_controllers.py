@@ -920,3 +920,30 @@ def test_a_flux_instance_release_applied_into_a_namespace_syncs_under_that_name(
                                                                                         "name: cluster}"))
     roots = {r.name for r in repo.found(urls).roots}
     assert {"flux:gitops-system/cluster", "flux:gitops-system/cluster-apps"} <= roots
+
+
+def test_a_childs_variable_the_parent_could_not_fill_is_unknown_to_the_child(tmp_path: Path) -> None:
+    # the app's Kustomization passes OWNER: ${DATABASE_OWNER:=${APP}} to the
+    # database Kustomization it makes; its own substitution also reads
+    # cluster-secrets, which the repository does not hold, so DATABASE_OWNER
+    # may be defined there: the text left in OWNER is not what the child
+    # substitutes, and a name made of it is not judged
+    from tests.checkrun import check, write
+
+    sync = ("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: %s\n"
+            "  namespace: flux-system\nspec:\n  interval: 1h\n  path: %s\n  prune: true\n"
+            "  sourceRef: {kind: GitRepository, name: flux-system}\n")
+    write(tmp_path, "clusters/main/apps.yaml", sync % ("shop", "./apps/shop") + (
+        "  postBuild:\n    substitute:\n      APP: shop\n"
+        "    substituteFrom:\n    - {kind: Secret, name: cluster-secrets}\n"))
+    write(tmp_path, "apps/shop/ks.yaml", sync % ("${APP}-db", "./database") + (
+        "  postBuild:\n    substitute:\n      OWNER: ${DATABASE_OWNER:=${APP}}\n"))
+    write(tmp_path, "database/role.yaml", "apiVersion: v1\nkind: ServiceAccount\nmetadata:\n"
+                                          "  name: postgres-${OWNER}\n  namespace: default\n")
+    assert [d for d in check(tmp_path).report["defects"] if d["severity"] == "error"] == []
+    # with every variable of the parent known, the child's value is the
+    # default it gives, and the name is judged as made of it
+    write(tmp_path, "clusters/main/apps.yaml", sync % ("shop", "./apps/shop") + (
+        "  postBuild:\n    substitute:\n      APP: Shop\n"))
+    errors = [d for d in check(tmp_path).report["defects"] if d["severity"] == "error"]
+    assert any("'postgres-Shop'" in d["message"] for d in errors)
