@@ -132,21 +132,21 @@ def iter_documents(text: str, path: str, by: str = "resource",
     try:
         try:
             docs = list(yaml.compose_all(text, Loader=_Loader))
-        except yaml.scanner.ScannerError as e:
-            quoted = _go_flow_colons(text, e)
-            if quoted is None:
-                raise
-            docs = list(yaml.compose_all(quoted, Loader=_Loader))
         except yaml.composer.ComposerError as e:
             if "found duplicate anchor" not in str(e):
                 raise
             docs = list(yaml.compose_all(text, Loader=_RedefiningLoader))
         except yaml.MarkedYAMLError as e:
-            if "nesting depth" not in str(e.problem):
+            quoted = _go_flow_colons(text, e) if isinstance(e, yaml.scanner.ScannerError) else None
+            if quoted is not None:
+                docs = list(yaml.compose_all(quoted, Loader=_Loader))
+            elif "nesting depth" in str(e.problem):
+                # libyaml stops at 1,000 levels (a scanner or a parser error,
+                # by its version); go-yaml (kubectl) at 10,000
+                _check_depth(text, path)
+                docs = list(yaml.compose_all(text, Loader=_RedefiningLoader))
+            else:
                 raise
-            # libyaml stops at 1,000 levels; go-yaml (kubectl) at 10,000
-            _check_depth(text, path)
-            docs = list(yaml.compose_all(text, Loader=_RedefiningLoader))
         counting = "&" in text
         merging = "<<" in text  # merge keys need it: a text without it skips looking for them
         for n, doc in enumerate(d for d in docs if d is not None):
