@@ -247,6 +247,7 @@ def csv_bases(reports: tuple[RootReport, ...],
     what OLM installs. The rest of the root (samples beside it) is judged as
     ever; one note."""
     bases: dict[str, bool] = {}
+    scan = object()  # the repository's programs are read once for every base judged here
     out, lowered = [], 0
     for report in reports:
         kept = []
@@ -254,7 +255,7 @@ def csv_bases(reports: tuple[RootReport, ...],
             where = f.location.path
             if f.severity == "error" and where.endswith(applied.CSV_SUFFIXES) and not is_yaml_level(f):
                 if where not in bases:
-                    bases[where] = applied.csv_base(files.repo_root / where, files.repo_root) is not None
+                    bases[where] = applied.csv_base(files.repo_root / where, files.repo_root, scan) is not None
                 if bases[where]:
                     f = as_warning(f)
                     lowered += 1
